@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+// CheckoutKit: the headless core of a payment checkout.
+// The folder layout is the architecture: see README.md and ARCHITECTURE notes in each module.
+import PackageDescription
+
+let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "CheckoutKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "CheckoutKit", targets: ["CheckoutKit"]),
+        .library(name: "CheckoutCore", targets: ["CheckoutCore"]),
+        .library(name: "CheckoutTheme", targets: ["CheckoutTheme"]),
+        .library(name: "CheckoutVault", targets: ["CheckoutVault"]),
+        .executable(name: "checkout", targets: ["checkout"]),
+    ],
+    targets: [
+        // System-library shims (C libraries from Debian -dev packages).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibUUID", path: "Sources/CLibUUID", providers: [.apt(["uuid-dev"])]),
+
+        // Pure domain: no I/O, no C.
+        .target(name: "CheckoutCore", path: "Sources/CheckoutCore", swiftSettings: swift6),
+        // Design tokens and layout.
+        .target(name: "CheckoutTheme", path: "Sources/CheckoutTheme", swiftSettings: swift6),
+        // SQLite wrapper shared by the client store (and later the server).
+        .target(name: "SQLiteKit", dependencies: ["CSQLite"], path: "Sources/SQLiteKit", swiftSettings: swift6),
+        // Offline vault cache with outbox.
+        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID"],
+                path: "Sources/CheckoutVault", swiftSettings: swift6),
+
+        // Payment-method modules: each depends on CheckoutCore only.
+        .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore"],
+                path: "Plugins/CardPaymentMethod", swiftSettings: swift6),
+
+        // Umbrella: re-exports and the standard registry.
+        .target(name: "CheckoutKit",
+                dependencies: ["CheckoutCore", "CheckoutTheme", "CheckoutVault", "CardPaymentMethod"],
+                path: "Sources/CheckoutKit", swiftSettings: swift6),
+        // The CLI.
+        .executableTarget(name: "checkout", dependencies: ["CheckoutKit"],
+                          path: "Sources/checkout", swiftSettings: swift6),
+
+        // Tests: one target per module.
+        .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutCore"],
+                    path: "Tests/CheckoutCoreTests", swiftSettings: swift6),
+        .testTarget(name: "CheckoutThemeTests", dependencies: ["CheckoutTheme"],
+                    path: "Tests/CheckoutThemeTests", swiftSettings: swift6),
+        .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutVault", "SQLiteKit", "CheckoutCore"],
+                    path: "Tests/CheckoutVaultTests", swiftSettings: swift6),
+        .testTarget(name: "CardPaymentMethodTests", dependencies: ["CardPaymentMethod", "CheckoutCore"],
+                    path: "Tests/CardPaymentMethodTests", swiftSettings: swift6),
+    ]
+)

@@ -1,0 +1,221 @@
+import Foundation
+
+/// The decoded client token: what the merchant's backend authorised for this checkout.
+///
+/// ## Wire format (version 1)
+/// `ckt1.` followed by the base64url encoding (RFC 4648 §5, no padding) of a UTF-8 JSON object:
+/// ```json
+/// { "merchantId": "m_1", "customerId": "c_1", "amount": 1999, "currency": "EUR", "country": "NL",
+///   "allowedCardNetworks": ["VISA", "MASTERCARD"], "expiresAt": 1893456000,
+///   "environment": "sandbox",
+///   "paymentMethods": [ { "id": "pm_card", "type": "PAYMENT_CARD",
+///                         "options": { "surcharge": 0, "networkSurcharges": { "AMEX": 150 },
+///                                      "captureVaultedCardCvv": true } } ] }
+/// ```
+/// `expiresAt` is in seconds since 1970. The sandbox mints tokens with `encoded()`.
+/// A token is at most 64 KiB. Decoding never echoes the token in an error.
+public struct ClientToken: Sendable, Equatable, Codable {
+    /// The merchant (tenant) the session belongs to.
+    public var merchantId: String
+    /// The shopper, used to scope the vault.
+    public var customerId: String
+    /// The order amount in minor units.
+    public var amount: Int
+    /// The ISO 4217 currency code.
+    public var currency: String
+    /// The ISO 3166 alpha-2 country code of the merchant account.
+    public var country: String
+    /// The card networks the merchant accepts, in the merchant's order (empty: any).
+    public var allowedCardNetworks: [CardNetwork]
+    /// When the token stops being accepted.
+    public var expiresAt: Date
+    /// `sandbox` or `production`.
+    public var environment: String
+    /// The methods the server advertises, in server order.
+    public var paymentMethods: [AdvertisedPaymentMethod]
+
+    /// The prefix that identifies version 1 of the format.
+    public static let prefix = "ckt1."
+    /// The largest accepted encoded token.
+    public static let maximumLength = 64 * 1024
+
+    /// Creates a token value (the sandbox and tests mint tokens this way).
+    public init(merchantId: String, customerId: String, amount: Int, currency: String, country: String,
+                allowedCardNetworks: [CardNetwork], expiresAt: Date, environment: String = "sandbox",
+                paymentMethods: [AdvertisedPaymentMethod]) {
+        self.merchantId = merchantId
+        self.customerId = customerId
+        self.amount = amount
+        self.currency = currency
+        self.country = country
+        self.allowedCardNetworks = allowedCardNetworks
+        self.expiresAt = expiresAt
+        self.environment = environment
+        self.paymentMethods = paymentMethods
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case merchantId, customerId, amount, currency, country, allowedCardNetworks, expiresAt, environment,
+             paymentMethods
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        merchantId = try container.decode(String.self, forKey: .merchantId)
+        customerId = try container.decode(String.self, forKey: .customerId)
+        amount = try container.decode(Int.self, forKey: .amount)
+        currency = try container.decode(String.self, forKey: .currency)
+        country = try container.decode(String.self, forKey: .country)
+        allowedCardNetworks = try container.decodeIfPresent([CardNetwork].self, forKey: .allowedCardNetworks) ?? []
+        let seconds = try container.decode(Int64.self, forKey: .expiresAt)
+        expiresAt = Date(timeIntervalSince1970: TimeInterval(seconds))
+        environment = try container.decodeIfPresent(String.self, forKey: .environment) ?? "sandbox"
+        paymentMethods = try container.decode([AdvertisedPaymentMethod].self, forKey: .paymentMethods)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(merchantId, forKey: .merchantId)
+        try container.encode(customerId, forKey: .customerId)
+        try container.encode(amount, forKey: .amount)
+        try container.encode(currency, forKey: .currency)
+        try container.encode(country, forKey: .country)
+        try container.encode(allowedCardNetworks, forKey: .allowedCardNetworks)
+        try container.encode(Int64(expiresAt.timeIntervalSince1970.rounded(.down)), forKey: .expiresAt)
+        try container.encode(environment, forKey: .environment)
+        try container.encode(paymentMethods, forKey: .paymentMethods)
+    }
+
+    /// Decodes and validates a token.
+    ///
+    /// - Throws: `CheckoutError` `.invalidClientToken` for anything malformed (wrong prefix, bad
+    ///   base64url, bad JSON, missing or invalid fields), `.clientTokenExpired` when `expiresAt <= now`.
+    public static func decode(_ token: String, now: Date = Date()) throws -> ClientToken {
+        guard token.utf8.count <= maximumLength else {
+            throw CheckoutError(.invalidClientToken, "client token is longer than \(maximumLength) bytes")
+        }
+        guard token.hasPrefix(prefix) else {
+            throw CheckoutError(.invalidClientToken, "client token must start with '\(prefix)'")
+        }
+        guard let data = Base64URL.decode(token.dropFirst(prefix.count)) else {
+            throw CheckoutError(.invalidClientToken, "client token payload is not valid base64url")
+        }
+        let decoded: ClientToken
+        do {
+            decoded = try JSONDecoder().decode(ClientToken.self, from: data)
+        } catch {
+            throw CheckoutError(.invalidClientToken,
+                                "client token payload is invalid: \(DecodingErrorDescription.describe(error))")
+        }
+        try decoded.validate()
+        guard decoded.expiresAt > now else {
+            throw CheckoutError(.clientTokenExpired, "client token expired")
+        }
+        return decoded
+    }
+
+    /// The encoded form (`ckt1.` + base64url JSON).
+    public func encoded() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding plain strings and numbers cannot fail.
+        let data = (try? encoder.encode(self)) ?? Data()
+        return ClientToken.prefix + Base64URL.encode(data)
+    }
+
+    /// The currency as a value with formatting facts.
+    public var currencyValue: Currency {
+        get throws { try Currency(code: currency) }
+    }
+
+    private func validate() throws {
+        func fail(_ message: String) -> CheckoutError { CheckoutError(.invalidClientToken, message) }
+        guard !merchantId.isEmpty, merchantId.count <= 128 else { throw fail("merchantId must be 1-128 characters") }
+        guard !customerId.isEmpty, customerId.count <= 128 else { throw fail("customerId must be 1-128 characters") }
+        guard amount >= 0 else { throw fail("amount must not be negative") }
+        guard (try? Currency(code: currency)) != nil else { throw fail("currency must be an ISO 4217 code") }
+        guard country.utf8.count == 2, country.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+            throw fail("country must be an ISO 3166 alpha-2 code")
+        }
+        var seen = Set<String>()
+        for (index, method) in paymentMethods.enumerated() {
+            guard !method.type.rawValue.isEmpty else { throw fail("paymentMethods[\(index)].type is empty") }
+            guard seen.insert(method.id).inserted else { throw fail("paymentMethods[\(index)].id is duplicated") }
+        }
+    }
+}
+
+/// A payment method as advertised by the server in the client token.
+public struct AdvertisedPaymentMethod: Sendable, Equatable, Codable {
+    /// The server's identifier for this configured method.
+    public var id: String
+    /// The payment-method type.
+    public var type: PaymentMethodType
+    /// Server-side options for this method (surcharges, CVV recapture, ...).
+    public var options: AdvertisedOptions
+
+    public init(id: String, type: PaymentMethodType, options: AdvertisedOptions = AdvertisedOptions()) {
+        self.id = id
+        self.type = type
+        self.options = options
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, type, options }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(PaymentMethodType.self, forKey: .type)
+        id = try container.decodeIfPresent(String.self, forKey: .id) ?? type.rawValue
+        options = try container.decodeIfPresent(AdvertisedOptions.self, forKey: .options) ?? AdvertisedOptions()
+    }
+}
+
+/// Options the server attaches to an advertised method.
+public struct AdvertisedOptions: Sendable, Equatable, Codable {
+    /// A flat surcharge in minor units, when the method has one.
+    public var surcharge: Int?
+    /// Per-network surcharges for cards, in minor units.
+    public var networkSurcharges: [String: Int]?
+    /// Whether a saved card must have its CVV captured again before paying.
+    public var captureVaultedCardCvv: Bool?
+    /// Whether a successful payment should save the instrument to the vault.
+    public var vaultOnSuccess: Bool?
+
+    public init(surcharge: Int? = nil, networkSurcharges: [String: Int]? = nil,
+                captureVaultedCardCvv: Bool? = nil, vaultOnSuccess: Bool? = nil) {
+        self.surcharge = surcharge
+        self.networkSurcharges = networkSurcharges
+        self.captureVaultedCardCvv = captureVaultedCardCvv
+        self.vaultOnSuccess = vaultOnSuccess
+    }
+
+    /// The surcharge for one card network, falling back to the flat surcharge.
+    public func surcharge(for network: CardNetwork?) -> Int? {
+        if let network, let value = networkSurcharges?[network.rawValue] { return value }
+        return surcharge
+    }
+}
+
+/// RFC 4648 §5 base64url without padding.
+public enum Base64URL {
+    /// Encodes bytes without padding.
+    public static func encode(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes base64url with or without padding; nil for any other character.
+    public static func decode(_ text: Substring) -> Data? {
+        guard text.utf8.allSatisfy({ byte in
+            (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57)
+                || byte == 45 || byte == 95 || byte == 61
+        }) else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 = base64.replacingOccurrences(of: "=", with: "")
+        if base64.utf8.count % 4 == 1 { return nil }
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Takes a payment token to an outcome: before-payment-create hook, idempotency key, create
+/// payment (retrying network errors with the same key), required actions, resume, vaulting.
+///
+/// A pipeline belongs to one run of a `CheckoutSession` and reports every terminal result of a
+/// flow to it, which applies the completion rules. Flows call it; hosts never need to.
+public final class PaymentPipeline: Sendable {
+    /// The hooks the session supplies for each attempt.
+    struct Hooks: Sendable {
+        var idempotencyKey: @Sendable () -> String?
+        var beforePaymentCreate: (@Sendable (PaymentCreationData) async -> PaymentCreationDecision)?
+    }
+
+    /// A step of the pipeline.
+    public enum Step: Sendable, Equatable {
+        /// Paid.
+        case succeeded(PaymentResult)
+        /// The attempt failed.
+        case failed(CheckoutError)
+        /// The shopper must act before the payment can finish.
+        case actionRequired(paymentId: String, RequiredAction)
+    }
+
+    /// The client session this pipeline pays in.
+    public let session: ClientSession
+    private let processor: any PaymentProcessor
+    private let vault: (any VaultProvider)?
+    private let hooks: @Sendable () -> Hooks
+    private let report: @Sendable (CheckoutOutcome) -> Void
+    private let networkRetries: Int
+    private let retryDelay: Duration
+
+    init(session: ClientSession, processor: any PaymentProcessor, vault: (any VaultProvider)?,
+         networkRetries: Int = 2, retryDelay: Duration = .milliseconds(20),
+         hooks: @escaping @Sendable () -> Hooks, report: @escaping @Sendable (CheckoutOutcome) -> Void) {
+        self.session = session
+        self.processor = processor
+        self.vault = vault
+        self.networkRetries = networkRetries
+        self.retryDelay = retryDelay
+        self.hooks = hooks
+        self.report = report
+    }
+
+    /// Creates a payment for `token`. One call is one payment attempt: the hook runs once, the
+    /// idempotency-key provider is called once, and network errors are retried with that same key.
+    public func createPayment(token: PaymentMethodToken, surcharge: Int = 0, vaultOnSuccess: Bool = false) async -> Step {
+        let hooks = hooks()
+        var hookKey: String?
+        if let hook = hooks.beforePaymentCreate {
+            let data = PaymentCreationData(paymentMethodType: token.paymentMethodType, amount: session.token.amount,
+                                           surcharge: surcharge, currency: session.token.currency)
+            switch await hook(data) {
+            case .abort(let message):
+                return finish(.failed(CheckoutError(.paymentAborted, message ?? PaymentCreationDecision.defaultAbortMessage)))
+            case .continue(let key):
+                hookKey = key
+            }
+        }
+        let providerKey = hooks.idempotencyKey()
+        let request = CreatePaymentRequest(token: token, session: session, idempotencyKey: hookKey ?? providerKey,
+                                           surcharge: surcharge, vaultOnSuccess: vaultOnSuccess)
+        var attempt = 0
+        while true {
+            do {
+                let response = try await processor.createPayment(request)
+                return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess)
+            } catch let error as CheckoutError where error.code == .networkError && attempt < networkRetries {
+                attempt += 1
+                try? await Task.sleep(for: retryDelay * (1 << attempt))
+            } catch {
+                return finish(.failed(Self.checkoutError(error)))
+            }
+        }
+    }
+
+    /// Continues a pending payment with what a redirect or challenge returned.
+    public func resume(paymentId: String, resumeToken: String, token: PaymentMethodToken,
+                       vaultOnSuccess: Bool = false) async -> Step {
+        do {
+            let response = try await processor.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
+            return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess)
+        } catch {
+            return finish(.failed(Self.checkoutError(error)))
+        }
+    }
+
+    /// Asks for a pending payment's status; returns nil while it is still pending.
+    public func pollStatus(paymentId: String, token: PaymentMethodToken) async throws -> Step? {
+        let response = try await processor.paymentStatus(paymentId: paymentId)
+        if response.status == .pending { return nil }
+        return await handle(response, token: token, vaultOnSuccess: false)
+    }
+
+    /// Reports a failure that happened before a payment could be created (e.g. tokenization).
+    @discardableResult
+    public func fail(_ error: CheckoutError) -> Step { finish(.failed(error)) }
+
+    private func handle(_ response: PaymentResponse, token: PaymentMethodToken, vaultOnSuccess: Bool) async -> Step {
+        switch response.status {
+        case .succeeded:
+            var result = PaymentResult(paymentId: response.paymentId, status: .succeeded,
+                                       paymentMethodType: token.paymentMethodType)
+            if vaultOnSuccess, let vaultedToken = response.vaultedToken, let vault {
+                let method = VaultedPaymentMethod(
+                    id: vaultedToken, paymentMethodType: token.paymentMethodType,
+                    paymentInstrumentType: token.instrumentType,
+                    paymentInstrumentData: token.instrumentData ?? PaymentInstrumentData(),
+                    analyticsId: "an_" + String(vaultedToken.utf8.reduce(UInt64(14_695_981_039_346_656_037)) {
+                        ($0 ^ UInt64($1)) &* 1_099_511_628_211
+                    }, radix: 36))
+                do {
+                    try await vault.save(method, for: session.vaultScope)
+                    result.vaultedToken = vaultedToken
+                } catch {
+                    result.vaultError = Self.checkoutError(error)
+                }
+            }
+            return finish(.succeeded(result))
+        case .pending:
+            guard let action = response.requiredAction else {
+                return finish(.failed(CheckoutError(.paymentFailed, "the payment is pending with no action to take")))
+            }
+            return .actionRequired(paymentId: response.paymentId, action)
+        case .declined:
+            return finish(.failed(CheckoutError(.paymentDeclined, response.reason ?? "the payment was declined")))
+        case .failed, .cancelled:
+            return finish(.failed(CheckoutError(.paymentFailed, response.reason ?? "the payment failed")))
+        }
+    }
+
+    private func finish(_ step: Step) -> Step {
+        switch step {
+        case .succeeded(let result): report(.success(result))
+        case .failed(let error): report(.failure(error))
+        case .actionRequired: break
+        }
+        return step
+    }
+
+    static func checkoutError(_ error: any Error) -> CheckoutError {
+        if let error = error as? CheckoutError { return error }
+        return CheckoutError(.paymentFailed, "the payment could not be completed", underlying: error)
+    }
+}

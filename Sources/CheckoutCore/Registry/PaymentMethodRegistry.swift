@@ -1,0 +1,168 @@
+import Synchronization
+
+/// The set of payment-method handlers one host has loaded. An instance, never a global.
+///
+/// Hosts typically build one registry at start-up (`CheckoutKit.standardRegistry()` registers the
+/// built-in plugins) and share it between sessions; it is `Sendable` and safe to use concurrently.
+/// Shared implementations that serve many types (the redirect handler) register a factory under
+/// a name; `Config/checkout.json` entries with `"handler": "<name>"` are served by it.
+public final class PaymentMethodRegistry: Sendable {
+    /// Makes a handler for a type served by a shared implementation.
+    public typealias HandlerFactory = @Sendable (PaymentMethodType) -> any PaymentMethodHandler
+
+    private struct Storage {
+        var order: [PaymentMethodType] = []
+        var handlers: [PaymentMethodType: any PaymentMethodHandler] = [:]
+        var factories: [String: HandlerFactory] = [:]
+    }
+
+    private let storage = Mutex(Storage())
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Registers a handler for its type.
+    /// - Throws: `CheckoutError` `.duplicateHandler` when the type is already registered.
+    public func register(_ handler: any PaymentMethodHandler) throws {
+        try storage.withLock { storage in
+            guard storage.handlers[handler.type] == nil else {
+                throw CheckoutError(.duplicateHandler, "a handler for \(handler.type) is already registered")
+            }
+            storage.handlers[handler.type] = handler
+            storage.order.append(handler.type)
+        }
+    }
+
+    /// Registers a shared implementation under `name` (e.g. `redirect`).
+    /// - Throws: `.duplicateHandler` when a factory already has that name.
+    public func registerFactory(named name: String, _ factory: @escaping HandlerFactory) throws {
+        try storage.withLock { storage in
+            guard storage.factories[name] == nil else {
+                throw CheckoutError(.duplicateHandler, "a handler factory named '\(name)' is already registered")
+            }
+            storage.factories[name] = factory
+        }
+    }
+
+    /// Removes the handler for `type`; returns whether one was registered.
+    @discardableResult
+    public func unregister(_ type: PaymentMethodType) -> Bool {
+        storage.withLock { storage in
+            guard storage.handlers.removeValue(forKey: type) != nil else { return false }
+            storage.order.removeAll { $0 == type }
+            return true
+        }
+    }
+
+    /// The registered types, in registration order.
+    public var registeredTypes: [PaymentMethodType] { storage.withLock { $0.order } }
+
+    /// The names of the registered shared implementations, sorted.
+    public var factoryNames: [String] { storage.withLock { $0.factories.keys.sorted() } }
+
+    /// The handler registered for `type`, if any.
+    public func handler(for type: PaymentMethodType) -> (any PaymentMethodHandler)? {
+        storage.withLock { $0.handlers[type] }
+    }
+
+    /// The handler for `type`: a directly registered one, else one made by the shared
+    /// implementation the configuration names for it.
+    public func resolve(_ type: PaymentMethodType, configuration: CheckoutConfiguration?) -> (any PaymentMethodHandler)? {
+        storage.withLock { storage in
+            if let handler = storage.handlers[type] { return handler }
+            guard let name = configuration?.method(type)?.handler, let factory = storage.factories[name] else {
+                return nil
+            }
+            return factory(type)
+        }
+    }
+
+    /// Filters the server's advertised methods to the registered, enabled and available ones and
+    /// orders them as the configuration lists them (unlisted ones follow in server order).
+    /// Nothing here is fatal: every skipped method is reported in `diagnostics`.
+    public func resolveMethods(for session: ClientSession, configuration: CheckoutConfiguration) -> MethodResolution {
+        var resolved: [(rank: Int, serverIndex: Int, method: ResolvedPaymentMethod)] = []
+        var diagnostics: [SessionDiagnostic] = []
+        let currency = try? session.token.currencyValue
+        for (serverIndex, advertised) in session.paymentMethods.enumerated() {
+            let entry = configuration.method(advertised.type)
+            if let entry, !entry.enabled {
+                diagnostics.append(.disabledByConfiguration(advertised.type))
+                continue
+            }
+            guard let handler = resolve(advertised.type, configuration: configuration) else {
+                diagnostics.append(.unknownMethod(advertised.type))
+                continue
+            }
+            let context = PaymentMethodContext(session: session, advertised: advertised, configuration: entry)
+            if case .unavailable(let reason) = handler.availability(in: context) {
+                diagnostics.append(.unavailable(advertised.type, reason: reason))
+                continue
+            }
+            let display = handler.display.applying(entry?.display)
+            // Several distinct surcharges (per card network) mean the amount is unknown until the
+            // shopper's network is known.
+            var amounts = Set((advertised.options.networkSurcharges ?? [:]).values)
+            if let flat = advertised.options.surcharge { amounts.insert(flat) }
+            let hasUnknownSurcharge = amounts.count > 1
+            let single = hasUnknownSurcharge ? nil : amounts.first
+            let surcharge = single == 0 ? nil : single
+            let formatted = surcharge.flatMap { amount in
+                currency.flatMap { MoneyFormatter.surcharge(minorUnits: amount, currency: $0) }
+            }
+            let method = CheckoutPaymentMethod(
+                id: advertised.id, type: advertised.type, name: display.name, surcharge: surcharge,
+                hasUnknownSurcharge: hasUnknownSurcharge, formattedSurcharge: formatted, display: display)
+            let rank = configuration.paymentMethods.firstIndex { $0.type == advertised.type } ?? Int.max
+            resolved.append((rank, serverIndex, ResolvedPaymentMethod(method: method, advertised: advertised,
+                                                                      configuration: entry, handler: handler)))
+        }
+        let advertisedTypes = Set(session.paymentMethods.map(\.type))
+        for entry in configuration.paymentMethods where entry.enabled && !advertisedTypes.contains(entry.type) {
+            diagnostics.append(.notAdvertised(entry.type))
+        }
+        resolved.sort { ($0.rank, $0.serverIndex) < ($1.rank, $1.serverIndex) }
+        return MethodResolution(methods: resolved.map(\.method), diagnostics: diagnostics)
+    }
+}
+
+/// A method ready to be offered: what the list shows plus what its flow needs.
+public struct ResolvedPaymentMethod: Sendable {
+    /// The list entry.
+    public let method: CheckoutPaymentMethod
+    /// What the server advertised.
+    public let advertised: AdvertisedPaymentMethod
+    /// The configuration entry, if any.
+    public let configuration: CheckoutConfiguration.Method?
+    /// The handler that pays with it.
+    public let handler: any PaymentMethodHandler
+}
+
+/// The result of filtering and ordering the advertised methods.
+public struct MethodResolution: Sendable {
+    /// The methods to offer, in display order.
+    public let methods: [ResolvedPaymentMethod]
+    /// Why anything advertised or configured is not offered.
+    public let diagnostics: [SessionDiagnostic]
+}
+
+/// A non-fatal note about session set-up.
+public enum SessionDiagnostic: Sendable, Equatable, CustomStringConvertible {
+    /// The server advertised a type no registered handler serves; it was skipped.
+    case unknownMethod(PaymentMethodType)
+    /// The configuration disables this advertised type.
+    case disabledByConfiguration(PaymentMethodType)
+    /// The handler declined to offer the method.
+    case unavailable(PaymentMethodType, reason: String)
+    /// The configuration lists a type the server did not advertise.
+    case notAdvertised(PaymentMethodType)
+
+    public var description: String {
+        switch self {
+        case .unknownMethod(let type): "\(type): no registered handler; skipped"
+        case .disabledByConfiguration(let type): "\(type): disabled in the checkout configuration"
+        case .unavailable(let type, let reason): "\(type): unavailable (\(reason))"
+        case .notAdvertised(let type): "\(type): configured but not advertised by the server"
+        }
+    }
+}

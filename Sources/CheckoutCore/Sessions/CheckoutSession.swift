@@ -1,0 +1,329 @@
+import Foundation
+import Synchronization
+
+/// The owner of one checkout: decodes the client token, resolves the payment methods, and hands
+/// out the child sessions (selection, payment flows) once ready. Headless, `Sendable`, and safe
+/// to use from many tasks at once; a backend can run thousands of these side by side.
+///
+/// Lifecycle: `phase` goes `initializing -> ready`. `start()` is idempotent; `refresh()` works
+/// only when ready and concurrent calls share one fetch; `cancel()` is idempotent and makes the
+/// session startable again. Outcomes arrive on `outcomes()` (see `CheckoutOutcome` for the rules).
+public final class CheckoutSession: Sendable {
+    /// The lifecycle phase.
+    public enum Phase: Sendable, Equatable {
+        /// Decoding the token and fetching the client session; no child sessions exist.
+        case initializing
+        /// Child sessions and flows are available.
+        case ready
+    }
+
+    /// Called before each payment is created; may supply an idempotency key or abort.
+    public typealias BeforePaymentCreateHandler = @Sendable (PaymentCreationData) async -> PaymentCreationDecision
+
+    private enum Status: Equatable { case notStarted, starting, ready, ended }
+
+    private struct Run: Sendable {
+        var generation = 0
+        var status = Status.notStarted
+        var clientSession: ClientSession?
+        var resolution: [ResolvedPaymentMethod] = []
+        var diagnostics: [SessionDiagnostic] = []
+        var selection: SelectionSession?
+        var pipeline: PaymentPipeline?
+        var flows: [PaymentMethodType: any PaymentFlow] = [:]
+        var refreshTask: Task<Void, Never>?
+        var terminal = false
+        var delivered: [CheckoutOutcome] = []
+        var subscribers: [Int: AsyncStream<CheckoutOutcome>.Continuation] = [:]
+        var nextSubscriber = 0
+    }
+
+    private struct HookStorage: Sendable {
+        var idempotencyKey: @Sendable () -> String?
+        var beforePaymentCreate: BeforePaymentCreateHandler?
+    }
+
+    private let clientToken: String
+    /// The merchant configuration this session orders and configures methods by.
+    public let configuration: CheckoutConfiguration
+    /// The registry of payment-method handlers.
+    public let registry: PaymentMethodRegistry
+    private let processor: any PaymentProcessor
+    private let vault: (any VaultProvider)?
+    private let now: @Sendable () -> Date
+    private let phaseState = StateBroadcaster(Phase.initializing)
+    private let run = Mutex(Run())
+    private let hookStorage: Mutex<HookStorage>
+
+    /// Creates a session; nothing happens until `start()`.
+    ///
+    /// - Parameters:
+    ///   - clientToken: the token from the merchant backend (see `ClientToken` for the format).
+    ///   - configuration: the merchant's `Config/checkout.json`.
+    ///   - registry: the handlers this host has loaded.
+    ///   - processor: the payments backend (`SandboxProcessor` in development).
+    ///   - vault: where saved methods live; nil disables the vault.
+    ///   - now: the clock, injectable for tests (token expiry).
+    ///   - idempotencyKey: called exactly once per payment attempt; return nil to opt out.
+    public init(clientToken: String, configuration: CheckoutConfiguration, registry: PaymentMethodRegistry,
+                processor: any PaymentProcessor, vault: (any VaultProvider)? = nil,
+                now: @escaping @Sendable () -> Date = { Date() },
+                idempotencyKey: @escaping @Sendable () -> String? = { nil }) {
+        self.clientToken = clientToken
+        self.configuration = configuration
+        self.registry = registry
+        self.processor = processor
+        self.vault = vault
+        self.now = now
+        hookStorage = Mutex(HookStorage(idempotencyKey: idempotencyKey, beforePaymentCreate: nil))
+    }
+
+    // MARK: Observation
+
+    /// The current phase.
+    public var phase: Phase { phaseState.value }
+
+    /// The current phase, then every change.
+    public func phases() -> AsyncStream<Phase> { phaseState.stream() }
+
+    /// Outcomes delivered from now on. Subscribe before `start()` to see an initialization failure.
+    public func outcomes() -> AsyncStream<CheckoutOutcome> {
+        let (stream, continuation) = AsyncStream<CheckoutOutcome>.makeStream(bufferingPolicy: .unbounded)
+        let id = run.withLock { run in
+            let id = run.nextSubscriber
+            run.nextSubscriber += 1
+            run.subscribers[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.run.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Every outcome delivered in the current run, in order.
+    public var deliveredOutcomes: [CheckoutOutcome] { run.withLock { $0.delivered } }
+
+    /// The methods offered, in display order; empty until ready.
+    public var paymentMethods: [CheckoutPaymentMethod] { run.withLock { $0.resolution.map(\.method) } }
+
+    /// Why advertised or configured methods are not offered.
+    public var diagnostics: [SessionDiagnostic] { run.withLock { $0.diagnostics } }
+
+    /// The client session; nil until ready.
+    public var clientSession: ClientSession? { run.withLock { $0.clientSession } }
+
+    /// The selection sub-session; non-nil only once ready.
+    public var selection: SelectionSession? { run.withLock { $0.selection } }
+
+    // MARK: Hooks
+
+    /// Called before each payment is created. Takes effect for the next attempt, even after ready.
+    public var onBeforePaymentCreate: BeforePaymentCreateHandler? {
+        get { hookStorage.withLock { $0.beforePaymentCreate } }
+        set { hookStorage.withLock { $0.beforePaymentCreate = newValue } }
+    }
+
+    /// The idempotency-key provider, called exactly once per payment attempt.
+    public var idempotencyKey: @Sendable () -> String? {
+        get { hookStorage.withLock { $0.idempotencyKey } }
+        set { hookStorage.withLock { $0.idempotencyKey = newValue } }
+    }
+
+    // MARK: Lifecycle
+
+    /// Drives the session to `ready`. Ignored once initialization has started (until `cancel()`).
+    /// A failure here is delivered as `.failure` and ends the run.
+    public func start() async {
+        let generation: Int? = run.withLock { run in
+            guard run.status == .notStarted else { return nil }
+            run.status = .starting
+            return run.generation
+        }
+        guard let generation else { return }
+        do {
+            let token = try ClientToken.decode(clientToken, now: now())
+            let clientSession = try await processor.clientSession(for: token)
+            let resolution = registry.resolveMethods(for: clientSession, configuration: configuration)
+            var vaulted: [VaultedPaymentMethod] = []
+            var vaultError: String?
+            if let vault {
+                do {
+                    vaulted = try await vault.paymentMethods(for: clientSession.vaultScope)
+                } catch {
+                    vaultError = "Saved payment methods are unavailable"
+                }
+            }
+            install(generation: generation, clientSession: clientSession, resolution: resolution,
+                    vaulted: vaulted, vaultError: vaultError)
+        } catch {
+            let error = PaymentPipeline.checkoutError(error)
+            let current = run.withLock { run -> Bool in
+                guard run.generation == generation else { return false }
+                run.status = .ended
+                return true
+            }
+            if current { deliver(.failure(error), generation: generation, endsRun: true) }
+        }
+    }
+
+    /// Re-fetches the client session and payment methods. No-op unless ready; concurrent calls
+    /// share one fetch. A failure is delivered as `.failure`; the session stays ready.
+    public func refresh() async {
+        let task: Task<Void, Never>? = run.withLock { run in
+            guard run.status == .ready, let clientSession = run.clientSession else { return nil }
+            if let existing = run.refreshTask { return existing }
+            let generation = run.generation
+            let task = Task { await self.performRefresh(generation: generation, token: clientSession.token) }
+            run.refreshTask = task
+            return task
+        }
+        await task?.value
+    }
+
+    /// Tears the run down: drops child sessions and flows, returns to `initializing` and makes
+    /// the session startable again. Idempotent.
+    public func cancel() {
+        let (flows, refresh): ([any PaymentFlow], Task<Void, Never>?) = run.withLock { run in
+            let flows = Array(run.flows.values)
+            let refresh = run.refreshTask
+            let subscribers = run.subscribers
+            let nextSubscriber = run.nextSubscriber
+            let generation = run.generation
+            run = Run()
+            run.subscribers = subscribers
+            run.nextSubscriber = nextSubscriber
+            run.generation = generation &+ 1
+            return (flows, refresh)
+        }
+        refresh?.cancel()
+        for flow in flows { Task { await flow.cancel() } }
+        phaseState.send(.initializing)
+    }
+
+    /// The shopper left: delivers `.dismissed` unless the run already ended with an outcome.
+    public func dismiss() {
+        let generation = run.withLock { $0.generation }
+        deliver(.dismissed, generation: generation, endsRun: true)
+    }
+
+    // MARK: Flows
+
+    /// The flow for a listed method. Flows without input are created once per run and reused.
+    /// - Throws: `.notReady` before ready; `.unknownPaymentMethod` for a type not offered.
+    public func flow(for type: PaymentMethodType) throws -> any PaymentFlow {
+        try makeFlow(type, input: .none)
+    }
+
+    /// A flow paying with a saved instrument (a new flow for every call).
+    /// - Throws: `.notReady`, or `.unknownPaymentMethod` when no `VAULTED` handler is registered.
+    public func vaultedFlow(for method: VaultedPaymentMethod, cvv: SecurityCode?) throws -> any PaymentFlow {
+        try makeFlow(.vaulted, input: .vaulted(method, cvv: cvv))
+    }
+
+    private func makeFlow(_ type: PaymentMethodType, input: PaymentFlowInput) throws -> any PaymentFlow {
+        try run.withLock { run in
+            guard run.status == .ready, let clientSession = run.clientSession, let pipeline = run.pipeline else {
+                throw CheckoutError(.notReady, "the checkout session is not ready")
+            }
+            if input == .none, let existing = run.flows[type] { return existing }
+            let resolved: ResolvedPaymentMethod
+            if let listed = run.resolution.first(where: { $0.method.type == type }) {
+                resolved = listed
+            } else if case .vaulted(let saved, _) = input, let handler = registry.resolve(type, configuration: configuration) {
+                let advertised = clientSession.advertised(saved.paymentMethodType)
+                    ?? AdvertisedPaymentMethod(id: saved.id, type: saved.paymentMethodType)
+                let display = handler.display
+                resolved = ResolvedPaymentMethod(
+                    method: CheckoutPaymentMethod(id: saved.id, type: type, name: display.name, display: display),
+                    advertised: advertised, configuration: configuration.method(type), handler: handler)
+            } else {
+                throw CheckoutError(.unknownPaymentMethod, "\(type) is not offered in this session")
+            }
+            let context = PaymentFlowContext(
+                session: clientSession, method: resolved.method, advertised: resolved.advertised,
+                configuration: resolved.configuration, processor: processor, pipeline: pipeline, input: input)
+            let flow = resolved.handler.makeFlow(context: context)
+            if input == .none { run.flows[type] = flow }
+            return flow
+        }
+    }
+
+    // MARK: Internals
+
+    private func install(generation: Int, clientSession: ClientSession, resolution: MethodResolution,
+                         vaulted: [VaultedPaymentMethod], vaultError: String?) {
+        let pipeline = makePipeline(clientSession: clientSession, generation: generation)
+        let captureCvv = clientSession.paymentMethods.contains { $0.options.captureVaultedCardCvv == true }
+        let selection = SelectionSession(
+            methods: resolution.methods.map(\.method), vaulted: vaulted, vaultError: vaultError,
+            requiresCvvRecapture: captureCvv, scope: clientSession.vaultScope, vault: vault,
+            flowFactory: { [weak self] type, input in
+                guard let self else { throw CheckoutError(.notReady, "the checkout session is gone") }
+                return try self.makeFlow(type, input: input)
+            })
+        let installed = run.withLock { run -> Bool in
+            guard run.generation == generation, run.status == .starting else { return false }
+            run.status = .ready
+            run.clientSession = clientSession
+            run.resolution = resolution.methods
+            run.diagnostics = resolution.diagnostics
+            run.pipeline = pipeline
+            run.selection = selection
+            return true
+        }
+        if installed { phaseState.send(.ready) }
+    }
+
+    private func performRefresh(generation: Int, token: ClientToken) async {
+        do {
+            let clientSession = try await processor.clientSession(for: token)
+            let resolution = registry.resolveMethods(for: clientSession, configuration: configuration)
+            let pipeline = makePipeline(clientSession: clientSession, generation: generation)
+            let selection = run.withLock { run -> SelectionSession? in
+                guard run.generation == generation else { return nil }
+                run.refreshTask = nil
+                run.clientSession = clientSession
+                run.resolution = resolution.methods
+                run.diagnostics = resolution.diagnostics
+                run.pipeline = pipeline
+                run.flows = [:]
+                return run.selection
+            }
+            selection?.replaceMethods(resolution.methods.map(\.method))
+        } catch {
+            let current = run.withLock { run -> Bool in
+                guard run.generation == generation else { return false }
+                run.refreshTask = nil
+                return true
+            }
+            if current { deliver(.failure(PaymentPipeline.checkoutError(error)), generation: generation, endsRun: false) }
+        }
+    }
+
+    private func makePipeline(clientSession: ClientSession, generation: Int) -> PaymentPipeline {
+        PaymentPipeline(
+            session: clientSession, processor: processor, vault: vault,
+            hooks: { [weak self] in
+                guard let self else { return PaymentPipeline.Hooks(idempotencyKey: { nil }, beforePaymentCreate: nil) }
+                return self.hookStorage.withLock {
+                    PaymentPipeline.Hooks(idempotencyKey: $0.idempotencyKey, beforePaymentCreate: $0.beforePaymentCreate)
+                }
+            },
+            report: { [weak self] outcome in
+                let endsRun: Bool
+                if case .failure = outcome { endsRun = false } else { endsRun = true }
+                self?.deliver(outcome, generation: generation, endsRun: endsRun)
+            })
+    }
+
+    /// Applies the completion rules and fans the outcome out to subscribers.
+    private func deliver(_ outcome: CheckoutOutcome, generation: Int, endsRun: Bool) {
+        run.withLock { run in
+            guard run.generation == generation, !run.terminal else { return }
+            if endsRun { run.terminal = true }
+            run.delivered.append(outcome)
+            for continuation in run.subscribers.values { continuation.yield(outcome) }
+        }
+    }
+}

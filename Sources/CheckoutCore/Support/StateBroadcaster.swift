@@ -1,0 +1,90 @@
+import Synchronization
+
+/// Holds a current value and delivers every change to any number of `AsyncStream` subscribers.
+///
+/// Each subscriber first receives the current value, then every later value, in order. Streams
+/// buffer without limit so a slow reader never makes a writer wait; a reader that stops iterating
+/// is removed when its stream terminates. Used by every session and flow to publish `Equatable`
+/// snapshots; plugins may use it for their own state.
+public final class StateBroadcaster<Value: Sendable>: Sendable {
+    private struct Storage {
+        var value: Value
+        var subscribers: [Int: AsyncStream<Value>.Continuation] = [:]
+        var nextId = 0
+        var finished = false
+    }
+
+    private let storage: Mutex<Storage>
+
+    /// Creates a broadcaster holding `initial`.
+    public init(_ initial: Value) { storage = Mutex(Storage(value: initial)) }
+
+    /// The current value.
+    public var value: Value { storage.withLock { $0.value } }
+
+    /// A stream of the current value followed by every change.
+    public func stream() -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .unbounded)
+        let id: Int? = storage.withLock { storage in
+            continuation.yield(storage.value)
+            if storage.finished { return nil }
+            let id = storage.nextId
+            storage.nextId += 1
+            storage.subscribers[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.storage.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Replaces the value and publishes it. Publishing happens inside the lock so that every
+    /// subscriber sees changes in the same order as they were made.
+    public func send(_ value: Value) {
+        storage.withLock { storage in
+            storage.value = value
+            for continuation in storage.subscribers.values { continuation.yield(value) }
+        }
+    }
+
+    /// Applies `change` to the current value atomically, publishes the result, and returns what
+    /// `change` returned.
+    @discardableResult
+    public func update<Result>(_ change: (inout Value) throws -> Result) rethrows -> Result {
+        try storage.withLock { storage in
+            let result = try change(&storage.value)
+            for continuation in storage.subscribers.values { continuation.yield(storage.value) }
+            return result
+        }
+    }
+
+    /// Ends every stream; later subscribers get the last value and an immediate end.
+    public func finish() {
+        let continuations = storage.withLock { storage -> [AsyncStream<Value>.Continuation] in
+            storage.finished = true
+            defer { storage.subscribers.removeAll() }
+            return Array(storage.subscribers.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+}
+
+extension StateBroadcaster where Value: Equatable {
+    /// Like `update`, but publishes only when the value really changed.
+    @discardableResult
+    public func mutate<Result>(_ change: (inout Value) throws -> Result) rethrows -> Result {
+        try storage.withLock { storage in
+            let before = storage.value
+            let result = try change(&storage.value)
+            if storage.value != before {
+                for continuation in storage.subscribers.values { continuation.yield(storage.value) }
+            }
+            return result
+        }
+    }
+}

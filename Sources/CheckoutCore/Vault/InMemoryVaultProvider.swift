@@ -1,0 +1,94 @@
+import Synchronization
+
+/// A `VaultProvider` kept in memory: for tests, previews and hosts that do not persist the vault.
+///
+/// It follows the same rules as the SQLite store: ordering (default first, then most recently
+/// used, then most recently saved), exactly one default, refusing card numbers, isolation by scope.
+public final class InMemoryVaultProvider: VaultProvider {
+    private struct Entry {
+        var method: VaultedPaymentMethod
+        var lastUsed: UInt64
+    }
+
+    private let entries = Mutex<(clock: UInt64, byScope: [VaultScope: [String: Entry]])>((0, [:]))
+
+    public init() {}
+
+    public func paymentMethods(for scope: VaultScope) async throws -> [VaultedPaymentMethod] {
+        entries.withLock { state in
+            (state.byScope[scope] ?? [:]).values
+                .sorted { lhs, rhs in
+                    if lhs.method.isDefault != rhs.method.isDefault { return lhs.method.isDefault }
+                    if lhs.lastUsed != rhs.lastUsed { return lhs.lastUsed > rhs.lastUsed }
+                    return lhs.method.id < rhs.method.id
+                }
+                .map(\.method)
+        }
+    }
+
+    public func save(_ method: VaultedPaymentMethod, for scope: VaultScope) async throws {
+        try VaultedPaymentMethodGuard.check(method)
+        entries.withLock { state in
+            state.clock += 1
+            var bucket = state.byScope[scope] ?? [:]
+            if method.isDefault {
+                for key in bucket.keys { bucket[key]?.method.isDefault = false }
+            }
+            bucket[method.id] = Entry(method: method, lastUsed: state.clock)
+            state.byScope[scope] = bucket
+        }
+    }
+
+    public func delete(id: String, for scope: VaultScope) async throws {
+        _ = entries.withLock { state in state.byScope[scope]?.removeValue(forKey: id) }
+    }
+
+    public func setDefault(id: String, for scope: VaultScope) async throws {
+        try entries.withLock { state in
+            guard var bucket = state.byScope[scope], bucket[id] != nil else {
+                throw CheckoutError(.vaultFailure, "no saved payment method \(id) for this customer")
+            }
+            for key in bucket.keys { bucket[key]?.method.isDefault = (key == id) }
+            state.byScope[scope] = bucket
+        }
+    }
+
+    public func markUsed(id: String, for scope: VaultScope) async throws {
+        entries.withLock { state in
+            state.clock += 1
+            let clock = state.clock
+            state.byScope[scope]?[id]?.lastUsed = clock
+        }
+    }
+}
+
+/// Checks a vaulted method for data that must never be stored: a full card number anywhere, or
+/// digits beyond the allowed first 6 / last 4.
+public enum VaultedPaymentMethodGuard {
+    /// Throws `sensitiveDataRejected` when any text field holds a full card number or the masked
+    /// digit fields are longer than allowed.
+    public static func check(_ method: VaultedPaymentMethod) throws {
+        let data = method.paymentInstrumentData
+        let texts = [method.id, method.analyticsId, method.paymentMethodType.rawValue,
+                     method.paymentInstrumentType.rawValue, data.network?.rawValue ?? "",
+                     data.first6Digits ?? "", data.last4Digits ?? "", data.cardholderName ?? "",
+                     data.binData?.issuerCountry ?? "", data.binData?.accountFundingType ?? ""]
+        for text in texts where PaymentDataRedactor.containsCardNumber(text) {
+            throw CheckoutError(.sensitiveDataRejected, "a saved payment method must not contain a full card number")
+        }
+        if let first6 = data.first6Digits, first6.count > 6 || !first6.allSatisfy(\.isASCIIDigit) {
+            throw CheckoutError(.sensitiveDataRejected, "first6Digits must be at most 6 digits")
+        }
+        if let last4 = data.last4Digits, last4.count > 4 || !last4.allSatisfy(\.isASCIIDigit) {
+            throw CheckoutError(.sensitiveDataRejected, "last4Digits must be at most 4 digits")
+        }
+    }
+}
+
+extension Character {
+    /// True for the ASCII digits 0–9 only (not other scripts' digits).
+    @usableFromInline var isASCIIDigit: Bool {
+        guard let ascii = asciiValue else { return false }
+        return ascii >= 48 && ascii <= 57
+    }
+}
