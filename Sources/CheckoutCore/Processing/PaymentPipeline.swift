@@ -86,6 +86,23 @@ public final class PaymentPipeline: Sendable {
         }
     }
 
+    /// Like `resume`, but a return the processor rejects as not belonging to the pending payment
+    /// (`.invalidReturn`) is thrown instead of failing the attempt: a tampered or replayed return
+    /// must not end a payment that the shopper's genuine return can still complete.
+    /// - Throws: `CheckoutError` `.invalidReturn` only; nothing is reported for it.
+    public func resumeVerifyingReturn(paymentId: String, resumeToken: String, token: PaymentMethodToken,
+                                      vaultOnSuccess: Bool = false) async throws -> Step {
+        let response: PaymentResponse
+        do {
+            response = try await processor.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
+        } catch let error as CheckoutError where error.code == .invalidReturn {
+            throw error
+        } catch {
+            return finish(.failed(Self.checkoutError(error)))
+        }
+        return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess)
+    }
+
     /// Asks for a pending payment's status; returns nil while it is still pending.
     public func pollStatus(paymentId: String, token: PaymentMethodToken) async throws -> Step? {
         let response = try await processor.paymentStatus(paymentId: paymentId)

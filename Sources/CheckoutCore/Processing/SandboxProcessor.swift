@@ -28,7 +28,7 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
     public static let returnURLBase = "checkoutkit://payment-return"
 
     private enum Behaviour: Sendable, Equatable {
-        case succeed, decline, challenge, networkError, networkErrorOnce
+        case succeed, decline, challenge, networkError, networkErrorOnce, redirect
     }
 
     private struct TokenRecord: Sendable {
@@ -103,7 +103,7 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
                                              cardholderName: card.cardholderName)
             return issue(TokenRecord(type: .paymentCard, behaviour: behaviour, instrumentType: .paymentCard, data: data))
         case .redirect(let type):
-            return issue(TokenRecord(type: type, behaviour: .succeed, instrumentType: .other, data: nil))
+            return issue(TokenRecord(type: type, behaviour: .redirect, instrumentType: .other, data: nil))
         case .wallet(let type, let walletToken):
             guard !walletToken.isEmpty else { throw CheckoutError(.invalidPaymentData, "the wallet token is empty") }
             return issue(TokenRecord(type: type, behaviour: .succeed, instrumentType: .other, data: nil))
@@ -141,14 +141,19 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
             case .challenge:
                 payment.status = .pending
                 payment.pendingAction = .challenge(challengeId: "ch_\(storage.counter)")
-            case .succeed where record.instrumentType == .other && request.token.paymentMethodType != .applePay
-                && request.token.paymentMethodType != .googlePay && record.type != .vaulted:
+            case .redirect:
                 let secret = "rs_\(storage.counter)_\(lastTwo)"
                 payment.status = .pending
                 payment.resumeSecret = secret
-                // swiftlint-free: these URLs are built from constants and digits only.
-                let returnURL = URL(string: "\(Self.returnURLBase)?paymentId=\(id)")!
-                let redirect = URL(string: "https://\(Self.redirectHost)/redirect/\(id)?method=\(request.token.paymentMethodType.rawValue)")!
+                var redirectComponents = URLComponents()
+                redirectComponents.scheme = "https"
+                redirectComponents.host = Self.redirectHost
+                redirectComponents.path = "/redirect/\(id)"
+                redirectComponents.queryItems = [URLQueryItem(name: "method", value: request.token.paymentMethodType.rawValue)]
+                guard let returnURL = URL(string: "\(Self.returnURLBase)?paymentId=\(id)"),
+                      let redirect = redirectComponents.url else {
+                    throw CheckoutError(.paymentFailed, "sandbox: cannot build the redirect URL")
+                }
                 payment.pendingAction = .redirect(url: redirect, returnURL: returnURL)
             default:
                 break

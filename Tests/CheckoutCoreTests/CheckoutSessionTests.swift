@@ -1,0 +1,298 @@
+import CheckoutCore
+import Foundation
+import Testing
+
+@Suite struct CheckoutSessionTests {
+    @Test func startReachesReadyWithOrderedMethodsAndChildSessions() async throws {
+        let session = Fixtures.session()
+        #expect(session.phase == .initializing)
+        #expect(session.selection == nil)
+        #expect(throws: CheckoutError.self) { try session.flow(for: .payPal) }
+        await session.start()
+        #expect(session.phase == .ready)
+        #expect(session.paymentMethods.map(\.id) == ["pm_ideal", "pm_card", "pm_paypal"])
+        let selection = try #require(session.selection)
+        #expect(selection.state == PaymentMethodSelectionState(paymentMethods: session.paymentMethods))
+        #expect(session.deliveredOutcomes.isEmpty)
+    }
+
+    @Test func startTwiceFetchesOnce() async {
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor)
+        await session.start()
+        await session.start()
+        #expect(processor.clientSessionCalls.count == 1)
+        #expect(session.phase == .ready)
+    }
+
+    @Test func concurrentStartsFetchOnce() async {
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<50 { group.addTask { await session.start() } }
+        }
+        #expect(processor.clientSessionCalls.count == 1)
+        #expect(session.phase == .ready)
+    }
+
+    @Test func refreshWhileInitializingIsANoOp() async {
+        let processor = ControlledProcessor()
+        processor.hold()
+        let session = Fixtures.session(processor: processor)
+        let start = Task { await session.start() }
+        #expect(await eventually { processor.waitingCount == 1 })
+        await session.refresh()
+        #expect(processor.clientSessionCalls.count == 1)
+        #expect(session.phase == .initializing)
+        processor.release()
+        await start.value
+        #expect(session.phase == .ready)
+        #expect(processor.clientSessionCalls.count == 1)
+    }
+
+    @Test func concurrentRefreshesCollapseIntoOneFetch() async throws {
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor)
+        await session.start()
+        processor.hold()
+        processor.advertise([AdvertisedPaymentMethod(id: "pm_paypal", type: .payPal)])
+        let first = Task { await session.refresh() }
+        let second = Task { await session.refresh() }
+        #expect(await eventually { processor.waitingCount == 1 })
+        processor.release()
+        await first.value
+        await second.value
+        #expect(processor.clientSessionCalls.count == 2, "one for start, one shared by both refreshes")
+        #expect(session.paymentMethods.map(\.id) == ["pm_paypal"])
+        let selection = try #require(session.selection)
+        #expect(selection.state == PaymentMethodSelectionState(paymentMethods: session.paymentMethods))
+    }
+
+    @Test func refreshFailureIsDeliveredAndSessionStaysReady() async {
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor)
+        await session.start()
+        processor.failClientSession(with: CheckoutError(.networkError, "offline"))
+        await session.refresh()
+        #expect(session.phase == .ready)
+        #expect(session.deliveredOutcomes == [.failure(CheckoutError(.networkError, "offline"))])
+    }
+
+    @Test func cancelThenStartAgain() async throws {
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor)
+        await session.start()
+        let firstSelection = try #require(session.selection)
+        session.cancel()
+        session.cancel()
+        #expect(session.phase == .initializing)
+        #expect(session.selection == nil)
+        #expect(session.paymentMethods.isEmpty)
+        await session.start()
+        #expect(session.phase == .ready)
+        #expect(processor.clientSessionCalls.count == 2)
+        let secondSelection = try #require(session.selection)
+        #expect(firstSelection !== secondSelection)
+    }
+
+    @Test func cancelDuringInitializationDiscardsTheStaleStart() async {
+        let processor = ControlledProcessor()
+        processor.hold()
+        let session = Fixtures.session(processor: processor)
+        let start = Task { await session.start() }
+        #expect(await eventually { processor.waitingCount == 1 })
+        session.cancel()
+        processor.release()
+        await start.value
+        #expect(session.phase == .initializing, "the cancelled run must not become ready")
+        await session.start()
+        #expect(session.phase == .ready)
+    }
+
+    @Test func phasesArePublished() async {
+        let session = Fixtures.session()
+        var iterator = session.phases().makeAsyncIterator()
+        #expect(await iterator.next() == .initializing)
+        await session.start()
+        #expect(await iterator.next() == .ready)
+        session.cancel()
+        #expect(await iterator.next() == .initializing)
+    }
+
+    @Test func failureWhileInitializingEndsTheRun() async {
+        let expired = Fixtures.token(expiresIn: -10)
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(token: expired, processor: processor)
+        await session.start()
+        #expect(session.phase == .initializing)
+        #expect(session.deliveredOutcomes.count == 1)
+        guard case .failure(let error) = session.deliveredOutcomes.first else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.code == .clientTokenExpired)
+        await session.start()
+        session.dismiss()
+        #expect(session.deliveredOutcomes.count == 1, "nothing after the run ended")
+        #expect(processor.clientSessionCalls.count == 0)
+    }
+
+    @Test func invalidTokenFailsWithTypedError() async {
+        let session = CheckoutSession(clientToken: "garbage", configuration: Fixtures.configuration(),
+                                      registry: Fixtures.registry(), processor: SandboxProcessor())
+        await session.start()
+        #expect(session.deliveredOutcomes.map(\.errorCode) == [.invalidClientToken])
+    }
+
+    @Test func successIsDeliveredOnceEvenIfReportedTwice() async throws {
+        let session = Fixtures.session(idempotencyKey: { "key-1" })
+        await session.start()
+        let flow = try #require(try session.flow(for: .payPal) as? TestFlow)
+        flow.reportTwice.withLock { $0 = true }
+        let state = await flow.submit()
+        guard case .succeeded(let result) = state else {
+            Issue.record("expected success, got \(state)")
+            return
+        }
+        #expect(session.deliveredOutcomes == [.success(result)])
+        session.dismiss()
+        #expect(session.deliveredOutcomes == [.success(result)], "dismissed after success is ignored")
+    }
+
+    @Test func dismissedIsDeliveredAtMostOnce() async throws {
+        let session = Fixtures.session()
+        await session.start()
+        session.dismiss()
+        session.dismiss()
+        let flow = try session.flow(for: .payPal)
+        _ = await flow.submit()
+        #expect(session.deliveredOutcomes == [.dismissed])
+    }
+
+    @Test func failureTwiceThenSuccess() async throws {
+        let numbers = Recorder<String>()
+        let attempt = Counter()
+        let registry = Fixtures.registry([.paymentCard, .payPal, .adyenIdeal]) {
+            // Two declines, then a good card.
+            let number = attempt.increment() <= 2 ? "4000000000000002" : "4242424242424242"
+            numbers.append(number)
+            return number
+        }
+        let session = Fixtures.session(registry: registry)
+        await session.start()
+        let flow = try session.flow(for: .paymentCard)
+        let first = await flow.submit()
+        let second = await flow.submit()
+        let third = await flow.submit()
+        #expect(first.isFailure && second.isFailure)
+        guard case .succeeded(let result) = third else {
+            Issue.record("expected success, got \(third)")
+            return
+        }
+        let declined = CheckoutError(.paymentDeclined, "Do not honor")
+        #expect(session.deliveredOutcomes == [.failure(declined), .failure(declined), .success(result)])
+        #expect(session.phase == .ready)
+        #expect(numbers.all.count == 3)
+    }
+
+    @Test func hookAbortFailsTheAttemptWithDefaultMessage() async throws {
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor)
+        session.onBeforePaymentCreate = { _ in .abort(message: nil) }
+        await session.start()
+        let state = try await session.flow(for: .payPal).submit()
+        let aborted = CheckoutError(.paymentAborted, "Payment creation aborted")
+        #expect(state == .failed(aborted))
+        #expect(session.deliveredOutcomes == [.failure(aborted)])
+        #expect(processor.sandbox.createPaymentCallCount == 0)
+
+        session.onBeforePaymentCreate = { _ in .abort(message: "Basket changed") }
+        let again = try await session.flow(for: .payPal).submit()
+        #expect(again == .failed(CheckoutError(.paymentAborted, "Basket changed")))
+    }
+
+    @Test func idempotencyKeyIsRequestedOncePerAttemptAndTheHookKeyWins() async throws {
+        let calls = Counter()
+        let seen = Recorder<PaymentCreationData>()
+        let session = Fixtures.session(idempotencyKey: { "provider-\(calls.increment())" })
+        await session.start()
+        let flow = try session.flow(for: .payPal)
+        _ = await flow.submit()
+        _ = await flow.submit()
+        #expect(calls.count == 2)
+
+        session.onBeforePaymentCreate = { data in
+            seen.append(data)
+            return .continue(idempotencyKey: "hook-key")
+        }
+        _ = await flow.submit()
+        #expect(calls.count == 3, "the provider is still called exactly once per attempt")
+        #expect(seen.all == [PaymentCreationData(paymentMethodType: .paymentCard, amount: 1999, surcharge: 0,
+                                                 currency: "EUR")])
+    }
+
+    @Test func hookKeyIsTheKeyTheProcessorSees() async throws {
+        // The sandbox answers a repeated idempotency key with the first payment: so two attempts
+        // under the same hook key produce one payment.
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor, idempotencyKey: { UUID().uuidString })
+        session.onBeforePaymentCreate = { _ in .continue(idempotencyKey: "fixed") }
+        await session.start()
+        let flow = try session.flow(for: .payPal)
+        let first = await flow.submit()
+        session.cancel()
+        await session.start()
+        session.onBeforePaymentCreate = { _ in .continue(idempotencyKey: "fixed") }
+        let second = try await session.flow(for: .payPal).submit()
+        #expect(first == second)
+        #expect(processor.sandbox.paymentCount == 1)
+    }
+
+    @Test func networkErrorRetriesReuseTheKeyAndNewAttemptsGetANewOne() async throws {
+        let keys = Counter()
+        let registry = Fixtures.registry([.paymentCard, .payPal, .adyenIdeal]) { "4000000000009995" }
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(registry: registry, processor: processor,
+                                       idempotencyKey: { "k\(keys.increment())" })
+        await session.start()
+        let state = try await session.flow(for: .paymentCard).submit()
+        guard case .succeeded = state else {
+            Issue.record("expected success after one retried network error, got \(state)")
+            return
+        }
+        #expect(processor.sandbox.createPaymentCallCount == 2)
+        #expect(keys.count == 1, "the retry reused the attempt's key")
+    }
+
+    @Test func vaultOnSuccessStoresOnlyMaskedData() async throws {
+        let vault = InMemoryVaultProvider()
+        var token = Fixtures.token()
+        token.paymentMethods[0].options.vaultOnSuccess = true
+        let session = Fixtures.session(token: token, vault: vault)
+        await session.start()
+        let state = try await session.flow(for: .paymentCard).submit()
+        guard case .succeeded(let result) = state else {
+            Issue.record("expected success, got \(state)")
+            return
+        }
+        let saved = try await vault.paymentMethods(for: VaultScope(merchantId: "merchant_a", customerId: "customer_1"))
+        #expect(saved.count == 1)
+        #expect(saved.first?.id == result.vaultedToken)
+        #expect(saved.first?.paymentInstrumentData.first6Digits == "424242")
+        #expect(saved.first?.paymentInstrumentData.last4Digits == "4242")
+    }
+}
+
+extension CheckoutOutcome {
+    var errorCode: CheckoutError.Code? {
+        if case .failure(let error) = self { return error.code }
+        return nil
+    }
+}
+
+extension PaymentFlowState {
+    var isFailure: Bool {
+        if case .failed = self { return true }
+        return false
+    }
+}

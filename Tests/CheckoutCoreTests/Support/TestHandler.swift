@@ -1,0 +1,149 @@
+import CheckoutCore
+import Foundation
+import Synchronization
+
+/// A minimal handler defined only in the tests: tokenizes a card number the test chooses (the
+/// sandbox's magic numbers decide the outcome) and pays through the core pipeline.
+struct TestHandler: PaymentMethodHandler {
+    let type: PaymentMethodType
+    let cardNumber: @Sendable () -> String
+    var availabilityResult: PaymentMethodAvailability = .available
+
+    var display: PaymentMethodDisplay {
+        PaymentMethodDisplay(name: Self.names[type] ?? type.rawValue, buttonText: "Pay with \(type.rawValue)")
+    }
+
+    static let names: [PaymentMethodType: String] = [
+        .paymentCard: "Card", .payPal: "PayPal", .adyenIdeal: "iDEAL", .klarna: "Klarna", .vaulted: "Saved card",
+    ]
+
+    func availability(in context: PaymentMethodContext) -> PaymentMethodAvailability { availabilityResult }
+
+    func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+        TestFlow(context: context, cardNumber: cardNumber)
+    }
+}
+
+/// The flow of `TestHandler`. `reportTwice` makes it push the same success through the pipeline
+/// twice, the way a misbehaving processor integration might.
+final class TestFlow: PaymentFlow {
+    let context: PaymentFlowContext
+    let cardNumber: @Sendable () -> String
+    private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
+    let reportTwice = Mutex(false)
+
+    init(context: PaymentFlowContext, cardNumber: @escaping @Sendable () -> String) {
+        self.context = context
+        self.cardNumber = cardNumber
+    }
+
+    var paymentMethodType: PaymentMethodType { context.method.type }
+    var state: PaymentFlowState { broadcaster.value }
+    func states() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
+
+    func submit() async -> PaymentFlowState {
+        broadcaster.send(.processing)
+        let request: TokenizationRequest
+        if case .vaulted(let method, let cvv) = context.input {
+            do {
+                let token = try await context.processor.exchangeVaulted(
+                    VaultedExchangeRequest(vaultedToken: method.id, cvv: cvv), session: context.session)
+                return await pay(token)
+            } catch {
+                return finish(context.pipeline.fail(error as? CheckoutError ?? CheckoutError(.paymentFailed, "x")))
+            }
+        }
+        request = .card(CardDetails(number: cardNumber(), cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa))
+        do {
+            let token = try await context.processor.tokenize(request, session: context.session)
+            return await pay(token)
+        } catch {
+            return finish(context.pipeline.fail(error as? CheckoutError ?? CheckoutError(.paymentFailed, "x")))
+        }
+    }
+
+    private func pay(_ token: PaymentMethodToken) async -> PaymentFlowState {
+        let step = await context.pipeline.createPayment(token: token, vaultOnSuccess: true)
+        if reportTwice.withLock({ $0 }), case .succeeded = step {
+            // Same payment again: the sandbox answers from its idempotency record or fails; either
+            // way the session must not deliver a second success.
+            _ = await context.pipeline.createPayment(token: token)
+        }
+        return finish(step)
+    }
+
+    private func finish(_ step: PaymentPipeline.Step) -> PaymentFlowState {
+        let state: PaymentFlowState = switch step {
+        case .succeeded(let result): .succeeded(result)
+        case .failed(let error): .failed(error)
+        case .actionRequired(_, .challenge(let id)): .awaitingChallenge(challengeId: id)
+        case .actionRequired(_, .redirect(let url, _)): .awaitingRedirect(url)
+        }
+        broadcaster.send(state)
+        return state
+    }
+
+    func cancel() async { broadcaster.send(.cancelled) }
+
+    func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
+        throw CheckoutError(.invalidState, "nothing to resume")
+    }
+}
+
+/// A processor that delegates to the real `SandboxProcessor` but counts and can hold or fail
+/// client-session fetches, for lifecycle tests.
+final class ControlledProcessor: PaymentProcessor {
+    let sandbox = SandboxProcessor()
+    let clientSessionCalls = Counter()
+    private let gate = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let holding = Mutex(false)
+    private let failing = Mutex<CheckoutError?>(nil)
+    private let methodsOverride = Mutex<[AdvertisedPaymentMethod]?>(nil)
+
+    func hold() { holding.withLock { $0 = true } }
+    func release() {
+        holding.withLock { $0 = false }
+        let waiting = gate.withLock { gate in defer { gate.removeAll() }; return gate }
+        for continuation in waiting { continuation.resume() }
+    }
+    var waitingCount: Int { gate.withLock { $0.count } }
+    func failClientSession(with error: CheckoutError?) { failing.withLock { $0 = error } }
+    func advertise(_ methods: [AdvertisedPaymentMethod]?) { methodsOverride.withLock { $0 = methods } }
+
+    func clientSession(for token: ClientToken) async throws -> ClientSession {
+        _ = clientSessionCalls.increment()
+        if holding.withLock({ $0 }) {
+            await withCheckedContinuation { continuation in gate.withLock { $0.append(continuation) } }
+        }
+        if let error = failing.withLock({ $0 }) { throw error }
+        var session = try await sandbox.clientSession(for: token)
+        if let methods = methodsOverride.withLock({ $0 }) { session.paymentMethods = methods }
+        return session
+    }
+
+    func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
+        try await sandbox.tokenize(request, session: session)
+    }
+    func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
+        try await sandbox.createPayment(request)
+    }
+    func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
+        try await sandbox.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
+    }
+    func paymentStatus(paymentId: String) async throws -> PaymentResponse {
+        try await sandbox.paymentStatus(paymentId: paymentId)
+    }
+    func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
+        try await sandbox.exchangeVaulted(request, session: session)
+    }
+}
+
+/// Waits (yielding) until `condition` holds, up to a generous number of yields. Used only to
+/// let detached work reach a known point; never asserts on time.
+func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<5_000 {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return condition()
+}
