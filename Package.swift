@@ -36,11 +36,16 @@ let package = Package(
 
         // Umbrella: re-exports and the standard registry.
         .target(name: "CheckoutKit",
-                dependencies: ["CheckoutCore", "CheckoutTheme", "CheckoutVault", "CardPaymentMethod"],
+                dependencies: ["CheckoutCore"],
                 path: "Sources/CheckoutKit", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout", dependencies: ["CheckoutKit"],
                           path: "Sources/checkout", swiftSettings: swift6),
+
+        // Benchmarks: run in release. C baselines live in their own small C target.
+        .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines"],
+                          path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // Tests: one target per module.
         .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutCore"],

@@ -84,13 +84,19 @@ public final class PaymentMethodRegistry: Sendable {
         var resolved: [(rank: Int, serverIndex: Int, method: ResolvedPaymentMethod)] = []
         var diagnostics: [SessionDiagnostic] = []
         let currency = try? session.token.currencyValue
+        var entries: [PaymentMethodType: (rank: Int, entry: CheckoutConfiguration.Method)] = [:]
+        for (rank, entry) in configuration.paymentMethods.enumerated() where entries[entry.type] == nil {
+            entries[entry.type] = (rank, entry)
+        }
+        let (handlers, factories) = storage.withLock { ($0.handlers, $0.factories) }
         for (serverIndex, advertised) in session.paymentMethods.enumerated() {
-            let entry = configuration.method(advertised.type)
+            let entry = entries[advertised.type]?.entry
             if let entry, !entry.enabled {
                 diagnostics.append(.disabledByConfiguration(advertised.type))
                 continue
             }
-            guard let handler = resolve(advertised.type, configuration: configuration) else {
+            guard let handler = handlers[advertised.type]
+                    ?? entry?.handler.flatMap({ factories[$0] }).map({ $0(advertised.type) }) else {
                 diagnostics.append(.unknownMethod(advertised.type))
                 continue
             }
@@ -113,7 +119,7 @@ public final class PaymentMethodRegistry: Sendable {
             let method = CheckoutPaymentMethod(
                 id: advertised.id, type: advertised.type, name: display.name, surcharge: surcharge,
                 hasUnknownSurcharge: hasUnknownSurcharge, formattedSurcharge: formatted, display: display)
-            let rank = configuration.paymentMethods.firstIndex { $0.type == advertised.type } ?? Int.max
+            let rank = entries[advertised.type]?.rank ?? Int.max
             resolved.append((rank, serverIndex, ResolvedPaymentMethod(method: method, advertised: advertised,
                                                                       configuration: entry, handler: handler)))
         }

@@ -1,0 +1,22 @@
+# The two commands of the README. Each installs missing system packages first.
+.PHONY: demo test bench deps build
+
+deps:
+	@bash scripts/ensure-system-packages.sh
+
+## Runs `checkout demo` end to end on the embedded defaults.
+demo: deps
+	@swift build -q --product checkout
+	@swift run --skip-build checkout demo
+
+## Builds everything and runs the whole test suite.
+test: deps
+	swift build --build-tests
+	swift test --skip-build
+
+## Runs the benchmarks in release mode (see README for the figures).
+bench: deps
+	swift run -c release checkout-bench
+
+build: deps
+	swift build

@@ -1,0 +1,99 @@
+import CBenchBaselines
+import Foundation
+
+/// One printed benchmark figure: `name: value unit (baseline: value, ratio: x)`.
+struct Figure: Sendable {
+    var name: String
+    var value: Double
+    var unit: String
+    var spread: Double?
+    var baseline: Double?
+    var baselineName: String?
+    /// How many times slower than the baseline (for times) or baseline/value for rates; nil without baseline.
+    var ratio: Double?
+    var target: String?
+
+    var line: String {
+        var text = "\(name): \(Self.format(value)) \(unit)"
+        if let spread { text += " (±\(Self.format(spread * 100))%)" }
+        if let baseline, let ratio {
+            text += " (baseline\(baselineName.map { " \($0)" } ?? ""): \(Self.format(baseline)) \(unit), ratio: \(Self.format(ratio))x)"
+        }
+        if let target { text += " [target: \(target)]" }
+        return text
+    }
+
+    var json: [String: Any] {
+        var object: [String: Any] = ["name": name, "value": value, "unit": unit]
+        if let spread { object["spread"] = spread }
+        if let baseline { object["baseline"] = baseline }
+        if let baselineName { object["baselineName"] = baselineName }
+        if let ratio { object["ratio"] = ratio }
+        if let target { object["target"] = target }
+        return object
+    }
+
+    static func format(_ value: Double) -> String {
+        if value.isNaN || value.isInfinite { return "n/a" }
+        if abs(value) >= 100 { return String(format: "%.0f", value) }
+        if abs(value) >= 10 { return String(format: "%.1f", value) }
+        return String(format: "%.2f", value)
+    }
+}
+
+/// Options shared by all sections.
+struct BenchOptions: Sendable {
+    var quick: Bool
+    var repeats: Int { quick ? 3 : 7 }
+    func scale(_ full: Int, quick quickValue: Int) -> Int { quick ? quickValue : full }
+}
+
+/// Timing helpers: warm up once, repeat, report the median and the spread (max-min over median).
+enum Measure {
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    static func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    /// Runs `body` once to warm up, then `repeats` times; returns (median, spread).
+    static func repeated(_ repeats: Int, _ body: () throws -> Double) rethrows -> (median: Double, spread: Double) {
+        _ = try body()
+        var samples: [Double] = []
+        for _ in 0..<repeats { samples.append(try body()) }
+        return summarize(samples)
+    }
+
+    static func repeated(_ repeats: Int, _ body: () async throws -> Double) async rethrows -> (median: Double, spread: Double) {
+        _ = try await body()
+        var samples: [Double] = []
+        for _ in 0..<repeats { samples.append(try await body()) }
+        return summarize(samples)
+    }
+
+    static func summarize(_ samples: [Double]) -> (median: Double, spread: Double) {
+        let sorted = samples.sorted()
+        guard !sorted.isEmpty else { return (.nan, .nan) }
+        let median = sorted[sorted.count / 2]
+        let spread = median == 0 ? 0 : ((sorted.last ?? median) - (sorted.first ?? median)) / median
+        return (median, spread)
+    }
+
+    static var rssBytes: Int { cbench_rss_bytes() }
+}
+
+/// A temporary directory removed when the benchmark ends.
+struct ScratchDirectory {
+    let url: URL
+    init(_ name: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("checkout-bench-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
