@@ -34,6 +34,8 @@ let package = Package(
         .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore"],
                 path: "Plugins/CardPaymentMethod", swiftSettings: swift6),
 
+        // new-method: targets
+
         // Umbrella: re-exports and the standard registry.
         .target(name: "CheckoutKit",
                 dependencies: ["CheckoutCore"],
@@ -47,7 +49,13 @@ let package = Package(
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
+        // Scaffolding for `checkout new-method`.
+        .target(name: "CheckoutScaffold", path: "Sources/CheckoutScaffold", swiftSettings: swift6),
+
         // Tests: one target per module.
+        // new-method: tests
+        .testTarget(name: "CheckoutScaffoldTests", dependencies: ["CheckoutScaffold"],
+                    path: "Tests/CheckoutScaffoldTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutCore"],
                     path: "Tests/CheckoutCoreTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutThemeTests", dependencies: ["CheckoutTheme"],

@@ -1,0 +1,229 @@
+import Foundation
+
+/// Creates a new payment-method module under `Plugins/`: a handler implementing
+/// `PaymentMethodHandler`, a flow whose states are honestly stubbed as not implemented, a test
+/// target, and the `Package.swift` entries, so `swift build` passes straight away.
+///
+/// The manifest is edited at two marker comments (`// new-method: targets` and
+/// `// new-method: tests`); everything else in it is left untouched.
+public struct MethodScaffolder: Sendable {
+    /// What the scaffolder was asked to create.
+    public struct Request: Sendable, Equatable {
+        /// The module's base name in UpperCamelCase, e.g. `GiftCard` -> `GiftCardPaymentMethod`.
+        public var name: String
+        /// The payment-method type on the wire, e.g. `GIFT_CARD`.
+        public var type: String
+
+        public init(name: String, type: String) {
+            self.name = name
+            self.type = type
+        }
+    }
+
+    /// Why scaffolding was refused. Nothing is written when any of these is thrown.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case invalidName(String)
+        case invalidType(String)
+        case alreadyExists(String)
+        case manifestMarkerMissing(String)
+        case io(String)
+
+        public var description: String {
+            switch self {
+            case .invalidName(let name):
+                "invalid name '\(name)': use UpperCamelCase letters and digits, starting with a letter (e.g. GiftCard)"
+            case .invalidType(let type):
+                "invalid type '\(type)': use upper-case letters, digits and underscores (e.g. GIFT_CARD)"
+            case .alreadyExists(let path): "\(path) already exists; choose another name"
+            case .manifestMarkerMissing(let marker): "Package.swift has no '\(marker)' marker line"
+            case .io(let message): message
+            }
+        }
+    }
+
+    /// The marker after which new library targets are inserted.
+    public static let targetsMarker = "// new-method: targets"
+    /// The marker after which new test targets are inserted.
+    public static let testsMarker = "// new-method: tests"
+
+    /// The package root (the directory holding `Package.swift`).
+    public let packageRoot: URL
+
+    public init(packageRoot: URL) { self.packageRoot = packageRoot }
+
+    /// Validates the request, writes the module, its tests and the manifest entries.
+    /// - Returns: the paths created or changed, relative to the package root.
+    @discardableResult
+    public func scaffold(_ request: Request) throws -> [String] {
+        try Self.validate(request)
+        let module = "\(request.name)PaymentMethod"
+        let fileManager = FileManager.default
+        let pluginDirectory = packageRoot.appendingPathComponent("Plugins/\(module)")
+        let testDirectory = packageRoot.appendingPathComponent("Tests/\(module)Tests")
+        for directory in [pluginDirectory, testDirectory] where fileManager.fileExists(atPath: directory.path) {
+            throw Failure.alreadyExists(directory.path)
+        }
+        let manifestURL = packageRoot.appendingPathComponent("Package.swift")
+        let manifest: String
+        do {
+            manifest = try String(contentsOf: manifestURL, encoding: .utf8)
+        } catch {
+            throw Failure.io("cannot read \(manifestURL.path): \(error.localizedDescription)")
+        }
+        let updated = try Self.insertEntries(into: manifest, module: module)
+        let files: [(URL, String)] = [
+            (pluginDirectory.appendingPathComponent("\(request.name)PaymentHandler.swift"), handlerSource(request)),
+            (pluginDirectory.appendingPathComponent("\(request.name)PaymentFlow.swift"), flowSource(request)),
+            (testDirectory.appendingPathComponent("\(request.name)PaymentHandlerTests.swift"), testSource(request)),
+        ]
+        do {
+            try fileManager.createDirectory(at: pluginDirectory, withIntermediateDirectories: true)
+            try fileManager.createDirectory(at: testDirectory, withIntermediateDirectories: true)
+            for (url, contents) in files { try contents.write(to: url, atomically: true, encoding: .utf8) }
+            try updated.write(to: manifestURL, atomically: true, encoding: .utf8)
+        } catch {
+            try? fileManager.removeItem(at: pluginDirectory)
+            try? fileManager.removeItem(at: testDirectory)
+            throw Failure.io("cannot write the module: \(error.localizedDescription)")
+        }
+        return files.map { $0.0.path.replacingOccurrences(of: packageRoot.path + "/", with: "") } + ["Package.swift"]
+    }
+
+    static func validate(_ request: Request) throws {
+        let name = request.name.unicodeScalars
+        guard let first = name.first, ("A"..."Z").contains(first), name.count <= 64,
+              name.allSatisfy({ ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) }) else {
+            throw Failure.invalidName(request.name)
+        }
+        let type = request.type.unicodeScalars
+        guard let firstType = type.first, ("A"..."Z").contains(firstType), type.count <= 64,
+              type.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) else {
+            throw Failure.invalidType(request.type)
+        }
+    }
+
+    static func insertEntries(into manifest: String, module: String) throws -> String {
+        var lines = manifest.components(separatedBy: "\n")
+        guard let targetLine = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == targetsMarker }) else {
+            throw Failure.manifestMarkerMissing(targetsMarker)
+        }
+        let indent = String(lines[targetLine].prefix { $0 == " " })
+        lines.insert("""
+        \(indent).target(name: "\(module)", dependencies: ["CheckoutCore"],
+        \(indent)        path: "Plugins/\(module)", swiftSettings: swift6),
+        """, at: targetLine + 1)
+        guard let testLine = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == testsMarker }) else {
+            throw Failure.manifestMarkerMissing(testsMarker)
+        }
+        let testIndent = String(lines[testLine].prefix { $0 == " " })
+        lines.insert("""
+        \(testIndent).testTarget(name: "\(module)Tests", dependencies: ["\(module)", "CheckoutCore"],
+        \(testIndent)            path: "Tests/\(module)Tests", swiftSettings: swift6),
+        """, at: testLine + 1)
+        return lines.joined(separator: "\n")
+    }
+
+    func handlerSource(_ request: Request) -> String {
+        """
+        import CheckoutCore
+
+        /// Pays with \(request.type). Generated by `checkout new-method`; fill in `\(request.name)PaymentFlow`.
+        ///
+        /// Register it with the registry your host uses:
+        /// ```swift
+        /// try registry.register(\(request.name)PaymentHandler())
+        /// ```
+        public struct \(request.name)PaymentHandler: PaymentMethodHandler {
+            /// The wire type this handler serves.
+            public let type: PaymentMethodType = "\(request.type)"
+
+            /// Default display metadata; `Config/checkout.json` may override any field.
+            public let display = PaymentMethodDisplay(name: "\(request.name)", buttonText: "Pay with \(request.name)")
+
+            public init() {}
+
+            /// Decide here whether the method can be offered (currency, country, configuration).
+            public func availability(in context: PaymentMethodContext) -> PaymentMethodAvailability {
+                .available
+            }
+
+            public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+                \(request.name)PaymentFlow(context: context)
+            }
+        }
+
+        """
+    }
+
+    func flowSource(_ request: Request) -> String {
+        """
+        import CheckoutCore
+
+        /// The payment flow of \(request.type).
+        ///
+        /// Not implemented yet: `submit()` fails with `invalidState` so that nobody mistakes the
+        /// scaffold for a working method. Replace it with: tokenize through `context.processor`,
+        /// then `context.pipeline.createPayment(token:)`, and map the pipeline's step to a state.
+        public final class \(request.name)PaymentFlow: PaymentFlow {
+            private let context: PaymentFlowContext
+            private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
+
+            init(context: PaymentFlowContext) { self.context = context }
+
+            public var paymentMethodType: PaymentMethodType { context.method.type }
+            public var state: PaymentFlowState { broadcaster.value }
+            public func states() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
+
+            public func submit() async -> PaymentFlowState {
+                let error = CheckoutError(.invalidState, "\(request.type) payments are not implemented yet")
+                let state = PaymentFlowState.failed(error)
+                broadcaster.send(state)
+                return state
+            }
+
+            public func cancel() async { broadcaster.send(.cancelled) }
+
+            public func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
+                throw CheckoutError(.invalidState, "\(request.type) has no redirect or challenge to resume")
+            }
+        }
+
+        """
+    }
+
+    func testSource(_ request: Request) -> String {
+        """
+        import CheckoutCore
+        import Foundation
+        import Testing
+        import \(request.name)PaymentMethod
+
+        @Suite struct \(request.name)PaymentHandlerTests {
+            @Test func registersUnderItsType() throws {
+                let registry = PaymentMethodRegistry()
+                try registry.register(\(request.name)PaymentHandler())
+                #expect(registry.handler(for: "\(request.type)")?.type == "\(request.type)")
+            }
+
+            @Test func submitReportsNotImplementedUntilFilledIn() async throws {
+                let token = ClientToken(merchantId: "m", customerId: "c", amount: 100, currency: "EUR", country: "NL",
+                                        allowedCardNetworks: [], expiresAt: Date().addingTimeInterval(600),
+                                        paymentMethods: [AdvertisedPaymentMethod(id: "pm", type: "\(request.type)")])
+                let registry = PaymentMethodRegistry()
+                try registry.register(\(request.name)PaymentHandler())
+                let session = CheckoutSession(clientToken: token.encoded(),
+                                              configuration: CheckoutConfiguration(paymentMethods: []),
+                                              registry: registry, processor: SandboxProcessor())
+                await session.start()
+                let state = try await session.flow(for: "\(request.type)").submit()
+                guard case .failed(let error) = state else {
+                    Issue.record("expected the stub to fail, got \\(state)")
+                    return
+                }
+                #expect(error.code == .invalidState)
+            }
+        }
+
+        """
+    }
+}
