@@ -1,0 +1,45 @@
+/// What the layout engine needs to know about the card form: its field rows, whether the co-badged
+/// network selector shows, and the billing-address rows.
+///
+/// Fields in one row share its width equally. `init(fields:...)` groups the usual pairs
+/// (expiry date with CVV, first name with last name) so a configuration's flat field list just works.
+public struct CardFormModel: Hashable, Sendable {
+    /// Card-detail rows, top to bottom; each row has one or more fields side by side.
+    public let rows: [[CardFormField]]
+    /// Whether the network selector appears (below the row holding the card number).
+    public let showsNetworkSelector: Bool
+    /// Billing-address rows; empty means no billing section.
+    public let billingRows: [[CardFormField]]
+
+    /// A form with explicit rows (empty rows are dropped).
+    public init(rows: [[CardFormField]], showsNetworkSelector: Bool = false, billingRows: [[CardFormField]] = []) {
+        self.rows = rows.filter { !$0.isEmpty }
+        self.showsNetworkSelector = showsNetworkSelector
+        self.billingRows = billingRows.filter { !$0.isEmpty }
+    }
+
+    /// A form from flat field lists, pairing expiry+CVV and first+last name when adjacent.
+    public init(fields: [CardFormField], showsNetworkSelector: Bool = false, billingFields: [CardFormField] = []) {
+        self.init(rows: Self.paired(fields), showsNetworkSelector: showsNetworkSelector, billingRows: Self.paired(billingFields))
+    }
+
+    /// The default card form: number, expiry + CVV, cardholder name; no billing.
+    public static let standard = CardFormModel(fields: [.cardNumber, .expiryDate, .cvv, .cardholderName])
+
+    private static let pairs: Set<[CardFormField]> = [[.expiryDate, .cvv], [.firstName, .lastName]]
+
+    private static func paired(_ fields: [CardFormField]) -> [[CardFormField]] {
+        var rows: [[CardFormField]] = []
+        var index = 0
+        while index < fields.count {
+            if index + 1 < fields.count, pairs.contains([fields[index], fields[index + 1]]) {
+                rows.append([fields[index], fields[index + 1]])
+                index += 2
+            } else {
+                rows.append([fields[index]])
+                index += 1
+            }
+        }
+        return rows
+    }
+}

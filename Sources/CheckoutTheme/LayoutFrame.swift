@@ -1,0 +1,35 @@
+/// One positioned slot: a rectangle in points, origin top-left of the laid-out component.
+///
+/// `index` numbers repeated slots (row 0, 1, ...; card-form fields in form order) and is 0 for single slots.
+public struct LayoutFrame: Hashable, Sendable {
+    /// What the region is for.
+    public let slot: LayoutSlot
+    /// Position among frames of the same kind.
+    public let index: Int
+    /// Left edge.
+    public let x: Double
+    /// Top edge.
+    public let y: Double
+    /// Width.
+    public let width: Double
+    /// Height.
+    public let height: Double
+
+    /// Creates a frame.
+    public init(slot: LayoutSlot, index: Int, x: Double, y: Double, width: Double, height: Double) {
+        self.slot = slot
+        self.index = index
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The bottom edge (`y + height`).
+    public var maxY: Double { y + height }
+
+    /// The JSON-compatible form printed by `checkout layout --json`.
+    public var jsonObject: [String: any Sendable] {
+        ["slot": slot.rawValue, "index": index, "x": x, "y": y, "width": width, "height": height]
+    }
+}

@@ -1,0 +1,26 @@
+/// The output of the layout engine: the component's size and every slot's frame, top to bottom.
+///
+/// Pure data, so it can be compared in tests and printed by the CLI.
+public struct LayoutResult: Hashable, Sendable {
+    /// The width laid out for (the input width).
+    public let width: Double
+    /// The total height (bottom of the last frame).
+    public let height: Double
+    /// The frames in vertical order.
+    public let frames: [LayoutFrame]
+
+    /// Creates a result.
+    public init(width: Double, height: Double, frames: [LayoutFrame]) {
+        self.width = width
+        self.height = height
+        self.frames = frames
+    }
+
+    /// The frames of one slot, in order.
+    public func frames(_ slot: LayoutSlot) -> [LayoutFrame] { frames.filter { $0.slot == slot } }
+
+    /// The JSON-compatible form printed by `checkout layout --json`.
+    public var jsonObject: [String: any Sendable] {
+        ["width": width, "height": height, "frames": frames.map(\.jsonObject)]
+    }
+}

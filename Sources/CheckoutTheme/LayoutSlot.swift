@@ -1,0 +1,34 @@
+/// The name of a laid-out region (`header`, `method`, `empty`, `submit`, a card-form field...).
+///
+/// Slots describe what a region is for, never its content, so the same frames hold whatever a host
+/// renders in them. A struct with static members so new slots never break a caller's `switch`.
+public struct LayoutSlot: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The stable name printed by `checkout layout --json`.
+    public let rawValue: String
+
+    /// A slot with the given name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A list's header (title).
+    public static let header = LayoutSlot(rawValue: "header")
+    /// One payment-method row.
+    public static let method = LayoutSlot(rawValue: "method")
+    /// The empty state shown instead of rows.
+    public static let empty = LayoutSlot(rawValue: "empty")
+    /// One vaulted (saved) payment-method row.
+    public static let vaultedMethod = LayoutSlot(rawValue: "vaultedMethod")
+    /// The CVV field shown when the vaulted method requires CVV recapture.
+    public static let cvvRecapture = LayoutSlot(rawValue: "cvvRecapture")
+    /// The co-badged card network selector.
+    public static let networkSelector = LayoutSlot(rawValue: "networkSelector")
+    /// The billing-address section title.
+    public static let billingHeader = LayoutSlot(rawValue: "billingHeader")
+    /// The primary (pay / submit) button.
+    public static let submit = LayoutSlot(rawValue: "submit")
+
+    /// The slot of a card-form field: its field name (e.g. `cardNumber`).
+    public static func field(_ field: CardFormField) -> LayoutSlot { LayoutSlot(rawValue: field.rawValue) }
+
+    /// The name.
+    public var description: String { rawValue }
+}
