@@ -34,6 +34,12 @@ let package = Package(
         .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore"],
                 path: "Plugins/CardPaymentMethod", swiftSettings: swift6),
 
+        .target(name: "RedirectPaymentMethod", dependencies: ["CheckoutCore"],
+                path: "Plugins/RedirectPaymentMethod", swiftSettings: swift6),
+        .target(name: "WalletPaymentMethods", dependencies: ["CheckoutCore"],
+                path: "Plugins/WalletPaymentMethods", swiftSettings: swift6),
+        .target(name: "VaultedPaymentMethod", dependencies: ["CheckoutCore"],
+                path: "Plugins/VaultedPaymentMethod", swiftSettings: swift6),
         // new-method: targets
 
         // Umbrella: re-exports and the standard registry.
@@ -54,6 +60,9 @@ let package = Package(
 
         // Tests: one target per module.
         // new-method: tests
+        .testTarget(name: "PaymentMethodsTests",
+                    dependencies: ["CheckoutCore", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod"],
+                    path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutScaffoldTests", dependencies: ["CheckoutScaffold"],
                     path: "Tests/CheckoutScaffoldTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutCore"],
