@@ -69,6 +69,8 @@ let package = Package(
                     path: "Tests/CheckoutCoreTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutThemeTests", dependencies: ["CheckoutTheme"],
                     path: "Tests/CheckoutThemeTests", swiftSettings: swift6),
+        .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "CSQLite"],
+                    path: "Tests/SQLiteKitTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutVault", "SQLiteKit", "CheckoutCore"],
                     path: "Tests/CheckoutVaultTests", swiftSettings: swift6),
         .testTarget(name: "CardPaymentMethodTests", dependencies: ["CardPaymentMethod", "CheckoutCore"],

@@ -1,0 +1,109 @@
+import CheckoutCore
+import SQLiteKit
+
+/// Column layout and by-index encoding/decoding of `payment_instrument` rows (the fast path:
+/// no `Codable`, no column-name lookups).
+enum InstrumentRow {
+    /// The selected columns, in the order `decode` reads them.
+    static let columns = """
+        token, payment_method_type, instrument_type, network, first6, last4, exp_month, exp_year, \
+        cardholder_name, bin_networks, bin_country, bin_funding, analytics_id, is_default, version, deleted, \
+        last_used, updated
+        """
+
+    /// The insert part shared by local and remote upserts; parameters ?1–?19 (see `bind`).
+    static let insert = """
+        INSERT INTO payment_instrument (merchant_id, customer_id, token, payment_method_type, instrument_type, \
+        network, first6, last4, exp_month, exp_year, cardholder_name, bin_networks, bin_country, bin_funding, \
+        analytics_id, is_default, version, last_used, updated, deleted) \
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 0) \
+        ON CONFLICT (merchant_id, customer_id, token) DO UPDATE SET \
+        payment_method_type = excluded.payment_method_type, instrument_type = excluded.instrument_type, \
+        network = excluded.network, first6 = excluded.first6, last4 = excluded.last4, \
+        exp_month = excluded.exp_month, exp_year = excluded.exp_year, cardholder_name = excluded.cardholder_name, \
+        bin_networks = excluded.bin_networks, bin_country = excluded.bin_country, bin_funding = excluded.bin_funding, \
+        analytics_id = excluded.analytics_id, is_default = excluded.is_default, deleted = 0, updated = excluded.updated
+        """
+
+    /// A local save: keeps the server version, moves the row up the list.
+    static let localUpsert = insert + ", last_used = excluded.last_used"
+
+    /// A remote change: takes the server version, keeps the local last-used time, never goes back in version.
+    static let remoteUpsert = insert + ", version = excluded.version WHERE payment_instrument.version < excluded.version"
+
+    /// The separator of `bin_networks` (network ids may not contain it).
+    static let networkSeparator: Character = ","
+
+    /// Throws when a network id cannot be stored in the separated `bin_networks` column.
+    static func validate(_ method: VaultedPaymentMethod) throws {
+        for network in method.paymentInstrumentData.binData?.networks ?? [] where network.rawValue.contains(networkSeparator) {
+            throw CheckoutError(.invalidPaymentData, "a BIN network id must not contain '\(networkSeparator)'")
+        }
+    }
+
+    /// Binds ?1–?19 of `insert`.
+    static func bind(_ method: VaultedPaymentMethod, scope: VaultScope, version: Int64, lastUsed: Int64, updated: Int64,
+                     to statement: Statement) throws {
+        let data = method.paymentInstrumentData
+        try statement.bind(scope.merchantId, at: 1)
+        try statement.bind(scope.customerId, at: 2)
+        try statement.bind(method.id, at: 3)
+        try statement.bind(method.paymentMethodType.rawValue, at: 4)
+        try statement.bind(method.paymentInstrumentType.rawValue, at: 5)
+        try statement.bind(data.network?.rawValue, at: 6)
+        try statement.bind(data.first6Digits, at: 7)
+        try statement.bind(data.last4Digits, at: 8)
+        try statement.bind(data.expirationMonth, at: 9)
+        try statement.bind(data.expirationYear, at: 10)
+        try statement.bind(data.cardholderName, at: 11)
+        if let bin = data.binData {
+            try statement.bind(bin.networks.map(\.rawValue).joined(separator: String(networkSeparator)), at: 12)
+            try statement.bind(bin.issuerCountry, at: 13)
+            try statement.bind(bin.accountFundingType, at: 14)
+        } else {
+            try statement.bindNull(at: 12)
+            try statement.bindNull(at: 13)
+            try statement.bindNull(at: 14)
+        }
+        try statement.bind(method.analyticsId, at: 15)
+        try statement.bind(method.isDefault, at: 16)
+        try statement.bind(version, at: 17)
+        try statement.bind(lastUsed, at: 18)
+        try statement.bind(updated, at: 19)
+    }
+
+    /// Decodes the core value from the current row (columns as in `columns`, starting at `offset`).
+    static func decodeMethod(_ row: Statement, offset: Int32 = 0) -> VaultedPaymentMethod {
+        var binData: BinData?
+        if !row.isNull(at: offset + 9) {
+            let joined = row.string(at: offset + 9)
+            let networks = joined.isEmpty ? [] : joined.split(separator: networkSeparator).map { CardNetwork(String($0)) }
+            binData = BinData(networks: networks, issuerCountry: row.optionalString(at: offset + 10),
+                              accountFundingType: row.optionalString(at: offset + 11))
+        }
+        let data = PaymentInstrumentData(
+            network: row.optionalString(at: offset + 3).map(CardNetwork.init(rawValue:)),
+            first6Digits: row.optionalString(at: offset + 4),
+            last4Digits: row.optionalString(at: offset + 5),
+            expirationMonth: row.optionalInt(at: offset + 6),
+            expirationYear: row.optionalInt(at: offset + 7),
+            cardholderName: row.optionalString(at: offset + 8),
+            binData: binData)
+        return VaultedPaymentMethod(
+            id: row.string(at: offset),
+            paymentMethodType: PaymentMethodType(rawValue: row.string(at: offset + 1)),
+            paymentInstrumentType: PaymentInstrumentType(rawValue: row.string(at: offset + 2)),
+            paymentInstrumentData: data,
+            analyticsId: row.string(at: offset + 12),
+            isDefault: row.bool(at: offset + 13))
+    }
+
+    /// Decodes the stored row (columns as in `columns`, starting at `offset`).
+    static func decode(_ row: Statement, offset: Int32 = 0) -> StoredInstrument {
+        StoredInstrument(method: decodeMethod(row, offset: offset),
+                         version: row.int64(at: offset + 14),
+                         isDeleted: row.bool(at: offset + 15),
+                         lastUsedAt: row.int64(at: offset + 16),
+                         updatedAt: row.int64(at: offset + 17))
+    }
+}

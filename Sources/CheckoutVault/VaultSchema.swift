@@ -1,0 +1,60 @@
+import SQLiteKit
+
+/// The vault store's schema, as named migrations. Shipped migrations are never edited.
+enum VaultSchema {
+    /// Every migration of the vault store, in order.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("2026-11-vault-v1") { database in
+            try database.execute("""
+                CREATE TABLE payment_instrument (
+                    merchant_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    payment_method_type TEXT NOT NULL,
+                    instrument_type TEXT NOT NULL,
+                    network TEXT,
+                    first6 TEXT CHECK (first6 IS NULL OR length(first6) <= 6),
+                    last4 TEXT CHECK (last4 IS NULL OR length(last4) <= 4),
+                    exp_month INTEGER,
+                    exp_year INTEGER,
+                    cardholder_name TEXT,
+                    bin_networks TEXT,
+                    bin_country TEXT,
+                    bin_funding TEXT,
+                    analytics_id TEXT NOT NULL,
+                    is_default INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+                    version INTEGER NOT NULL DEFAULT 0,
+                    deleted INTEGER NOT NULL DEFAULT 0 CHECK (deleted IN (0, 1)),
+                    last_used INTEGER NOT NULL DEFAULT 0,
+                    updated INTEGER NOT NULL,
+                    PRIMARY KEY (merchant_id, customer_id, token)
+                ) WITHOUT ROWID;
+                CREATE UNIQUE INDEX payment_instrument_one_default
+                    ON payment_instrument (merchant_id, customer_id) WHERE is_default = 1 AND deleted = 0;
+                CREATE TABLE outbox (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    op_id TEXT NOT NULL UNIQUE,
+                    merchant_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('upsert', 'delete', 'setDefault')),
+                    token TEXT NOT NULL,
+                    payload TEXT,
+                    base_version INTEGER NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    last_error TEXT,
+                    created INTEGER NOT NULL
+                );
+                CREATE INDEX outbox_scope ON outbox (merchant_id, customer_id, token);
+                CREATE TABLE sync_state (
+                    merchant_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    cursor TEXT,
+                    last_synced INTEGER,
+                    PRIMARY KEY (merchant_id, customer_id)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }()
+}

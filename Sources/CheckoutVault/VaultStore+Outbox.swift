@@ -1,0 +1,148 @@
+import CheckoutCore
+import Foundation
+import SQLiteKit
+
+extension VaultStore {
+    /// The oldest `limit` queued operations of the customer, in the order they were made.
+    public func pendingOps(scope: VaultScope, limit: Int = 100) throws -> [OutboxOperation] {
+        let rows = try pool.read { database in
+            try database.withStatement("""
+                SELECT op_id, kind, token, payload, base_version, attempts, last_error, created FROM outbox \
+                WHERE merchant_id = ? AND customer_id = ? ORDER BY seq LIMIT ?
+                """) { statement in
+                try statement.bind(scope.merchantId, at: 1)
+                try statement.bind(scope.customerId, at: 2)
+                try statement.bind(max(0, limit), at: 3)
+                var rows: [(id: String, kind: String, token: String, payload: String?, base: Int64, attempts: Int,
+                            lastError: String?, created: Int64)] = []
+                while try statement.step() {
+                    rows.append((statement.string(at: 0), statement.string(at: 1), statement.string(at: 2),
+                                 statement.optionalString(at: 3), statement.int64(at: 4), statement.int(at: 5),
+                                 statement.optionalString(at: 6), statement.int64(at: 7)))
+                }
+                return rows
+            }
+        }
+        let decoder = JSONDecoder()
+        return try rows.map { row in
+            guard let kind = OutboxOperation.Kind(rawValue: row.kind) else {
+                throw CheckoutError(.vaultFailure, "outbox operation \(row.id) has an unknown kind")
+            }
+            var method: VaultedPaymentMethod?
+            if let payload = row.payload {
+                do {
+                    method = try decoder.decode(VaultedPaymentMethod.self, from: Data(payload.utf8))
+                } catch {
+                    throw CheckoutError(.vaultFailure, "outbox operation \(row.id) has an unreadable payload")
+                }
+            }
+            return OutboxOperation(id: row.id, scope: scope, kind: kind, token: row.token, method: method,
+                                   baseVersion: row.base, attempts: row.attempts, lastError: row.lastError,
+                                   createdAt: row.created)
+        }
+    }
+
+    /// How many operations of the customer wait to be pushed.
+    public func pendingCount(scope: VaultScope) throws -> Int {
+        try pool.read { database in
+            try database.withStatement("SELECT count(*) FROM outbox WHERE merchant_id = ? AND customer_id = ?") {
+                try $0.bind(scope.merchantId, at: 1)
+                try $0.bind(scope.customerId, at: 2)
+                return try $0.step() ? $0.int(at: 0) : 0
+            }
+        }
+    }
+
+    /// Every scope with queued operations (for an engine syncing all customers of the file).
+    public func pendingScopes() throws -> [VaultScope] {
+        try pool.read { database in
+            try database.withStatement(
+                "SELECT DISTINCT merchant_id, customer_id FROM outbox ORDER BY merchant_id, customer_id") { statement in
+                var scopes: [VaultScope] = []
+                while try statement.step() {
+                    scopes.append(VaultScope(merchantId: statement.string(at: 0), customerId: statement.string(at: 1)))
+                }
+                return scopes
+            }
+        }
+    }
+
+    /// Settles pushed operations in one transaction.
+    ///
+    /// An applied operation leaves the queue, its instrument takes the server's `newVersion`, and
+    /// later queued operations on the same instrument are rebased onto that version. A rejected
+    /// operation leaves the queue too (it must never block it); when it was the creation of an
+    /// instrument the server never accepted (version 0, nothing else queued), the local row is
+    /// removed so the cache matches the server. Unknown ids (already settled) are ignored.
+    public func completeOps(applied: [(opId: String, newVersion: Int64)] = [],
+                            rejected: [(opId: String, reason: String)] = []) throws {
+        guard !applied.isEmpty || !rejected.isEmpty else { return }
+        try pool.write { database in
+            for (opId, newVersion) in applied {
+                guard let op = try Self.takeOp(database, id: opId) else { continue }
+                try database.run("""
+                    UPDATE payment_instrument SET version = max(version, ?) \
+                    WHERE merchant_id = ? AND customer_id = ? AND token = ?
+                    """) {
+                    try $0.bind(newVersion, at: 1)
+                    try Self.bind(op, to: $0, from: 2)
+                }
+                try database.run("""
+                    UPDATE outbox SET base_version = ? \
+                    WHERE merchant_id = ? AND customer_id = ? AND token = ? AND seq > ?
+                    """) {
+                    try $0.bind(newVersion, at: 1)
+                    try Self.bind(op, to: $0, from: 2)
+                    try $0.bind(op.seq, at: 5)
+                }
+            }
+            for (opId, _) in rejected {
+                guard let op = try Self.takeOp(database, id: opId) else { continue }
+                try database.run("""
+                    DELETE FROM payment_instrument \
+                    WHERE merchant_id = ?1 AND customer_id = ?2 AND token = ?3 AND version = 0 \
+                    AND NOT EXISTS (SELECT 1 FROM outbox WHERE merchant_id = ?1 AND customer_id = ?2 AND token = ?3)
+                    """) {
+                    try Self.bind(op, to: $0, from: 1)
+                }
+            }
+        }
+    }
+
+    /// Records a retryable push failure: one more attempt, and the error (scrubbed of card numbers).
+    public func recordOpFailure(opId: String, error: String) throws {
+        let note = PaymentDataRedactor.redact(error)
+        try VaultDataGuard.checkText(note, field: "the error note")
+        try pool.write { database in
+            try database.run("UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE op_id = ?") {
+                try $0.bind(note, at: 1)
+                try $0.bind(opId, at: 2)
+            }
+        }
+    }
+
+    /// The settled operation's key, removed from the queue.
+    private struct TakenOp {
+        var merchantId: String
+        var customerId: String
+        var token: String
+        var seq: Int64
+    }
+
+    private static func takeOp(_ database: Database, id: String) throws -> TakenOp? {
+        let op = try database.withStatement("SELECT merchant_id, customer_id, token, seq FROM outbox WHERE op_id = ?") {
+            try $0.bind(id, at: 1)
+            return try $0.step() ? TakenOp(merchantId: $0.string(at: 0), customerId: $0.string(at: 1),
+                                           token: $0.string(at: 2), seq: $0.int64(at: 3)) : nil
+        }
+        guard let op else { return nil }
+        try database.run("DELETE FROM outbox WHERE seq = ?") { try $0.bind(op.seq, at: 1) }
+        return op
+    }
+
+    private static func bind(_ op: TakenOp, to statement: Statement, from index: Int32) throws {
+        try statement.bind(op.merchantId, at: index)
+        try statement.bind(op.customerId, at: index + 1)
+        try statement.bind(op.token, at: index + 2)
+    }
+}

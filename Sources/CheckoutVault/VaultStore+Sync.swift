@@ -1,0 +1,144 @@
+import CheckoutCore
+import SQLiteKit
+
+extension VaultStore {
+    /// Applies one page of the remote change feed and advances the cursor, in one transaction.
+    ///
+    /// Rules: a change never takes a row back to an older version; a row with queued local
+    /// operations keeps its local state (the push will settle it), except that a remote delete
+    /// always applies (delete wins); a remote default does not displace a local default that is
+    /// still queued. Every value is checked by the payment-data guard first: one bad change
+    /// rejects the whole page and nothing (not even the cursor) moves.
+    @discardableResult
+    public func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws -> RemotePageResult {
+        try Self.check(scope)
+        for change in changes {
+            try Self.check(token: change.token)
+            if let method = change.method {
+                guard method.id == change.token else {
+                    throw CheckoutError(.invalidPaymentData, "a remote change's token differs from its instrument id")
+                }
+                try VaultDataGuard.check(method)
+                try InstrumentRow.validate(method)
+            }
+        }
+        if let newCursor { try VaultDataGuard.checkText(newCursor, field: "the sync cursor") }
+        let now = clock()
+        return try pool.write { database in
+            let pending = try Self.pendingTokens(database, scope: scope)
+            // Prepared once per page: each row only rebinds and steps it.
+            let upsert = try database.cachedStatement(InstrumentRow.remoteUpsert)
+            defer { upsert.reset() }
+            var result = RemotePageResult(applied: 0, skipped: 0)
+            for change in changes {
+                guard var method = change.method else {
+                    try database.run("""
+                        UPDATE payment_instrument SET deleted = 1, is_default = 0, version = max(version, ?), updated = ? \
+                        WHERE merchant_id = ? AND customer_id = ? AND token = ? AND (version < ? OR deleted = 0)
+                        """) {
+                        try $0.bind(change.version, at: 1)
+                        try $0.bind(now, at: 2)
+                        try $0.bind(scope.merchantId, at: 3)
+                        try $0.bind(scope.customerId, at: 4)
+                        try $0.bind(change.token, at: 5)
+                        try $0.bind(change.version, at: 6)
+                    }
+                    if database.changes > 0 { result.applied += 1 } else { result.skipped += 1 }
+                    continue
+                }
+                if pending.contains(change.token) {
+                    result.skipped += 1
+                    continue
+                }
+                if method.isDefault {
+                    let current = try Self.defaultToken(database, scope: scope)
+                    if let current, current != method.id {
+                        if pending.contains(current) {
+                            method.isDefault = false
+                        } else if try Self.isNewer(database, scope: scope, token: method.id, version: change.version) {
+                            try Self.clearDefault(database, scope: scope, except: method.id, now: now)
+                        }
+                    }
+                }
+                upsert.reset()
+                try InstrumentRow.bind(method, scope: scope, version: change.version, lastUsed: 0, updated: now, to: upsert)
+                try upsert.run()
+                if database.changes > 0 { result.applied += 1 } else { result.skipped += 1 }
+            }
+            try database.run("""
+                INSERT INTO sync_state (merchant_id, customer_id, cursor, last_synced) VALUES (?, ?, ?, ?) \
+                ON CONFLICT (merchant_id, customer_id) DO UPDATE SET cursor = excluded.cursor, last_synced = excluded.last_synced
+                """) {
+                try $0.bind(scope.merchantId, at: 1)
+                try $0.bind(scope.customerId, at: 2)
+                try $0.bind(newCursor, at: 3)
+                try $0.bind(now, at: 4)
+            }
+            return result
+        }
+    }
+
+    /// The change-feed cursor to pull from next; nil before the first pull or after a reset.
+    public func cursor(scope: VaultScope) throws -> String? {
+        try syncState(scope: scope).cursor
+    }
+
+    /// The customer's cursor and last sync time.
+    public func syncState(scope: VaultScope) throws -> SyncState {
+        try pool.read { database in
+            try database.withStatement(
+                "SELECT cursor, last_synced FROM sync_state WHERE merchant_id = ? AND customer_id = ?") {
+                try $0.bind(scope.merchantId, at: 1)
+                try $0.bind(scope.customerId, at: 2)
+                guard try $0.step() else { return SyncState(cursor: nil, lastSyncedAt: nil) }
+                return SyncState(cursor: $0.optionalString(at: 0), lastSyncedAt: $0.optionalInt64(at: 1))
+            }
+        }
+    }
+
+    /// Starts the customer's sync over (the server no longer knows the cursor, HTTP 410): removes
+    /// every row without queued operations, keeps the outbox and the rows it refers to, clears the cursor.
+    public func resetSynced(scope: VaultScope) throws {
+        try Self.check(scope)
+        try pool.write { database in
+            try database.run("""
+                DELETE FROM payment_instrument WHERE merchant_id = ?1 AND customer_id = ?2 \
+                AND token NOT IN (SELECT token FROM outbox WHERE merchant_id = ?1 AND customer_id = ?2)
+                """) {
+                try $0.bind(scope.merchantId, at: 1)
+                try $0.bind(scope.customerId, at: 2)
+            }
+            try database.run("UPDATE sync_state SET cursor = NULL WHERE merchant_id = ? AND customer_id = ?") {
+                try $0.bind(scope.merchantId, at: 1)
+                try $0.bind(scope.customerId, at: 2)
+            }
+        }
+    }
+
+    private static func pendingTokens(_ database: Database, scope: VaultScope) throws -> Set<String> {
+        try database.withStatement("SELECT DISTINCT token FROM outbox WHERE merchant_id = ? AND customer_id = ?") {
+            try $0.bind(scope.merchantId, at: 1)
+            try $0.bind(scope.customerId, at: 2)
+            var tokens = Set<String>()
+            while try $0.step() { tokens.insert($0.string(at: 0)) }
+            return tokens
+        }
+    }
+
+    private static func defaultToken(_ database: Database, scope: VaultScope) throws -> String? {
+        try database.withStatement("""
+            SELECT token FROM payment_instrument \
+            WHERE merchant_id = ? AND customer_id = ? AND is_default = 1 AND deleted = 0
+            """) {
+            try $0.bind(scope.merchantId, at: 1)
+            try $0.bind(scope.customerId, at: 2)
+            return try $0.step() ? $0.string(at: 0) : nil
+        }
+    }
+
+    /// True when `version` is newer than the local row (or there is no local row).
+    private static func isNewer(_ database: Database, scope: VaultScope, token: String, version newVersion: Int64) throws -> Bool {
+        guard let local = try version(database, scope: scope, token: token, includeDeleted: true) else { return true }
+        return local < newVersion
+    }
+}

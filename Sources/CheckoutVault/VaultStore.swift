@@ -1,0 +1,53 @@
+import CheckoutCore
+import Foundation
+import SQLiteKit
+
+/// The local vault: an SQLite cache of customers' saved payment methods plus an outbox of local
+/// changes for the sync engine.
+///
+/// Checkout reads it offline through `VaultProvider`; every local change writes its outbox row in
+/// the same transaction, and every pulled page advances the cursor in the same transaction as the
+/// rows it brings. One file holds many merchants and customers, each isolated by `VaultScope`.
+/// Only masked data is stored: values that look like a full card number, and payload fields named
+/// like a security code, are refused with `CheckoutError.Code.sensitiveDataRejected`.
+///
+/// Errors: domain problems are `CheckoutError` (`sensitiveDataRejected`, `invalidPaymentData`,
+/// `vaultFailure` for an unknown instrument); storage problems are `SQLiteError` with a stable
+/// code (`diskFull`, `corrupt`, `notADatabase`, `cannotOpen`, `readOnly`, `newerSchema`, `busy`).
+/// A failed call changes nothing.
+public final class VaultStore: Sendable {
+    /// The database file.
+    public var path: String { pool.path }
+    let pool: DatabasePool
+    let clock: @Sendable () -> Int64
+
+    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    ///
+    /// - Parameters:
+    ///   - configuration: SQLite connection settings (WAL, busy timeout, page cap...).
+    ///   - clock: the current time in Unix milliseconds; injectable for tests.
+    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(),
+                clock: @escaping @Sendable () -> Int64 = VaultStore.systemClock) throws {
+        self.pool = try DatabasePool(path: path, configuration: configuration)
+        self.clock = clock
+        try pool.writeWithoutTransaction { database in try VaultSchema.migrator.migrate(database) }
+    }
+
+    /// The wall clock in Unix milliseconds.
+    public static let systemClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    /// Refuses a scope whose ids are empty or look like card numbers.
+    static func check(_ scope: VaultScope) throws {
+        guard !scope.merchantId.isEmpty, !scope.customerId.isEmpty else {
+            throw CheckoutError(.invalidPaymentData, "the merchant and customer ids must not be empty")
+        }
+        try VaultDataGuard.checkText(scope.merchantId, field: "the merchant id")
+        try VaultDataGuard.checkText(scope.customerId, field: "the customer id")
+    }
+
+    /// Refuses a token that is empty or looks like a card number.
+    static func check(token: String) throws {
+        guard !token.isEmpty else { throw CheckoutError(.invalidPaymentData, "the instrument token must not be empty") }
+        try VaultDataGuard.checkText(token, field: "the instrument token")
+    }
+}

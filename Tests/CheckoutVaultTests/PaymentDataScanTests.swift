@@ -1,0 +1,126 @@
+import CheckoutCore
+import CheckoutVault
+import Foundation
+import Testing
+
+/// Writes 10,000 instruments derived from real-looking card numbers through the public API and
+/// proves that no full number (plain or digit-grouped) reaches any byte of the database files.
+@Suite("Payment data never reaches the disk")
+struct PaymentDataScanTests {
+    /// A network's number shape: prefix and total length.
+    static let shapes: [(CardNetwork, String, Int)] = [
+        (.visa, "4", 16), (.visa, "4", 13), (.visa, "4", 19), (.mastercard, "51", 16), (.mastercard, "2221", 16),
+        (.amex, "34", 15), (.amex, "37", 15), (.discover, "6011", 16), (.jcb, "3528", 16), (.dinersClub, "36", 14),
+        (.unionPay, "62", 19), (.maestro, "6759", 18),
+    ]
+
+    /// A Luhn-valid number with the prefix and length, from a deterministic generator.
+    static func cardNumber(prefix: String, length: Int, generator: inout SystemRandomNumberGenerator) -> [UInt8] {
+        var digits = prefix.utf8.map { $0 - 48 }
+        while digits.count < length - 1 { digits.append(UInt8.random(in: 0...9, using: &generator)) }
+        for check in UInt8(0)...9 where Luhn.isValid(digits + [check]) {
+            return digits + [check]
+        }
+        return digits + [0] // unreachable: one check digit always fits
+    }
+
+    /// Every full card number from `numbers` found in `bytes`, digits read across spaces and dashes.
+    static func findNumbers(in bytes: Data, numbers: Set<String>) -> Set<String> {
+        var found = Set<String>()
+        var run: [UInt8] = []
+        func flush() {
+            if run.count >= 13 {
+                for length in 13...min(19, run.count) {
+                    for start in 0...(run.count - length) {
+                        let candidate = String(decoding: run[start..<(start + length)], as: UTF8.self)
+                        if numbers.contains(candidate) { found.insert(candidate) }
+                    }
+                }
+            }
+            run.removeAll(keepingCapacity: true)
+        }
+        for byte in bytes {
+            if byte >= 48 && byte <= 57 {
+                run.append(byte)
+            } else if (byte == 32 || byte == 45) && !run.isEmpty {
+                continue
+            } else {
+                flush()
+            }
+        }
+        flush()
+        return found
+    }
+
+    @Test("the scanner finds plain and grouped numbers (so a zero count means something)")
+    func scannerWorks() {
+        let numbers: Set<String> = ["4111111111111111", "378282246310005"]
+        let bytes = Data("xx4111 1111 1111 1111yy\u{0}3782-822463-10005".utf8)
+        #expect(Self.findNumbers(in: bytes, numbers: numbers) == numbers)
+    }
+
+    @Test("10,000 instruments from real-looking cards leave no full number in the db, WAL or shm")
+    func scanFiles() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("vault.sqlite")
+        var generator = SystemRandomNumberGenerator()
+        var numbers = Set<String>()
+        var store: VaultStore? = try VaultStore(path: path)
+        var rejected = 0
+        for index in 0..<10_000 {
+            let (network, prefix, length) = Self.shapes[index % Self.shapes.count]
+            let digits = Self.cardNumber(prefix: prefix, length: length, generator: &generator)
+            let number = String(decoding: digits.map { $0 + 48 }, as: UTF8.self)
+            numbers.insert(number)
+            let grouped = stride(from: 0, to: number.count, by: 4).map { offset -> String in
+                let start = number.index(number.startIndex, offsetBy: offset)
+                return String(number[start..<(number.index(start, offsetBy: 4, limitedBy: number.endIndex) ?? number.endIndex)])
+            }.joined(separator: " ")
+            let scope = VaultScope(merchantId: "m_\(index % 3)", customerId: "c_\(index % 100)")
+            let masked = Fixtures.card("tok_\(index)", first6: String(number.prefix(6)), last4: String(number.suffix(4)),
+                                       network: network, name: "Holder \(index)")
+            // Each way a full number could sneak in must be refused.
+            var leaks: [VaultedPaymentMethod] = []
+            var leak = masked
+            leak.paymentInstrumentData.cardholderName = index % 2 == 0 ? number : grouped
+            leaks.append(leak)
+            leak = masked
+            leak.id = number
+            leaks.append(leak)
+            leak = masked
+            leak.paymentInstrumentData.first6Digits = number
+            leaks.append(leak)
+            leak = masked
+            leak.analyticsId = "an-\(grouped)"
+            leaks.append(leak)
+            for attempt in leaks {
+                do {
+                    try store?.upsert(attempt, scope: scope)
+                } catch let error as CheckoutError where error.code == .sensitiveDataRejected {
+                    rejected += 1
+                }
+            }
+            try store?.upsert(masked, scope: scope)
+        }
+        #expect(rejected == 40_000)
+        let sample = try #require(try store?.instruments(scope: VaultScope(merchantId: "m_0", customerId: "c_0")))
+        #expect(sample.count == 34)
+        #expect(sample.allSatisfy { $0.paymentInstrumentData.first6Digits?.count == 6 && $0.paymentInstrumentData.last4Digits?.count == 4 })
+
+        // Scan while open (WAL and shm present), then after closing (checkpointed into the main file).
+        let files = [path, path + "-wal", path + "-shm"]
+        var scanned = 0
+        for file in files where FileManager.default.fileExists(atPath: file) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            scanned += bytes.count
+            #expect(Self.findNumbers(in: bytes, numbers: numbers).isEmpty, "\(file)")
+        }
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(scanned > 100_000)
+        store = nil
+        for file in files where FileManager.default.fileExists(atPath: file) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            #expect(Self.findNumbers(in: bytes, numbers: numbers).isEmpty, "\(file)")
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import CheckoutCore
+import CheckoutVault
+import Testing
+
+@Suite("VaultStore sync API")
+struct VaultStoreSyncTests {
+    let directory: TemporaryDirectory
+    let store: VaultStore
+    let scope = Fixtures.alice
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        store = try Fixtures.store(in: directory)
+    }
+
+    func versions() throws -> [String: Int64] {
+        Dictionary(uniqueKeysWithValues: try store.storedInstruments(scope: scope, includeDeleted: true).map { ($0.method.id, $0.version) })
+    }
+
+    @Test("a page is applied with its cursor; older or equal versions are skipped")
+    func applyPage() throws {
+        let result = try store.applyRemotePage(scope: scope, changes: [
+            .upsert(Fixtures.card("a"), version: 3),
+            .upsert(Fixtures.card("b", isDefault: true), version: 1),
+            .delete(token: "never-seen", version: 4),
+        ], newCursor: "c1")
+        #expect(result == RemotePageResult(applied: 2, skipped: 1))
+        #expect(try store.syncState(scope: scope) == SyncState(cursor: "c1", lastSyncedAt: 1_000))
+        #expect(try store.storedInstruments(scope: scope) == [
+            StoredInstrument(method: Fixtures.card("b", isDefault: true), version: 1, isDeleted: false, lastUsedAt: 0, updatedAt: 1_000),
+            StoredInstrument(method: Fixtures.card("a"), version: 3, isDeleted: false, lastUsedAt: 0, updatedAt: 1_000),
+        ])
+        let second = try store.applyRemotePage(scope: scope, changes: [
+            .upsert(Fixtures.card("a", last4: "9999"), version: 3),
+            .upsert(Fixtures.card("b", last4: "9999"), version: 2),
+        ], newCursor: "c2")
+        #expect(second == RemotePageResult(applied: 1, skipped: 1))
+        #expect(try store.instruments(scope: scope).map { $0.paymentInstrumentData.last4Digits } == ["4242", "9999"])
+        #expect(try store.cursor(scope: scope) == "c2")
+        #expect(try store.pendingCount(scope: scope) == 0)
+    }
+
+    @Test("rows with pending local operations keep their local state, but a remote delete wins")
+    func pendingRowsAreProtected() throws {
+        try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("a"), version: 1),
+                                                         .upsert(Fixtures.card("b"), version: 1)], newCursor: "c1")
+        let localA = Fixtures.card("a", name: "Local Edit")
+        try store.upsert(localA, scope: scope)
+        try store.upsert(Fixtures.card("b", name: "Local Edit"), scope: scope)
+        let result = try store.applyRemotePage(scope: scope, changes: [
+            .upsert(Fixtures.card("a", name: "Server State"), version: 2),
+            .delete(token: "b", version: 2),
+        ], newCursor: "c2")
+        #expect(result == RemotePageResult(applied: 1, skipped: 1))
+        #expect(try store.instruments(scope: scope) == [localA])
+        #expect(try store.instrument(token: "b", scope: scope)?.isDeleted == true)
+        #expect(try store.pendingOps(scope: scope).map(\.token) == ["a", "b"])
+    }
+
+    @Test("a remote default does not displace a local default that is still queued")
+    func remoteDefaultVersusLocalDefault() throws {
+        try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("a"), version: 1),
+                                                         .upsert(Fixtures.card("b"), version: 1)], newCursor: "c1")
+        try store.setDefault(token: "a", scope: scope)
+        try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("b", isDefault: true), version: 2)],
+                                  newCursor: "c2")
+        #expect(try store.instruments(scope: scope).filter(\.isDefault).map(\.id) == ["a"])
+        // Once the local op is settled, the next remote default takes over.
+        let op = try #require(try store.pendingOps(scope: scope).first)
+        try store.completeOps(applied: [(opId: op.id, newVersion: 2)])
+        try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("b", isDefault: true), version: 3)],
+                                  newCursor: "c3")
+        let methods = try store.instruments(scope: scope)
+        #expect(methods.map(\.id) == ["b", "a"])
+        #expect(methods.map(\.isDefault) == [true, false])
+    }
+
+    @Test("a page with a card number is refused whole: nothing applied, cursor unchanged")
+    func guardedPage() throws {
+        try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("a"), version: 1)], newCursor: "c1")
+        let error = try #require(throws: CheckoutError.self) {
+            try store.applyRemotePage(scope: scope, changes: [
+                .upsert(Fixtures.card("b"), version: 1),
+                .upsert(Fixtures.card("c", name: "378282246310005"), version: 1),
+            ], newCursor: "c2")
+        }
+        #expect(error.code == .sensitiveDataRejected)
+        #expect(try store.instruments(scope: scope).map(\.id) == ["a"])
+        #expect(try store.cursor(scope: scope) == "c1")
+        #expect(throws: CheckoutError.self) {
+            try store.applyRemotePage(scope: scope, changes: [], newCursor: "cursor-4111111111111111")
+        }
+        #expect(throws: CheckoutError.self) {
+            try store.applyRemotePage(scope: scope, changes: [RemoteChange(token: "x", version: 1, method: Fixtures.card("y"))],
+                                      newCursor: "c3")
+        }
+        #expect(try store.cursor(scope: scope) == "c1")
+    }
+
+    @Test("applied operations leave the queue, set the version and rebase later operations")
+    func completeApplied() throws {
+        try store.upsert(Fixtures.card("a"), scope: scope)
+        try store.setDefault(token: "a", scope: scope)
+        try store.upsert(Fixtures.card("b"), scope: scope)
+        let ops = try store.pendingOps(scope: scope)
+        #expect(ops.map(\.baseVersion) == [0, 0, 0])
+        try store.completeOps(applied: [(opId: ops[0].id, newVersion: 1)])
+        #expect(try store.pendingOps(scope: scope).map(\.baseVersion) == [1, 0])
+        #expect(try versions() == ["a": 1, "b": 0])
+        try store.completeOps(applied: [(opId: ops[1].id, newVersion: 2), (opId: ops[2].id, newVersion: 1),
+                                        (opId: "unknown", newVersion: 9)])
+        #expect(try versions() == ["a": 2, "b": 1])
+        #expect(try store.pendingCount(scope: scope) == 0)
+        // Settling the same op twice changes nothing.
+        try store.completeOps(applied: [(opId: ops[0].id, newVersion: 1)])
+        #expect(try versions() == ["a": 2, "b": 1])
+    }
+
+    @Test("rejected operations are dropped; a creation the server refused disappears locally")
+    func completeRejected() throws {
+        try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("synced"), version: 4)], newCursor: "c1")
+        try store.upsert(Fixtures.card("synced", name: "Edited"), scope: scope)
+        try store.upsert(Fixtures.card("fresh"), scope: scope)
+        let ops = try store.pendingOps(scope: scope)
+        try store.completeOps(rejected: [(opId: ops[0].id, reason: "version-mismatch"), (opId: ops[1].id, reason: "invalid")])
+        #expect(try store.pendingCount(scope: scope) == 0)
+        #expect(try store.instruments(scope: scope).map(\.id) == ["synced"])
+        #expect(try versions() == ["synced": 4])
+    }
+
+    @Test("a retryable failure counts an attempt and keeps a scrubbed note")
+    func recordFailure() throws {
+        let opId = try store.upsert(Fixtures.card("a"), scope: scope)
+        try store.recordOpFailure(opId: opId, error: "HTTP 503 while sending 4111 1111 1111 1111")
+        try store.recordOpFailure(opId: opId, error: "timeout")
+        let op = try #require(try store.pendingOps(scope: scope).first)
+        #expect(op.attempts == 2)
+        #expect(op.lastError == "timeout")
+        try store.recordOpFailure(opId: opId, error: "HTTP 503 while sending 4111 1111 1111 1111")
+        let noted = try #require(try store.pendingOps(scope: scope).first?.lastError)
+        #expect(!PaymentDataRedactor.containsCardNumber(noted))
+        #expect(noted.hasPrefix("HTTP 503 while sending 411111"))
+    }
+
+    @Test("a reset wipes synced rows and the cursor but keeps the outbox and its rows")
+    func reset() throws {
+        try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("a"), version: 1),
+                                                         .upsert(Fixtures.card("b"), version: 1)], newCursor: "c1")
+        try store.applyRemotePage(scope: Fixtures.bob, changes: [.upsert(Fixtures.card("a"), version: 1)], newCursor: "b1")
+        try store.upsert(Fixtures.card("local"), scope: scope)
+        try store.markUsed(token: "b", scope: scope)
+        try store.delete(token: "b", scope: scope)
+        try store.resetSynced(scope: scope)
+        #expect(try store.storedInstruments(scope: scope, includeDeleted: true).map(\.method.id) == ["local", "b"])
+        #expect(try store.cursor(scope: scope) == nil)
+        #expect(try store.pendingOps(scope: scope).map(\.kind) == [.upsert, .delete])
+        #expect(try store.instruments(scope: Fixtures.bob).map(\.id) == ["a"])
+        #expect(try store.cursor(scope: Fixtures.bob) == "b1")
+    }
+
+    @Test("operations are listed per scope, oldest first, up to the limit")
+    func pendingOpsLimit() throws {
+        for index in 0..<5 { try store.upsert(Fixtures.card("t\(index)"), scope: scope) }
+        try store.upsert(Fixtures.card("x"), scope: Fixtures.bob)
+        #expect(try store.pendingOps(scope: scope, limit: 3).map(\.token) == ["t0", "t1", "t2"])
+        #expect(try store.pendingOps(scope: Fixtures.bob).map(\.token) == ["x"])
+        #expect(try store.pendingScopes() == [Fixtures.alice, Fixtures.bob])
+    }
+}

@@ -1,0 +1,17 @@
+import Foundation
+
+/// A fresh directory under the system temporary directory, removed when released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlitekit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
