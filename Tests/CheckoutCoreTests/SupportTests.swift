@@ -32,6 +32,7 @@ import Testing
         #expect(PaymentDataRedactor.containsCardNumber(text))
         #expect(!PaymentDataRedactor.containsCardNumber(redacted))
         #expect(PaymentDataRedactor.containsCardNumber("xx99994242424242424242yy"), "a card inside a longer run")
+        #expect(PaymentDataRedactor.redact("card 4242424242424242 please") == "card 424242••••••4242 please")
     }
 
     @Test func errorsAndCardDetailsNeverPrintTheNumberOrCvv() {

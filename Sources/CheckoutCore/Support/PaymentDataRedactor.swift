@@ -14,7 +14,9 @@ public enum PaymentDataRedactor {
 
         func flush() {
             if digits.count >= 13 && digits.count <= 19 && Luhn.isValid(digits) {
-                result += CardMask.mask(digits: digits)
+                // Separators after the last digit belong to the surrounding text: keep them.
+                let trailing = run.reversed().prefix { $0 == " " || $0 == "-" }
+                result += CardMask.mask(digits: digits) + String(trailing.reversed())
             } else {
                 result.append(contentsOf: run)
             }

@@ -1,0 +1,455 @@
+import CheckoutCore
+import Foundation
+import Synchronization
+
+/// The card form: field updates, network detection with co-badged BIN lookup, validation, and
+/// one payment at a time (tokenize, create payment, 3-D Secure challenge).
+///
+/// It is the `PaymentFlow` of `PAYMENT_CARD` (`CheckoutSession.cardForm()` returns it) and publishes
+/// two streams: `states()` with the flow's lifecycle and `formStates()` with full `CardFormState`
+/// snapshots. The raw number and CVV live only in private storage: never in a snapshot, a
+/// description or a mirror, and they are wiped after success or cancellation.
+///
+/// Every method is safe to call from any task; state changes are serialised by a `Mutex` and
+/// published in the order they were made.
+///
+/// BIN lookup: once the number has 8 digits, the first 8 are looked up (once per distinct BIN:
+/// answers are cached, and typing beyond 8 digits does not query again). When the first 8 digits
+/// change, the request in flight is cancelled and its answer, if it still arrives, is ignored.
+/// On an error the form keeps local detection.
+public final class CardFormSession: PaymentFlow, CustomStringConvertible, CustomReflectable {
+    /// Always `PAYMENT_CARD`.
+    public let paymentMethodType: PaymentMethodType = .paymentCard
+
+    private struct Pending: Sendable {
+        var paymentId: String
+        var token: PaymentMethodToken
+        var returnURL: URL?
+    }
+
+    private struct Storage: Sendable {
+        var number = ""
+        var cvv = ""
+        var expiry = ""
+        var cardholderName = ""
+        var billing = BillingAddress()
+        var touched: Set<CardField> = []
+        var chosenNetwork: CardNetwork?
+        var currentBin: String?
+        var binData: BinData?
+        var binCache: [String: BinData] = [:]
+        /// Lookups still running (the current one and cancelled ones whose answer will be ignored),
+        /// by generation.
+        var lookupTasks: [Int: Task<Void, Never>] = [:]
+        var lookupGeneration = 0
+        var attempt = 0
+        var flow = PaymentFlowState.idle
+        var pending: Pending?
+        var wiped = false
+    }
+
+    private let context: PaymentFlowContext
+    private let validator: CardValidator
+    private let binLookup: (any BinLookup)?
+    private let configuration: CardFormConfiguration
+    private let configurationError: CheckoutError?
+    private let currency: Currency?
+    private let vaultOnSuccess: Bool
+    private let storage = Mutex(Storage())
+    private let formBroadcaster: StateBroadcaster<CardFormState>
+    private let flowBroadcaster = StateBroadcaster(PaymentFlowState.idle)
+
+    /// Creates a card form for one checkout.
+    /// - Parameters:
+    ///   - context: the flow context the checkout session hands to the handler.
+    ///   - table: the network table.
+    ///   - binLookup: the co-badge lookup; nil keeps local detection only.
+    ///   - now: the clock for expiry checks.
+    public init(context: PaymentFlowContext, table: CardNetworkTable, binLookup: (any BinLookup)?,
+                now: @escaping @Sendable () -> Date = CardValidator.systemClock) {
+        self.context = context
+        validator = CardValidator(table: table, now: now)
+        self.binLookup = binLookup
+        var configurationError: CheckoutError?
+        do {
+            configuration = try CardFormConfiguration(options: context.configuration?.options ?? [:])
+        } catch {
+            configuration = CardFormConfiguration()
+            configurationError = error
+        }
+        self.configurationError = configurationError
+        currency = try? Currency(code: context.session.token.currency)
+        vaultOnSuccess = configuration.vaultOnSuccess ?? context.advertised.options.vaultOnSuccess ?? false
+        formBroadcaster = StateBroadcaster(CardFormState(configuration: configuration,
+                                                         configurationError: configurationError))
+        storage.withLock { publish($0) }
+    }
+
+    // MARK: Observation
+
+    /// The flow's current lifecycle state.
+    public var state: PaymentFlowState { flowBroadcaster.value }
+
+    /// The flow's lifecycle state, then every change.
+    public func states() -> AsyncStream<PaymentFlowState> { flowBroadcaster.stream() }
+
+    /// The current form snapshot.
+    public var formState: CardFormState { formBroadcaster.value }
+
+    /// The current form snapshot, then every change.
+    public func formStates() -> AsyncStream<CardFormState> { formBroadcaster.stream() }
+
+    /// Waits until every BIN lookup started so far has answered and been applied (or, when
+    /// stale, ignored). Useful for tests and for a host that wants the co-badge answer before
+    /// rendering the network choice.
+    public func settled() async {
+        let tasks = storage.withLock { Array($0.lookupTasks.values) }
+        for task in tasks { await task.value }
+    }
+
+    /// The masked number, the selected network and the flow state; never card data.
+    public var description: String {
+        let state = formState
+        return "CardFormSession(\(state.data.cardNumber.isEmpty ? "-" : state.data.cardNumber), "
+            + "\(state.selectedNetwork?.rawValue ?? "-"), \(state.flow))"
+    }
+
+    /// Reflection shows only the published (masked) state, so `dump` cannot leak card data.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["formState": formState], displayStyle: .class)
+    }
+
+    // MARK: Updates
+
+    /// Replaces the card number (spaces and dashes allowed) and re-detects its networks.
+    public func updateCardNumber(_ text: String) {
+        storage.withLock { storage in
+            guard accepts(storage) else { return }
+            storage.number = text
+            storage.touched.insert(.cardNumber)
+            refreshBin(&storage)
+            publish(storage)
+        }
+    }
+
+    /// Replaces the security code.
+    public func updateCvv(_ text: String) {
+        update(.cvv) { $0.cvv = text }
+    }
+
+    /// Replaces the expiry date (`MM/YY`, `MM/YYYY`, `MMYY`, `M/YY`).
+    public func updateExpiryDate(_ text: String) {
+        update(.expiryDate) { $0.expiry = text }
+    }
+
+    /// Replaces the cardholder name.
+    public func updateCardholderName(_ text: String) {
+        update(.cardholderName) { $0.cardholderName = text }
+    }
+
+    /// Replaces one billing field.
+    public func updateBillingField(_ field: BillingField, _ value: String) {
+        update(field.cardField) { $0.billing[field] = value }
+    }
+
+    /// Chooses the network of a co-badged card.
+    /// - Throws: `CheckoutError` `.invalidState` when the card offers no choice (single network,
+    ///   EFTPOS) or `network` is not among `availableNetworks`.
+    public func selectCardNetwork(_ network: CardNetwork) throws(CheckoutError) {
+        try storage.withLock { storage throws(CheckoutError) in
+            guard accepts(storage) else { throw CheckoutError(.invalidState, "the card form is closed") }
+            let state = render(storage)
+            guard state.allowsNetworkSelection, state.availableNetworks.contains(network) else {
+                throw CheckoutError(.invalidState, "\(network) cannot be selected for this card")
+            }
+            storage.chosenNetwork = network
+            publish(storage)
+        }
+    }
+
+    // MARK: Payment
+
+    /// Validates every field, then tokenizes the card and creates the payment through the
+    /// session's pipeline. Returns the state reached: `succeeded`, `failed`, `awaitingChallenge`
+    /// (call `resume(with: .challengeResult(...))`), or the current state when a payment is
+    /// already in progress, finished or cancelled. Invalid fields give `failed(invalid-payment-data)`
+    /// without contacting the processor; all field errors are then shown.
+    @discardableResult
+    public func submit() async -> PaymentFlowState {
+        enum Start { case done(PaymentFlowState), go(CardDetails, surcharge: Int, attempt: Int) }
+        let start: Start = storage.withLock { storage in
+            switch storage.flow {
+            case .processing, .awaitingRedirect, .awaitingChallenge, .succeeded, .cancelled:
+                return .done(storage.flow)
+            case .idle, .failed:
+                break
+            }
+            if let configurationError {
+                storage.flow = .failed(configurationError)
+                publish(storage)
+                return .done(storage.flow)
+            }
+            storage.touched.formUnion(configuration.visibleFields)
+            let state = render(storage)
+            guard state.isValid, let details = cardDetails(storage, network: state.selectedNetwork) else {
+                let fields = state.errors.map(\.description).joined(separator: ", ")
+                storage.flow = .failed(CheckoutError(.invalidPaymentData, "the card form has invalid fields: \(fields)"))
+                publish(storage)
+                return .done(storage.flow)
+            }
+            storage.attempt += 1
+            storage.flow = .processing
+            publish(storage)
+            return .go(details, surcharge: state.surcharge ?? 0, attempt: storage.attempt)
+        }
+        let details: CardDetails, surcharge: Int, attempt: Int
+        switch start {
+        case .done(let state): return state
+        case .go(let card, let amount, let number): (details, surcharge, attempt) = (card, amount, number)
+        }
+        let token: PaymentMethodToken
+        do {
+            token = try await context.processor.tokenize(.card(details), session: context.session)
+        } catch {
+            let failure = (error as? CheckoutError)
+                ?? CheckoutError(.paymentFailed, "the card could not be tokenized", underlying: error)
+            guard isCurrent(attempt) else { return state }
+            return apply(context.pipeline.fail(failure), attempt: attempt, token: nil)
+        }
+        guard isCurrent(attempt) else { return state }
+        let step = await context.pipeline.createPayment(token: token, surcharge: surcharge,
+                                                        vaultOnSuccess: vaultOnSuccess)
+        return apply(step, attempt: attempt, token: token)
+    }
+
+    /// Continues after a challenge (`.challengeResult`) or a redirect (`.returnURL`).
+    /// - Throws: `CheckoutError` `.invalidReturn` when nothing is pending, the input does not match
+    ///   the pending action, or a return URL names another payment.
+    @discardableResult
+    public func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
+        let (pending, resumeToken, attempt) = try storage.withLock {
+            storage throws(CheckoutError) -> (Pending, String, Int) in
+            guard let pending = storage.pending else {
+                throw CheckoutError(.invalidReturn, "no challenge or redirect is pending")
+            }
+            let resumeToken: String
+            switch (storage.flow, input) {
+            case (.awaitingChallenge, .challengeResult(let result)):
+                resumeToken = result
+            case (.awaitingRedirect, .returnURL(let url)):
+                let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+                guard items.first(where: { $0.name == "paymentId" })?.value == pending.paymentId,
+                      let token = items.first(where: { $0.name == "resumeToken" })?.value else {
+                    throw CheckoutError(.invalidReturn, "the return does not belong to this payment")
+                }
+                resumeToken = token
+            default:
+                throw CheckoutError(.invalidReturn, "the return does not match the pending action")
+            }
+            storage.pending = nil
+            storage.attempt += 1
+            storage.flow = .processing
+            publish(storage)
+            return (pending, resumeToken, storage.attempt)
+        }
+        let step = await context.pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken,
+                                                 token: pending.token, vaultOnSuccess: vaultOnSuccess)
+        return apply(step, attempt: attempt, token: pending.token)
+    }
+
+    /// Cancels the form: wipes the card data, drops a pending challenge and ignores any answer
+    /// still in flight. Idempotent; no effect after success.
+    public func cancel() async {
+        let tasks: [Task<Void, Never>] = storage.withLock { storage in
+            switch storage.flow {
+            case .succeeded, .cancelled: return []
+            default: break
+            }
+            storage.attempt += 1
+            storage.lookupGeneration += 1
+            storage.flow = .cancelled
+            storage.pending = nil
+            let tasks = Array(storage.lookupTasks.values)
+            Self.wipe(&storage)
+            publish(storage)
+            return tasks
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    // MARK: Internals
+
+    private func update(_ field: CardField, _ change: (inout Storage) -> Void) {
+        storage.withLock { storage in
+            guard accepts(storage) else { return }
+            change(&storage)
+            storage.touched.insert(field)
+            publish(storage)
+        }
+    }
+
+    private func accepts(_ storage: Storage) -> Bool {
+        switch storage.flow {
+        case .succeeded, .cancelled: false
+        default: true
+        }
+    }
+
+    private func isCurrent(_ attempt: Int) -> Bool {
+        storage.withLock { $0.attempt == attempt && $0.flow == .processing }
+    }
+
+    /// Applies a pipeline step if the attempt is still current.
+    private func apply(_ step: PaymentPipeline.Step, attempt: Int, token: PaymentMethodToken?) -> PaymentFlowState {
+        storage.withLock { storage in
+            guard storage.attempt == attempt, storage.flow == .processing else { return storage.flow }
+            switch step {
+            case .succeeded(let result):
+                storage.flow = .succeeded(result)
+                Self.wipe(&storage)
+            case .failed(let error):
+                storage.flow = .failed(error)
+            case .actionRequired(let paymentId, let action):
+                guard let token else {
+                    storage.flow = .failed(CheckoutError(.paymentFailed, "the payment needs an action but has no token"))
+                    break
+                }
+                switch action {
+                case .challenge(let challengeId):
+                    storage.pending = Pending(paymentId: paymentId, token: token, returnURL: nil)
+                    storage.flow = .awaitingChallenge(challengeId: challengeId)
+                case .redirect(let url, let returnURL):
+                    storage.pending = Pending(paymentId: paymentId, token: token, returnURL: returnURL)
+                    storage.flow = .awaitingRedirect(url)
+                }
+            }
+            publish(storage)
+            return storage.flow
+        }
+    }
+
+    /// Forgets the number and the CVV; later snapshots keep the last masked rendering.
+    private static func wipe(_ storage: inout Storage) {
+        storage.number = ""
+        storage.cvv = ""
+        storage.binCache = [:]
+        storage.currentBin = nil
+        storage.wiped = true
+    }
+
+    /// Starts a BIN lookup when the first 8 digits changed and are not cached.
+    private func refreshBin(_ storage: inout Storage) {
+        let scan = NumberScan.scan(storage.number)
+        let bin = !scan.badCharacter && scan.count >= 8 ? CardFormatter.digitsOnly(storage.number, limit: 8) : nil
+        guard bin != storage.currentBin else { return }
+        if let current = storage.lookupTasks[storage.lookupGeneration] { current.cancel() }
+        storage.lookupGeneration += 1
+        storage.currentBin = bin
+        storage.binData = bin.flatMap { storage.binCache[$0] }
+        guard let bin, storage.binData == nil, let binLookup else { return }
+        let generation = storage.lookupGeneration
+        storage.lookupTasks[generation] = Task { [weak self] in
+            let answer = try? await binLookup.lookup(bin: bin)
+            self?.applyBinAnswer(answer, bin: bin, generation: generation)
+        }
+    }
+
+    private func applyBinAnswer(_ answer: BinData?, bin: String, generation: Int) {
+        storage.withLock { storage in
+            storage.lookupTasks[generation] = nil
+            guard storage.lookupGeneration == generation, storage.currentBin == bin else { return }
+            guard let answer else { return }
+            storage.binCache[bin] = answer
+            storage.binData = answer
+            publish(storage)
+        }
+    }
+
+    /// Publishes the snapshot of `storage` (called with the storage lock held, so order is kept).
+    private func publish(_ storage: Storage) {
+        let flow = storage.flow
+        if storage.wiped {
+            formBroadcaster.mutate { state in
+                state.flow = flow
+                state.isLoading = flow == .processing
+            }
+        } else {
+            let state = render(storage)
+            formBroadcaster.mutate { $0 = state }
+        }
+        flowBroadcaster.mutate { $0 = flow }
+    }
+
+    /// The full snapshot for `storage`.
+    private func render(_ storage: Storage) -> CardFormState {
+        let check = validator.check(number: storage.number)
+        let detected: [CardNetwork]
+        if let networks = storage.binData?.networks, !networks.isEmpty {
+            detected = networks
+        } else {
+            detected = check.network.map { [$0] } ?? []
+        }
+        let allowed = context.session.token.allowedCardNetworks
+        var available: [CardNetwork] = []
+        for network in allowed.isEmpty ? detected : allowed where detected.contains(network) && !available.contains(network) {
+            available.append(network)
+        }
+        let eftpos = detected.contains(.eftpos)
+        let selected: CardNetwork?
+        if !eftpos, let chosen = storage.chosenNetwork, available.contains(chosen) {
+            selected = chosen
+        } else {
+            selected = available.first
+        }
+
+        var errors: [CardFieldError] = []
+        if check.issues.contains(.numberRequired) {
+            errors.append(CardFieldError(field: .cardNumber, code: .required))
+        } else if check.issues.contains(.numberInvalid) {
+            errors.append(CardFieldError(field: .cardNumber, code: .invalidCardNumber))
+        } else if !allowed.isEmpty && available.isEmpty {
+            errors.append(CardFieldError(field: .cardNumber, code: .unsupportedCardType))
+        }
+        let expiryIssues = validator.checkExpiry(storage.expiry).issues
+        errors += CardCheck(network: nil, digitCount: 0, issues: expiryIssues, expiry: nil).errors
+        let cvvIssues = validator.checkSecurityCode(storage.cvv, network: selected ?? check.network)
+        errors += CardCheck(network: nil, digitCount: 0, issues: cvvIssues, expiry: nil).errors
+        if configuration.cardholderName != .hidden,
+           let code = CardValidator.validateCardholderName(storage.cardholderName,
+                                                           required: configuration.cardholderName == .required) {
+            errors.append(CardFieldError(field: .cardholderName, code: code))
+        }
+        errors += BillingValidator.validate(storage.billing, requirements: configuration.billingFields,
+                                            defaultCountry: context.session.token.country)
+
+        let surcharge = context.advertised.options.surcharge(for: selected)
+        var billing = storage.billing
+        for field in BillingField.allCases {
+            billing[field] = billing[field].map(PaymentDataRedactor.redact)
+        }
+        let data = CardFormState.Data(cardNumber: CardFormatter.mask(storage.number), cvv: "",
+                                      expiryDate: PaymentDataRedactor.redact(storage.expiry),
+                                      cardholderName: PaymentDataRedactor.redact(storage.cardholderName),
+                                      billingAddress: billing)
+        return CardFormState(
+            configuration: configuration, configurationError: configurationError, data: data,
+            errors: errors.filter { storage.touched.contains($0.field) }, isLoading: storage.flow == .processing,
+            isValid: errors.isEmpty && configurationError == nil, selectedNetwork: selected,
+            availableNetworks: available, allowsNetworkSelection: !eftpos && available.count > 1,
+            surcharge: surcharge,
+            formattedSurcharge: surcharge.flatMap { amount in
+                currency.flatMap { MoneyFormatter.surcharge(minorUnits: amount, currency: $0) }
+            },
+            binData: storage.binData, flow: storage.flow)
+    }
+
+    /// The card details to tokenize, or nil when the expiry cannot be parsed.
+    private func cardDetails(_ storage: Storage, network: CardNetwork?) -> CardDetails? {
+        guard let expiry = CardExpiry(parsing: storage.expiry) else { return nil }
+        let name = storage.cardholderName.trimmingCharacters(in: .whitespacesAndNewlines)
+        return CardDetails(number: CardFormatter.digitsOnly(storage.number, limit: 19), cvv: storage.cvv,
+                           expiryMonth: expiry.month, expiryYear: expiry.year,
+                           cardholderName: configuration.cardholderName == .hidden || name.isEmpty ? nil : name,
+                           network: network ?? validator.check(number: storage.number).network)
+    }
+}

@@ -1,0 +1,521 @@
+import CardPaymentMethod
+import CheckoutCore
+import Foundation
+import Testing
+
+@Suite("Card form session")
+struct CardFormSessionTests {
+    static let visa = "4242424242424242"
+    static let declined = "4000000000000002"
+    static let challenge = "4000000000003220"
+    static let cartesBancairesVisa = Fixtures.luhnComplete("403550100000000")
+    static let cartesBancairesMastercard = Fixtures.luhnComplete("513105000000000")
+    static let eftposMastercard = Fixtures.luhnComplete("520000000000000")
+
+    /// Fills a valid expiry, CVV and name.
+    static func fillRest(_ form: CardFormSession) {
+        form.updateExpiryDate("12/30")
+        form.updateCvv("123")
+        form.updateCardholderName("Jane Doe")
+    }
+
+    @Test("full snapshots through a successful payment")
+    func successSnapshots() async throws {
+        let checkout = try await CardCheckout.make(options: ["cardholderName": .string("required")])
+        let form = checkout.form
+        let configuration = CardFormConfiguration(cardholderName: .required)
+        var expected = CardFormState(configuration: configuration)
+        #expect(form.formState == expected)
+        #expect(form.state == .idle)
+        let stream = form.formStates()
+
+        form.updateCardNumber("4242 4242 4242 4242")
+        await form.settled()
+        expected.data.cardNumber = "424242••••••4242"
+        expected.selectedNetwork = .visa
+        expected.availableNetworks = [.visa]
+        expected.binData = BinData(networks: [])
+        #expect(form.formState == expected)
+
+        form.updateExpiryDate("12/30")
+        expected.data.expiryDate = "12/30"
+        #expect(form.formState == expected)
+
+        form.updateCvv("123")
+        #expect(form.formState == expected)
+
+        form.updateCardholderName("Jane Doe")
+        expected.data.cardholderName = "Jane Doe"
+        expected.isValid = true
+        #expect(form.formState == expected)
+
+        let final = await form.submit()
+        guard case .succeeded(let result) = final else {
+            Issue.record("expected success, got \(final)")
+            return
+        }
+        #expect(result.paymentMethodType == .paymentCard)
+        #expect(result.status == .succeeded)
+        expected.flow = .succeeded(result)
+        #expect(form.formState == expected)
+        #expect(form.state == final)
+        #expect(checkout.session.deliveredOutcomes == [.success(result)])
+        #expect(checkout.sandbox.paymentCount == 1)
+
+        // The published sequence went through processing with isLoading set, and never held the CVV.
+        var flows: [PaymentFlowState] = []
+        for await state in stream {
+            #expect(state.data.cvv.isEmpty)
+            #expect(state.isLoading == (state.flow == .processing))
+            if flows.last != state.flow { flows.append(state.flow) }
+            if state == expected { break }
+        }
+        #expect(flows == [.idle, .processing, .succeeded(result)])
+
+        // A finished form ignores further input.
+        form.updateCardNumber(Self.declined)
+        #expect(form.formState == expected)
+        #expect(await form.submit() == final)
+    }
+
+    @Test("a declined card fails the attempt; a retry with another card succeeds")
+    func declineThenRetry() async throws {
+        let checkout = try await CardCheckout.make()
+        let form = checkout.form
+        form.updateCardNumber(Self.declined)
+        Self.fillRest(form)
+        await form.settled()
+        let declined = await form.submit()
+        let error = CheckoutError(.paymentDeclined, "Do not honor")
+        #expect(declined == .failed(error))
+        #expect(form.formState == CardFormState(
+            configuration: CardFormConfiguration(),
+            data: CardFormState.Data(cardNumber: "400000••••••0002", expiryDate: "12/30", cardholderName: "Jane Doe"),
+            isValid: true, selectedNetwork: .visa, availableNetworks: [.visa], binData: BinData(networks: []),
+            flow: .failed(error)))
+        #expect(checkout.session.deliveredOutcomes == [.failure(error)])
+
+        form.updateCardNumber(Self.visa)
+        await form.settled()
+        let retried = await form.submit()
+        guard case .succeeded(let result) = retried else {
+            Issue.record("expected success, got \(retried)")
+            return
+        }
+        #expect(checkout.session.deliveredOutcomes == [.failure(error), .success(result)])
+        #expect(form.formState.data.cardNumber == "424242••••••4242")
+    }
+
+    @Test("a 3-D Secure challenge: awaiting, then resumed to success; a second resume is rejected")
+    func challengeSuccess() async throws {
+        let checkout = try await CardCheckout.make()
+        let form = checkout.form
+        form.updateCardNumber(Self.challenge)
+        Self.fillRest(form)
+        await form.settled()
+        let awaiting = await form.submit()
+        guard case .awaitingChallenge(let challengeId) = awaiting else {
+            Issue.record("expected a challenge, got \(awaiting)")
+            return
+        }
+        #expect(challengeId.hasPrefix("ch_"))
+        var expected = CardFormState(
+            configuration: CardFormConfiguration(),
+            data: CardFormState.Data(cardNumber: "400000••••••3220", expiryDate: "12/30", cardholderName: "Jane Doe"),
+            isValid: true, selectedNetwork: .visa, availableNetworks: [.visa], binData: BinData(networks: []),
+            flow: .awaitingChallenge(challengeId: challengeId))
+        #expect(form.formState == expected)
+        #expect(checkout.session.deliveredOutcomes.isEmpty)
+
+        // A return of the wrong kind does not belong to this payment.
+        await #expect(throws: CheckoutError.self) {
+            try await form.resume(with: .returnURL(URL(fileURLWithPath: "/elsewhere")))
+        }
+        #expect(form.state == awaiting)
+
+        let final = try await form.resume(with: .challengeResult("challenge-success"))
+        guard case .succeeded(let result) = final else {
+            Issue.record("expected success, got \(final)")
+            return
+        }
+        expected.flow = .succeeded(result)
+        #expect(form.formState == expected)
+        #expect(checkout.session.deliveredOutcomes == [.success(result)])
+        do {
+            try await form.resume(with: .challengeResult("challenge-success"))
+            Issue.record("a replayed challenge result must be rejected")
+        } catch {
+            #expect((error as? CheckoutError)?.code == .invalidReturn)
+        }
+    }
+
+    @Test("a failed challenge fails the attempt")
+    func challengeFailure() async throws {
+        let checkout = try await CardCheckout.make()
+        let form = checkout.form
+        form.updateCardNumber(Self.challenge)
+        Self.fillRest(form)
+        await form.submit()
+        let final = try await form.resume(with: .challengeResult("wrong"))
+        let error = CheckoutError(.paymentFailed, "3-D Secure authentication failed")
+        #expect(final == .failed(error))
+        #expect(form.formState.flow == .failed(error))
+        #expect(form.formState.isLoading == false)
+        #expect(checkout.session.deliveredOutcomes == [.failure(error)])
+    }
+
+    @Test("submitting an invalid form shows every error and contacts nobody")
+    func invalidSubmit() async throws {
+        let checkout = try await CardCheckout.make(options: [
+            "cardholderName": .string("required"), "billingAddress": .object(["postalCode": .string("required")]),
+        ])
+        let form = checkout.form
+        form.updateCardNumber("4242 4242 4242 4241")
+        let state = await form.submit()
+        let errors = [
+            CardFieldError(field: .cardNumber, code: .invalidCardNumber),
+            CardFieldError(field: .expiryDate, code: .required),
+            CardFieldError(field: .cvv, code: .required),
+            CardFieldError(field: .cardholderName, code: .required),
+            CardFieldError(field: .postalCode, code: .required),
+        ]
+        let failure = CheckoutError(.invalidPaymentData, "the card form has invalid fields: "
+                                    + errors.map(\.description).joined(separator: ", "))
+        #expect(state == .failed(failure))
+        #expect(form.formState == CardFormState(
+            configuration: CardFormConfiguration(cardholderName: .required, billingFields: [.postalCode: .required]),
+            data: CardFormState.Data(cardNumber: "424242••••••4241"), errors: errors, isValid: false,
+            selectedNetwork: .visa, availableNetworks: [.visa], flow: .failed(failure)))
+        #expect(checkout.sandbox.createPaymentCallCount == 0)
+        #expect(checkout.session.deliveredOutcomes.isEmpty)
+        #expect(!failure.message.contains("4242424242424241"))
+
+        // Fixing the fields clears their errors at once; the postal code follows the session country (NL).
+        form.updateBillingField(.postalCode, "12")
+        #expect(form.formState.error(for: .postalCode) == .invalidPostalCode)
+        form.updateBillingField(.postalCode, "1012 AB")
+        #expect(form.formState.error(for: .postalCode) == nil)
+    }
+
+    struct CoBadge: Sendable, CustomStringConvertible {
+        let number: String
+        let allowed: [CardNetwork]
+        let available: [CardNetwork]
+        let selected: CardNetwork?
+        let selectable: Bool
+        let numberError: CardValidationError.Code?
+        var description: String { "\(number.prefix(8)) \(allowed)" }
+    }
+
+    @Test("co-badged networks follow the merchant's order; EFTPOS selects automatically", arguments: [
+        CoBadge(number: cartesBancairesVisa, allowed: [.visa, .mastercard, .cartesBancaires],
+                available: [.visa, .cartesBancaires], selected: .visa, selectable: true, numberError: nil),
+        CoBadge(number: cartesBancairesVisa, allowed: [.cartesBancaires, .visa], available: [.cartesBancaires, .visa],
+                selected: .cartesBancaires, selectable: true, numberError: nil),
+        CoBadge(number: cartesBancairesVisa, allowed: [], available: [.cartesBancaires, .visa],
+                selected: .cartesBancaires, selectable: true, numberError: nil),
+        CoBadge(number: cartesBancairesVisa, allowed: [.visa], available: [.visa], selected: .visa, selectable: false,
+                numberError: nil),
+        CoBadge(number: cartesBancairesVisa, allowed: [.cartesBancaires], available: [.cartesBancaires],
+                selected: .cartesBancaires, selectable: false, numberError: nil),
+        CoBadge(number: cartesBancairesVisa, allowed: [.mastercard], available: [], selected: nil, selectable: false,
+                numberError: .unsupportedCardType),
+        CoBadge(number: cartesBancairesMastercard, allowed: [.mastercard, .cartesBancaires],
+                available: [.mastercard, .cartesBancaires], selected: .mastercard, selectable: true, numberError: nil),
+        CoBadge(number: eftposMastercard, allowed: [.mastercard, .eftpos], available: [.mastercard, .eftpos],
+                selected: .mastercard, selectable: false, numberError: nil),
+        CoBadge(number: eftposMastercard, allowed: [.eftpos, .mastercard], available: [.eftpos, .mastercard],
+                selected: .eftpos, selectable: false, numberError: nil),
+        CoBadge(number: eftposMastercard, allowed: [], available: [.eftpos, .mastercard], selected: .eftpos,
+                selectable: false, numberError: nil),
+        CoBadge(number: eftposMastercard, allowed: [.visa, .mastercard], available: [.mastercard],
+                selected: .mastercard, selectable: false, numberError: nil),
+    ])
+    func coBadged(_ example: CoBadge) async throws {
+        let checkout = try await CardCheckout.make(allowed: example.allowed)
+        let form = checkout.form
+        form.updateCardNumber(example.number)
+        await form.settled()
+        let state = form.formState
+        #expect(state.availableNetworks == example.available)
+        #expect(state.selectedNetwork == example.selected)
+        #expect(state.allowsNetworkSelection == example.selectable)
+        #expect(state.error(for: .cardNumber) == example.numberError)
+        #expect(state.binData?.networks.isEmpty == false)
+        for network in [CardNetwork.visa, .mastercard, .cartesBancaires, .eftpos, .amex] {
+            let selectable = example.selectable && example.available.contains(network)
+            do {
+                try form.selectCardNetwork(network)
+                #expect(selectable, "\(network) should not be selectable")
+                #expect(form.formState.selectedNetwork == network)
+            } catch {
+                #expect(!selectable, "\(network) should be selectable")
+                #expect(error.code == .invalidState)
+            }
+        }
+    }
+
+    @Test("choosing a co-badged network changes the selection, the surcharge and the tokenized network")
+    func selectNetwork() async throws {
+        let checkout = try await CardCheckout.make(allowed: [.visa, .cartesBancaires],
+                                                   networkSurcharges: ["VISA": 150, "CARTES_BANCAIRES": 0])
+        let form = checkout.form
+        form.updateCardNumber(Self.cartesBancairesVisa)
+        Self.fillRest(form)
+        await form.settled()
+        #expect(form.formState.selectedNetwork == .visa)
+        #expect(form.formState.surcharge == 150)
+        #expect(form.formState.formattedSurcharge == "+ €1.50")
+        try form.selectCardNetwork(.cartesBancaires)
+        #expect(form.formState.selectedNetwork == .cartesBancaires)
+        #expect(form.formState.surcharge == 0)
+        #expect(form.formState.formattedSurcharge == nil)
+        #expect(throws: CheckoutError.self) { try form.selectCardNetwork(.amex) }
+        let final = await form.submit()
+        guard case .succeeded = final else {
+            Issue.record("expected success, got \(final)")
+            return
+        }
+        // The sandbox saved the masked instrument with the chosen network.
+        #expect(form.formState.selectedNetwork == .cartesBancaires)
+    }
+
+    struct SurchargeCase: Sendable, CustomStringConvertible {
+        let currency: String
+        let flat: Int?
+        let perNetwork: [String: Int]?
+        let number: String
+        let raw: Int?
+        let formatted: String?
+        var description: String { "\(currency) \(raw.map(String.init) ?? "nil")" }
+    }
+
+    @Test("surcharge per network, raw and formatted with the session currency", arguments: [
+        SurchargeCase(currency: "EUR", flat: nil, perNetwork: ["AMEX": 150], number: "378282246310005", raw: 150,
+                      formatted: "+ €1.50"),
+        SurchargeCase(currency: "EUR", flat: nil, perNetwork: ["AMEX": 150], number: "4242424242424242", raw: nil,
+                      formatted: nil),
+        SurchargeCase(currency: "EUR", flat: 25, perNetwork: ["AMEX": 150], number: "4242424242424242", raw: 25,
+                      formatted: "+ €0.25"),
+        SurchargeCase(currency: "EUR", flat: 25, perNetwork: ["VISA": 0], number: "4242424242424242", raw: 0,
+                      formatted: nil),
+        SurchargeCase(currency: "GBP", flat: nil, perNetwork: ["MASTERCARD": 1234], number: "5555555555554444",
+                      raw: 1234, formatted: "+ £12.34"),
+        SurchargeCase(currency: "JPY", flat: nil, perNetwork: ["VISA": 150], number: "4242424242424242", raw: 150,
+                      formatted: "+ ¥150"),
+        SurchargeCase(currency: "KWD", flat: nil, perNetwork: ["VISA": 1500], number: "4242424242424242", raw: 1500,
+                      formatted: "+ KWD 1.500"),
+        SurchargeCase(currency: "EUR", flat: 10, perNetwork: ["AMEX": 150], number: "", raw: 10, formatted: "+ €0.10"),
+    ])
+    func surcharge(_ example: SurchargeCase) async throws {
+        let checkout = try await CardCheckout.make(currency: example.currency, surcharge: example.flat,
+                                                   networkSurcharges: example.perNetwork)
+        let form = checkout.form
+        form.updateCardNumber(example.number)
+        await form.settled()
+        #expect(form.formState.surcharge == example.raw)
+        #expect(form.formState.formattedSurcharge == example.formatted)
+    }
+
+    @Test("a stale BIN answer is ignored when the first 8 digits changed meanwhile")
+    func staleBinAnswer() async throws {
+        let lookup = GatedBinLookup()
+        let checkout = try await CardCheckout.make(allowed: [], binLookup: lookup)
+        let form = checkout.form
+        let stream = form.formStates()
+        var requests = lookup.requested.makeAsyncIterator()
+
+        form.updateCardNumber(Self.cartesBancairesVisa)
+        #expect(await requests.next() == "40355010")
+        form.updateCardNumber(Self.eftposMastercard)
+        #expect(await requests.next() == "52000000")
+        lookup.answer("40355010", with: .success(BinData(networks: [.cartesBancaires, .visa], issuerCountry: "FR")))
+        let eftpos = BinData(networks: [.eftpos, .mastercard], issuerCountry: "AU")
+        lookup.answer("52000000", with: .success(eftpos))
+        await form.settled()
+
+        #expect(form.formState.binData == eftpos)
+        #expect(form.formState.availableNetworks == [.eftpos, .mastercard])
+        #expect(form.formState.selectedNetwork == .eftpos)
+        let final = form.formState
+        for await state in stream {
+            #expect(state.binData?.networks.contains(.cartesBancaires) != true, "a stale answer was published")
+            if state == final { break }
+        }
+
+        // Shortening below 8 digits drops the BIN data; an answer arriving afterwards is ignored.
+        form.updateCardNumber(Self.cartesBancairesVisa)
+        #expect(await requests.next() == "40355010")
+        form.updateCardNumber("4035")
+        lookup.answer("40355010", with: .success(BinData(networks: [.cartesBancaires, .visa])))
+        await form.settled()
+        #expect(form.formState.binData == nil)
+        #expect(form.formState.availableNetworks == [.visa])
+        #expect(lookup.requests == ["40355010", "52000000", "40355010"])
+    }
+
+    @Test("BIN answers are cached by the first 8 digits; typing past 8 digits does not ask again")
+    func binCache() async throws {
+        let lookup = GatedBinLookup()
+        let checkout = try await CardCheckout.make(allowed: [], binLookup: lookup)
+        let form = checkout.form
+        var requests = lookup.requested.makeAsyncIterator()
+        form.updateCardNumber("4035501")
+        form.updateCardNumber("40355010")
+        #expect(await requests.next() == "40355010")
+        let answer = BinData(networks: [.cartesBancaires, .visa], issuerCountry: "FR")
+        lookup.answer("40355010", with: .success(answer))
+        await form.settled()
+        form.updateCardNumber("403550100")
+        form.updateCardNumber(Self.cartesBancairesVisa)
+        form.updateCardNumber("5200 0000")
+        #expect(await requests.next() == "52000000")
+        lookup.answer("52000000", with: .success(BinData(networks: [])))
+        await form.settled()
+        #expect(form.formState.availableNetworks == [.mastercard])
+        form.updateCardNumber(Self.cartesBancairesVisa)
+        #expect(form.formState.binData == answer)
+        #expect(form.formState.availableNetworks == [.cartesBancaires, .visa])
+        await form.settled()
+        #expect(lookup.requests == ["40355010", "52000000"])
+    }
+
+    @Test("a failing BIN lookup falls back to local detection")
+    func failingLookup() async throws {
+        let checkout = try await CardCheckout.make(allowed: [], binLookup: FailingBinLookup())
+        let form = checkout.form
+        form.updateCardNumber(Self.cartesBancairesVisa)
+        await form.settled()
+        #expect(form.formState.binData == nil)
+        #expect(form.formState.availableNetworks == [.visa])
+        #expect(form.formState.selectedNetwork == .visa)
+    }
+
+    @Test("without a BIN lookup only local detection is used")
+    func noLookup() async throws {
+        let checkout = try await CardCheckout.make(allowed: [], useSandboxBins: false)
+        checkout.form.updateCardNumber(Self.eftposMastercard)
+        await checkout.form.settled()
+        #expect(checkout.form.formState.availableNetworks == [.mastercard])
+        #expect(checkout.form.formState.binData == nil)
+    }
+
+    @Test("the number and CVV never appear in snapshots, descriptions or mirrors")
+    func noLeaks() async throws {
+        let checkout = try await CardCheckout.make(options: ["billingAddress": .object(["addressLine1": .string("optional")])])
+        let form = checkout.form
+        form.updateCardNumber("4242 4242 4242 4242")
+        form.updateCvv("987")
+        form.updateExpiryDate(Self.visa)
+        form.updateCardholderName(Self.visa)
+        form.updateBillingField(.addressLine1, "pay with 4242424242424242 please")
+        await form.settled()
+        var dumped = ""
+        dump(form, to: &dumped)
+        dump(form.formState, to: &dumped)
+        let texts = [String(describing: form), String(reflecting: form), String(describing: form.formState),
+                     String(reflecting: form.formState), dumped]
+        for text in texts {
+            #expect(!text.contains(Self.visa))
+            #expect(!text.contains("4242 4242 4242 4242"))
+            #expect(!text.contains("987"))
+        }
+        #expect(form.formState.data.cvv == "")
+        #expect(form.formState.data.billingAddress.addressLine1?.contains("pay with 424242••••••4242") == true)
+    }
+
+    @Test("concurrent submits create one payment")
+    func concurrentSubmits() async throws {
+        let checkout = try await CardCheckout.make()
+        let form = checkout.form
+        form.updateCardNumber(Self.visa)
+        Self.fillRest(form)
+        await form.settled()
+        async let first = form.submit()
+        async let second = form.submit()
+        let states = await [first, second]
+        #expect(states.contains { if case .succeeded = $0 { true } else { false } })
+        #expect(states.allSatisfy { state in
+            switch state {
+            case .succeeded, .processing: true
+            default: false
+            }
+        })
+        #expect(checkout.sandbox.paymentCount == 1)
+        #expect(checkout.sandbox.createPaymentCallCount == 1)
+        #expect(checkout.session.deliveredOutcomes.count == 1)
+    }
+
+    @Test("concurrent updates from many tasks leave a consistent state")
+    func concurrentUpdates() async throws {
+        let checkout = try await CardCheckout.make(allowed: [])
+        let form = checkout.form
+        let numbers = [Self.visa, Self.cartesBancairesVisa, Self.eftposMastercard, "3782 822463 10005"]
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    form.updateCardNumber(numbers[index % numbers.count])
+                    form.updateCvv(index.isMultiple(of: 2) ? "123" : "1234")
+                    form.updateExpiryDate("12/30")
+                    try? form.selectCardNetwork(.cartesBancaires)
+                }
+            }
+        }
+        form.updateCardNumber(Self.cartesBancairesVisa)
+        form.updateCvv("123")
+        await form.settled()
+        let state = form.formState
+        #expect(state.data.cardNumber == "403550••••••" + String(Self.cartesBancairesVisa.suffix(4)))
+        #expect(state.availableNetworks == [.cartesBancaires, .visa])
+        #expect(state.binData?.networks == [.cartesBancaires, .visa])
+        #expect(state.errors.isEmpty)
+        #expect(state.isValid)
+    }
+
+    @Test("cancel wipes the form, is idempotent, and blocks later submits")
+    func cancel() async throws {
+        let checkout = try await CardCheckout.make()
+        let form = checkout.form
+        form.updateCardNumber(Self.visa)
+        Self.fillRest(form)
+        await form.settled()
+        await form.cancel()
+        await form.cancel()
+        #expect(form.state == .cancelled)
+        #expect(form.formState.flow == .cancelled)
+        #expect(form.formState.isLoading == false)
+        #expect(await form.submit() == .cancelled)
+        form.updateCardNumber(Self.declined)
+        #expect(form.formState.data.cardNumber == "424242••••••4242")
+        #expect(checkout.sandbox.createPaymentCallCount == 0)
+        #expect(checkout.session.deliveredOutcomes.isEmpty)
+    }
+
+    @Test("vaultOnSuccess comes from the card option, else from the advertised option", arguments: [
+        ([String: JSONValue](), Bool?.none, false),
+        ([String: JSONValue](), Bool?.some(true), true),
+        (["vaultOnSuccess": JSONValue.bool(true)], Bool?.none, true),
+        (["vaultOnSuccess": JSONValue.bool(false)], Bool?.some(true), false),
+    ])
+    func vaultOnSuccess(_ options: [String: JSONValue], _ advertised: Bool?, _ vaulted: Bool) async throws {
+        let vault = InMemoryVaultProvider()
+        let checkout = try await CardCheckout.make(vaultOnSuccess: advertised, options: options, vault: vault)
+        let form = checkout.form
+        form.updateCardNumber(Self.visa)
+        Self.fillRest(form)
+        let final = await form.submit()
+        guard case .succeeded(let result) = final else {
+            Issue.record("expected success, got \(final)")
+            return
+        }
+        #expect((result.vaultedToken != nil) == vaulted)
+    }
+
+    @Test("cardForm() is the session's PAYMENT_CARD flow")
+    func cardFormIsTheFlow() async throws {
+        let checkout = try await CardCheckout.make()
+        let flow = try checkout.session.flow(for: .paymentCard)
+        #expect(flow === checkout.form)
+        #expect(flow.paymentMethodType == .paymentCard)
+    }
+}

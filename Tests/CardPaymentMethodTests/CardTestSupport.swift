@@ -1,0 +1,171 @@
+import CardPaymentMethod
+import CheckoutCore
+import Foundation
+import Synchronization
+import Testing
+
+/// Shared fixtures: the real network table, fixed clocks, Luhn helpers and a seeded generator.
+enum Fixtures {
+    /// `Config/card-networks.json` of this repository.
+    static let tableURL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Config/card-networks.json")
+
+    /// The real table, loaded once.
+    static let table: CardNetworkTable = {
+        do {
+            return try CardNetworkTable(contentsOf: tableURL)
+        } catch {
+            fatalError("the repository's card-networks.json must load: \(error)")
+        }
+    }()
+
+    /// A clock stopped at `2026-11-15T12:00:00Z`.
+    static let november2026: Date = date(2026, 11, 15, 12, 0)
+
+    /// A date in UTC.
+    static func date(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int, _ second: Int = 0) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return calendar.date(from: components) ?? Date(timeIntervalSince1970: 0)
+    }
+
+    /// A validator with a fixed clock.
+    static func validator(at date: Date = date(2026, 11, 15, 12, 0), allowed: [CardNetwork] = []) -> CardValidator {
+        CardValidator(table: table, allowedNetworks: allowed, now: { date })
+    }
+
+    /// `body` followed by its Luhn check digit.
+    static func luhnComplete(_ body: String) -> String {
+        let digits = body.utf8.map { Int($0) - 48 }
+        var sum = 0
+        for (offset, digit) in digits.reversed().enumerated() {
+            var value = digit
+            if offset % 2 == 0 {
+                value *= 2
+                if value > 9 { value -= 9 }
+            }
+            sum += value
+        }
+        return body + String((10 - sum % 10) % 10)
+    }
+
+    /// A Luhn-valid number of `length` digits starting with `prefix`, padded with zeros.
+    static func number(prefix: String, length: Int) -> String {
+        var body = prefix
+        while body.count < length - 1 { body += "0" }
+        return luhnComplete(String(body.prefix(length - 1)))
+    }
+
+    /// `number` with its last digit changed so that Luhn fails.
+    static func breakingLuhn(_ number: String, by delta: Int = 1) -> String {
+        let last = Int(number.utf8.last.map { $0 - 48 } ?? 0)
+        return String(number.dropLast()) + String((last + delta) % 10)
+    }
+
+    /// The reference (slow, obviously correct) longest-prefix detection used as an oracle.
+    static func referenceDetect(_ digits: String) -> CardNetwork? {
+        var best: (network: CardNetwork, digits: Int)?
+        for rule in table.rules {
+            for prefix in rule.prefixes where prefix.digitCount <= digits.count {
+                guard let value = UInt32(digits.prefix(prefix.digitCount)) else { continue }
+                if prefix.lowerBound <= value && value <= prefix.upperBound && prefix.digitCount > (best?.digits ?? 0) {
+                    best = (rule.network, prefix.digitCount)
+                }
+            }
+        }
+        return best?.network
+    }
+}
+
+/// SplitMix64: a tiny seeded generator so property tests are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A BIN lookup whose answers the test releases one by one, to order races deterministically.
+final class GatedBinLookup: BinLookup {
+    private struct State {
+        var waiting: [String: [CheckedContinuation<BinData, any Error>]] = [:]
+        var requests: [String] = []
+    }
+
+    private let state = Mutex(State())
+    private let requestContinuation: AsyncStream<String>.Continuation
+    /// Every BIN asked for, in order.
+    let requested: AsyncStream<String>
+
+    init() {
+        (requested, requestContinuation) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Every BIN asked for so far.
+    var requests: [String] { state.withLock { $0.requests } }
+
+    func lookup(bin: String) async throws -> BinData {
+        try await withCheckedThrowingContinuation { continuation in
+            state.withLock {
+                $0.waiting[bin, default: []].append(continuation)
+                $0.requests.append(bin)
+            }
+            requestContinuation.yield(bin)
+        }
+    }
+
+    /// Answers every pending lookup of `bin`.
+    func answer(_ bin: String, with result: Result<BinData, CheckoutError>) {
+        let continuations = state.withLock { $0.waiting.removeValue(forKey: bin) ?? [] }
+        for continuation in continuations { continuation.resume(with: result.mapError { $0 as any Error }) }
+    }
+}
+
+/// A BIN lookup that always fails (the form must fall back to local detection).
+struct FailingBinLookup: BinLookup {
+    func lookup(bin: String) async throws -> BinData {
+        throw CheckoutError(.networkError, "lookup unavailable")
+    }
+}
+
+/// A ready checkout session with the card handler registered, plus its sandbox.
+struct CardCheckout {
+    let session: CheckoutSession
+    let sandbox: SandboxProcessor
+    let form: CardFormSession
+
+    /// Builds and starts a session.
+    static func make(allowed: [CardNetwork] = [.visa, .mastercard, .amex], currency: String = "EUR",
+                     amount: Int = 1999, surcharge: Int? = nil, networkSurcharges: [String: Int]? = nil,
+                     vaultOnSuccess: Bool? = nil, options: [String: JSONValue] = [:],
+                     binLookup: (any BinLookup)? = nil, useSandboxBins: Bool = true,
+                     vault: (any VaultProvider)? = nil,
+                     now: Date = Fixtures.date(2026, 11, 15, 12, 0)) async throws -> CardCheckout {
+        let sandbox = SandboxProcessor()
+        let token = ClientToken(
+            merchantId: "m_1", customerId: "c_1", amount: amount, currency: currency, country: "NL",
+            allowedCardNetworks: allowed, expiresAt: now.addingTimeInterval(3600),
+            paymentMethods: [AdvertisedPaymentMethod(
+                id: "pm_card", type: .paymentCard,
+                options: AdvertisedOptions(surcharge: surcharge, networkSurcharges: networkSurcharges,
+                                           vaultOnSuccess: vaultOnSuccess))])
+        let registry = PaymentMethodRegistry()
+        let lookup: (any BinLookup)? = binLookup ?? (useSandboxBins ? sandbox : nil)
+        try registry.register(CardPaymentHandler(table: Fixtures.table, binLookup: lookup, now: { now }))
+        let configuration = CheckoutConfiguration(paymentMethods: [
+            CheckoutConfiguration.Method(type: .paymentCard, options: options),
+        ])
+        let session = CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,
+                                      processor: sandbox, vault: vault, now: { now })
+        await session.start()
+        let form = try session.cardForm()
+        return CardCheckout(session: session, sandbox: sandbox, form: form)
+    }
+}
