@@ -1,0 +1,74 @@
+#ifndef CHECKOUTKIT_CMICROHTTPD_SHIM_H
+#define CHECKOUTKIT_CMICROHTTPD_SHIM_H
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <microhttpd.h>
+
+/// MHD_start_daemon is variadic, which Swift cannot call: this wrapper starts a daemon with a
+/// fixed option list. It binds to `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free
+/// port), serves with an internal thread pool of `threads` threads, and calls `completed` when a
+/// request ends. Returns NULL when the address is not a literal or the daemon cannot start.
+static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, unsigned int threads,
+                                            unsigned int connection_limit,
+                                            unsigned int connection_timeout_seconds,
+                                            size_t connection_memory_limit,
+                                            MHD_AccessHandlerCallback handler, void *handler_cls,
+                                            MHD_RequestCompletedCallback completed, void *completed_cls) {
+    unsigned int flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD;
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+    struct sockaddr *address;
+    memset(&v4, 0, sizeof v4);
+    memset(&v6, 0, sizeof v6);
+    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        address = (struct sockaddr *)&v4;
+    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        address = (struct sockaddr *)&v6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        return NULL;
+    }
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_END);
+}
+
+/// MHD_get_daemon_info is variadic: returns the port the daemon is bound to, or 0 when unknown.
+static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/// MHD_YES and MHD_NO as plain ints, whatever MHD_Result's import looks like in Swift.
+static inline enum MHD_Result cmhd_yes(void) { return MHD_YES; }
+/// See cmhd_yes.
+static inline enum MHD_Result cmhd_no(void) { return MHD_NO; }
+
+/// Looks up a request header (enum constants of MHD_ValueKind do not import cleanly).
+static inline const char *cmhd_header(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+}
+
+/// Looks up a query-string argument, already percent-decoded.
+static inline const char *cmhd_query(struct MHD_Connection *connection, const char *name) {
+    return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/// Creates a response holding a private copy of `size` bytes at `data`.
+static inline struct MHD_Response *cmhd_response_copy(size_t size, const void *data) {
+    return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
+}
+#endif

@@ -1,0 +1,18 @@
+/// Turns a decoding error into a one-line explanation naming the JSON path, never echoing values.
+enum DecodingFailure {
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "not valid JSON" }
+        func path(_ keys: [any CodingKey]) -> String {
+            let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+            return text.isEmpty ? "<root>" : String(text.drop(while: { $0 == "." }))
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): required key is missing"
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): expected \(type), found null"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)): invalid value"
+        @unknown default: return "not valid JSON"
+        }
+    }
+}

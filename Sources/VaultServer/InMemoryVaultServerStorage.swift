@@ -1,0 +1,93 @@
+import Synchronization
+
+/// A `VaultServerStorage` in memory, for tests: the same primitives as the SQLite storage.
+///
+/// A transaction works on a copy of the state under the lock and publishes it only when the body
+/// returns, so a throw rolls back exactly as SQLite does.
+public final class InMemoryVaultServerStorage: VaultServerStorage {
+    private struct State {
+        var sequence: Int64 = 0
+        var instruments: [CustomerKey: [String: InstrumentRecord]] = [:]
+        var horizons: [CustomerKey: Int64] = [:]
+        var ops: [CustomerKey: [String: StoredOpRecord]] = [:]
+    }
+
+    private final class Transaction: VaultStorageTransaction {
+        var state: State
+        init(state: State) { self.state = state }
+
+        func instrument(_ key: CustomerKey, id: String) throws -> InstrumentRecord? {
+            state.instruments[key]?[id]
+        }
+
+        func liveInstruments(_ key: CustomerKey) throws -> [InstrumentRecord] {
+            (state.instruments[key] ?? [:]).values.filter { !$0.deleted }.sorted { lhs, rhs in
+                if lhs.isDefault != rhs.isDefault { return lhs.isDefault }
+                return lhs.id < rhs.id
+            }
+        }
+
+        func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord] {
+            Array((state.instruments[key] ?? [:]).values.filter { $0.sequence > after }
+                .sorted { $0.sequence < $1.sequence }.prefix(max(0, limit)))
+        }
+
+        func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws {
+            state.instruments[key, default: [:]][instrument.id] = instrument
+        }
+
+        func nextSequence() throws -> Int64 {
+            state.sequence += 1
+            return state.sequence
+        }
+
+        func hasTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws -> Bool {
+            (state.instruments[key] ?? [:]).values.contains { row in
+                row.deleted && (row.deletedAt.map { $0 <= deletedAtOrBefore } ?? false)
+            }
+        }
+
+        func purgeHorizon(_ key: CustomerKey) throws -> Int64 { state.horizons[key] ?? 0 }
+
+        func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws {
+            guard let rows = state.instruments[key] else { return }
+            var horizon = state.horizons[key] ?? 0
+            var kept: [String: InstrumentRecord] = [:]
+            for (id, row) in rows {
+                if row.deleted, let deletedAt = row.deletedAt, deletedAt <= deletedAtOrBefore {
+                    horizon = max(horizon, row.sequence)
+                } else {
+                    kept[id] = row
+                }
+            }
+            state.instruments[key] = kept
+            state.horizons[key] = horizon
+        }
+
+        func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? { state.ops[key]?[opId] }
+
+        func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws {
+            state.ops[key, default: [:]][record.opId] = record
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an empty storage.
+    public init() {}
+
+    /// Runs `body` atomically; see `VaultServerStorage.transaction`.
+    public func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
+        try state.withLock { current in
+            let transaction = Transaction(state: current)
+            let result = try body(transaction)
+            current = transaction.state
+            return result
+        }
+    }
+
+    /// Runs `body` on a read-only snapshot; see `VaultServerStorage.read`.
+    public func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
+        try state.withLock { current in try body(Transaction(state: current)) }
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import SQLiteKit
+
+/// The default `VaultServerStorage`: one SQLite file in WAL mode through SQLiteKit.
+///
+/// Every transaction runs on SQLiteKit's single writer connection in `BEGIN IMMEDIATE`, which
+/// serialises writers, so sequences become visible in the order they were handed out; reads run
+/// on SQLiteKit's reader connections in deferred transactions and never wait for a writer. Rows are
+/// decoded by column index into plain structs (no `Codable` on the hot path).
+public final class SQLiteVaultServerStorage: VaultServerStorage {
+    private let pool: DatabasePool
+
+    /// Opens (creating if needed) the database at `path` and applies the schema migrations.
+    public init(path: String) throws {
+        var configuration = DatabaseConfiguration()
+        configuration.journalModeWAL = true
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try pool.writeWithoutTransaction { database in try Self.migrator.migrate(database) }
+    }
+
+    /// The schema, as named migrations that are never edited once shipped.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-vault-server") { database in
+            try database.execute("""
+                CREATE TABLE instrument (
+                    merchant TEXT NOT NULL,
+                    customer TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    seq INTEGER NOT NULL,
+                    deleted INTEGER NOT NULL,
+                    is_default INTEGER NOT NULL,
+                    method_json TEXT,
+                    deleted_at INTEGER,
+                    PRIMARY KEY (merchant, customer, id)
+                ) WITHOUT ROWID;
+                CREATE INDEX instrument_feed ON instrument (merchant, customer, seq);
+                CREATE INDEX instrument_tombstone ON instrument (merchant, customer, deleted_at) WHERE deleted = 1;
+                CREATE TABLE sequence_counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+                INSERT INTO sequence_counter (id, value) VALUES (1, 0);
+                CREATE TABLE purge_horizon (
+                    merchant TEXT NOT NULL,
+                    customer TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    PRIMARY KEY (merchant, customer)
+                ) WITHOUT ROWID;
+                CREATE TABLE op_log (
+                    merchant TEXT NOT NULL,
+                    customer TEXT NOT NULL,
+                    op_id TEXT NOT NULL,
+                    body_hash TEXT NOT NULL,
+                    result_json TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (merchant, customer, op_id)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }()
+
+    /// Runs `body` atomically; see `VaultServerStorage.transaction`.
+    public func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
+        try pool.write { database in try body(Transaction(database: database)) }
+    }
+
+    /// Runs `body` on a read-only snapshot; see `VaultServerStorage.read`.
+    public func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
+        try pool.read { database in
+            try database.transaction(.deferred) { try body(Transaction(database: database)) }
+        }
+    }
+
+    /// The primitives over one open transaction of the writer connection.
+    private struct Transaction: VaultStorageTransaction {
+        let database: Database
+
+        private static let columns = "id, version, seq, deleted, is_default, method_json, deleted_at"
+
+        private static func row(_ statement: Statement) -> InstrumentRecord {
+            InstrumentRecord(id: statement.string(at: 0), version: statement.int64(at: 1), sequence: statement.int64(at: 2),
+                             deleted: statement.bool(at: 3), isDefault: statement.bool(at: 4),
+                             methodJSON: statement.optionalString(at: 5), deletedAt: statement.optionalInt64(at: 6))
+        }
+
+        private func rows(_ sql: String, _ bind: (Statement) throws -> Void) throws -> [InstrumentRecord] {
+            try database.withStatement(sql) { statement in
+                try bind(statement)
+                var rows: [InstrumentRecord] = []
+                while try statement.step() { rows.append(Self.row(statement)) }
+                return rows
+            }
+        }
+
+        func instrument(_ key: CustomerKey, id: String) throws -> InstrumentRecord? {
+            try rows("SELECT \(Self.columns) FROM instrument WHERE merchant = ?1 AND customer = ?2 AND id = ?3") { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(id, at: 3)
+            }.first
+        }
+
+        func liveInstruments(_ key: CustomerKey) throws -> [InstrumentRecord] {
+            try rows("""
+                SELECT \(Self.columns) FROM instrument WHERE merchant = ?1 AND customer = ?2 AND deleted = 0
+                ORDER BY is_default DESC, id
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+            }
+        }
+
+        func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord] {
+            try rows("""
+                SELECT \(Self.columns) FROM instrument WHERE merchant = ?1 AND customer = ?2 AND seq > ?3
+                ORDER BY seq LIMIT ?4
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(after, at: 3)
+                try statement.bind(max(0, limit), at: 4)
+            }
+        }
+
+        func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws {
+            try database.run("""
+                INSERT OR REPLACE INTO instrument (merchant, customer, id, version, seq, deleted, is_default, method_json, deleted_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(instrument.id, at: 3)
+                try statement.bind(instrument.version, at: 4)
+                try statement.bind(instrument.sequence, at: 5)
+                try statement.bind(instrument.deleted, at: 6)
+                try statement.bind(instrument.isDefault, at: 7)
+                try statement.bind(instrument.methodJSON, at: 8)
+                try statement.bind(instrument.deletedAt, at: 9)
+            }
+        }
+
+        func nextSequence() throws -> Int64 {
+            try database.withStatement("UPDATE sequence_counter SET value = value + 1 WHERE id = 1 RETURNING value") { statement in
+                guard try statement.step() else { throw SQLiteError(.corrupt, message: "sequence_counter row is missing") }
+                let value = statement.int64(at: 0)
+                while try statement.step() {}
+                return value
+            }
+        }
+
+        func hasTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws -> Bool {
+            try database.withStatement("""
+                SELECT 1 FROM instrument WHERE merchant = ?1 AND customer = ?2 AND deleted = 1 AND deleted_at <= ?3 LIMIT 1
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(deletedAtOrBefore, at: 3)
+                return try statement.step()
+            }
+        }
+
+        func purgeHorizon(_ key: CustomerKey) throws -> Int64 {
+            try database.withStatement("SELECT seq FROM purge_horizon WHERE merchant = ?1 AND customer = ?2") { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                return try statement.step() ? statement.int64(at: 0) : 0
+            }
+        }
+
+        func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws {
+            let purgedMax = try database.withStatement("""
+                SELECT MAX(seq) FROM instrument
+                WHERE merchant = ?1 AND customer = ?2 AND deleted = 1 AND deleted_at <= ?3
+                """) { statement -> Int64? in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(deletedAtOrBefore, at: 3)
+                return try statement.step() ? statement.optionalInt64(at: 0) : nil
+            }
+            guard let purgedMax else { return }
+            try database.run("""
+                DELETE FROM instrument WHERE merchant = ?1 AND customer = ?2 AND deleted = 1 AND deleted_at <= ?3
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(deletedAtOrBefore, at: 3)
+            }
+            try database.run("""
+                INSERT INTO purge_horizon (merchant, customer, seq) VALUES (?1, ?2, ?3)
+                ON CONFLICT (merchant, customer) DO UPDATE SET seq = MAX(seq, excluded.seq)
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(purgedMax, at: 3)
+            }
+        }
+
+        func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? {
+            try database.withStatement("""
+                SELECT body_hash, result_json, created_at FROM op_log WHERE merchant = ?1 AND customer = ?2 AND op_id = ?3
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(opId, at: 3)
+                guard try statement.step() else { return nil }
+                return StoredOpRecord(opId: opId, bodyHash: statement.string(at: 0), resultJSON: statement.string(at: 1),
+                                      createdAt: statement.int64(at: 2))
+            }
+        }
+
+        func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws {
+            try database.run("""
+                INSERT INTO op_log (merchant, customer, op_id, body_hash, result_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(record.opId, at: 3)
+                try statement.bind(record.bodyHash, at: 4)
+                try statement.bind(record.resultJSON, at: 5)
+                try statement.bind(record.createdAt, at: 6)
+            }
+        }
+    }
+}

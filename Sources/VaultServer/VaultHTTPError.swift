@@ -1,0 +1,38 @@
+/// An error answer of the vault server: an HTTP status and the JSON `{"error": {"code", "message"}}`.
+///
+/// Codes are stable and documented in the OpenAPI file; messages never contain payment data or
+/// API keys.
+public struct VaultHTTPError: Error, Sendable, Equatable {
+    /// The HTTP status.
+    public let status: Int
+    /// The stable machine-readable code.
+    public let code: String
+    /// A human-readable explanation.
+    public let message: String
+    /// Seconds after which a retry may succeed (429, 503).
+    public let retryAfterSeconds: Int?
+
+    /// Creates an error answer.
+    public init(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    static func badRequest(_ code: String, _ message: String) -> Self { .init(status: 400, code: code, message: message) }
+    static let unauthorized = Self(status: 401, code: "unauthorized", message: "missing or invalid API key")
+    static let notFound = Self(status: 404, code: "not-found", message: "no such resource")
+    static func methodNotAllowed() -> Self { .init(status: 405, code: "method-not-allowed", message: "method not allowed on this path") }
+    static let opInFlight = Self(status: 409, code: "op-in-flight", message: "an op with the same id is being processed; retry later")
+    static let cursorExpired = Self(status: 410, code: "cursor-expired",
+                                    message: "the cursor is older than the tombstone retention; pull again without a cursor")
+    static let bodyTooLarge = Self(status: 413, code: "payload-too-large", message: "the request body is larger than allowed")
+    static let idempotencyKeyReused = Self(status: 422, code: "idempotency-key-reused",
+                                           message: "an op id was reused with a different body")
+    static func rateLimited(retryAfter: Int) -> Self {
+        .init(status: 429, code: "rate-limited", message: "too many requests", retryAfterSeconds: retryAfter)
+    }
+    static let draining = Self(status: 503, code: "draining", message: "the server is shutting down", retryAfterSeconds: 1)
+    static let internalError = Self(status: 500, code: "internal", message: "internal server error")
+}

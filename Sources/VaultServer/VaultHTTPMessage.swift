@@ -1,0 +1,19 @@
+/// A request as the router sees it, already read from the connection.
+struct VaultHTTPRequest: Sendable {
+    var method: String
+    /// The decoded path, without the query string.
+    var path: String
+    var authorization: String?
+    /// The query arguments the API knows (`cursor`, `limit`).
+    var query: [String: String]
+    var body: [UInt8]
+    /// True when the body exceeded the limit and was discarded.
+    var bodyTooLarge: Bool
+}
+
+/// A response ready to be written.
+struct VaultHTTPResponse: Sendable {
+    var status: Int
+    var body: [UInt8]
+    var headers: [(String, String)]
+}

@@ -1,0 +1,227 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The remote vault service: HTTP/1.1 on libmicrohttpd in front of `VaultServerStorage`.
+///
+/// `start()` binds and serves on libmicrohttpd's internal thread pool; requests are handled
+/// synchronously there (storage calls are synchronous and lock-guarded, nothing waits on async
+/// work). `drain(timeout:)` makes new requests fail with 503 while in-flight ones finish, then
+/// stops the daemon. Example:
+///
+/// ```swift
+/// let server = VaultServer(configuration: config, storage: try SQLiteVaultServerStorage(path: "vault.db"))
+/// let port = try server.start()
+/// ```
+public final class VaultServer: Sendable {
+    private let configuration: VaultServerConfiguration
+    private let handler: VaultRequestHandler
+    private let state = Mutex(RunState())
+
+    private struct RunState {
+        var daemon: DaemonHandle?
+        var port: Int?
+        var draining = false
+        var inFlight = 0
+        var stopped = false
+    }
+
+    /// The running daemon. `@unchecked Sendable`: the pointer is only used under `state`'s lock
+    /// (start, stop) and libmicrohttpd's daemon API is thread-safe for those calls.
+    private struct DaemonHandle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// Creates a server; nothing listens until `start()`.
+    public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock = .system) {
+        self.configuration = configuration
+        self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock)
+    }
+
+    /// The bound port once started.
+    public var port: Int? { state.withLock { $0.port } }
+
+    /// Binds to the configured host and port (0 picks a free port) and starts serving.
+    /// Returns the bound port. Throws `VaultServerStartError` when the address cannot be used.
+    @discardableResult
+    public func start() throws(VaultServerStartError) -> Int {
+        do throws(VaultServerConfigurationError) {
+            try configuration.validate()
+        } catch {
+            throw VaultServerStartError(error.message)
+        }
+        return try state.withLock { state throws(VaultServerStartError) -> Int in
+            if let port = state.port { return port }
+            guard !state.stopped else { throw VaultServerStartError("the server was stopped; create a new one") }
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            // libmicrohttpd's per-connection pool holds headers and read buffers only (bodies are
+            // copied out as they arrive), and it is cleared per request: keep it small.
+            let memory = 64 * 1024
+            guard let daemon = cmhd_start(configuration.listen.host, UInt16(configuration.listen.port),
+                                          UInt32(configuration.threads), 1024, 30, memory,
+                                          vaultServerAccessHandler, context, vaultServerCompletedHandler, context) else {
+                throw VaultServerStartError("cannot listen on \(configuration.listen.host):\(configuration.listen.port)")
+            }
+            let port = Int(cmhd_bound_port(daemon))
+            state.daemon = DaemonHandle(pointer: daemon)
+            state.port = port
+            return port
+        }
+    }
+
+    /// Makes new requests fail with 503 `draining`; requests already running continue.
+    public func beginDraining() {
+        state.withLock { $0.draining = true }
+    }
+
+    /// Drains: new requests get 503 until in-flight ones finish (or `timeout` passes), then
+    /// stops. Returns true when every in-flight request finished in time. Blocks the caller.
+    @discardableResult
+    public func drain(timeout: Duration = .seconds(10)) -> Bool {
+        beginDraining()
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var finished = false
+        while true {
+            if state.withLock({ $0.inFlight == 0 }) { finished = true; break }
+            if clock.now >= deadline { break }
+            usleep(2_000)
+        }
+        stop()
+        return finished
+    }
+
+    /// Stops listening and closes every connection at once. Safe to call twice.
+    public func stop() {
+        let daemon = state.withLock { state -> DaemonHandle? in
+            defer { state.daemon = nil; state.stopped = true }
+            return state.daemon
+        }
+        // Outside the lock: stopping joins the worker threads, which take the lock.
+        if let daemon { MHD_stop_daemon(daemon.pointer) }
+    }
+
+    deinit {
+        if let daemon = state.withLock({ $0.daemon }) { MHD_stop_daemon(daemon.pointer) }
+    }
+
+    // MARK: Called from libmicrohttpd threads
+
+    /// Registers a new request; false when draining (the request is answered 503).
+    fileprivate func admit() -> Bool {
+        state.withLock { state in
+            if state.draining { return false }
+            state.inFlight += 1
+            return true
+        }
+    }
+
+    fileprivate func finish() {
+        state.withLock { $0.inFlight -= 1 }
+    }
+
+    fileprivate func respond(_ request: VaultHTTPRequest) -> VaultHTTPResponse {
+        handler.handle(request)
+    }
+
+    fileprivate var maxBodyBytes: Int { configuration.limits.maxBodyBytes }
+}
+
+/// The server could not start listening.
+public struct VaultServerStartError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public let message: String
+
+    /// Creates the error with a message naming what is wrong.
+    public init(_ message: String) { self.message = message }
+
+    /// A one-line explanation, safe to log.
+    public var description: String { "vault server cannot start: \(message)" }
+}
+
+// MARK: - libmicrohttpd callbacks
+
+/// What one request accumulates between callbacks. Lives from the first callback to the
+/// completion callback; libmicrohttpd calls both for one request on the same connection, one
+/// call at a time, so the class is never touched concurrently.
+private final class RequestContext {
+    var body: [UInt8] = []
+    var tooLarge = false
+    let admitted: Bool
+
+    init(admitted: Bool) { self.admitted = admitted }
+}
+
+private func vaultServerAccessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let requestContext else { return cmhd_no() }
+    let server = Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue()
+    guard let pointer = requestContext.pointee else {
+        let context = RequestContext(admitted: server.admit())
+        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
+        return cmhd_yes()
+    }
+    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+    if let uploadDataSize, uploadDataSize.pointee > 0 {
+        let count = uploadDataSize.pointee
+        if !context.tooLarge, context.body.count + count <= server.maxBodyBytes, let uploadData {
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+                context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+            }
+        } else {
+            context.tooLarge = true
+            context.body = []
+        }
+        uploadDataSize.pointee = 0
+        return cmhd_yes()
+    }
+
+    let response: VaultHTTPResponse
+    var closeConnection = false
+    if !context.admitted {
+        response = VaultRequestHandler.errorResponse(.draining)
+        closeConnection = true
+    } else if let url, let path = String(validatingCString: url), let method, let methodName = String(validatingCString: method) {
+        var query: [String: String] = [:]
+        for name in ["cursor", "limit"] {
+            if let value = cmhd_query(connection, name) {
+                query[name] = String(validatingCString: value) ?? "\u{FFFD}"
+            }
+        }
+        let authorization = cmhd_header(connection, "Authorization")
+            .flatMap { String(validatingCString: $0) }
+        response = server.respond(VaultHTTPRequest(method: methodName, path: path, authorization: authorization,
+                                                   query: query, body: context.body, bodyTooLarge: context.tooLarge))
+        closeConnection = context.tooLarge
+    } else {
+        response = VaultRequestHandler.errorResponse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"))
+    }
+    return queue(response, on: connection, close: closeConnection)
+}
+
+private func queue(_ response: VaultHTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
+    let created = response.body.withUnsafeBytes { bytes in
+        cmhd_response_copy(bytes.count, bytes.baseAddress)
+    }
+    guard let created else { return cmhd_no() }
+    for (name, value) in response.headers { _ = MHD_add_response_header(created, name, value) }
+    if close { _ = MHD_add_response_header(created, "Connection", "close") }
+    let result = MHD_queue_response(connection, UInt32(response.status), created)
+    MHD_destroy_response(created)
+    return result
+}
+
+private func vaultServerCompletedHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
+) {
+    guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
+    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
+    requestContext.pointee = nil
+    if context.admitted {
+        Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue().finish()
+    }
+}

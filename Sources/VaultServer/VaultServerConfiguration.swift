@@ -1,0 +1,121 @@
+import Foundation
+
+/// The vault server's settings, as read from `Config/vault-server.json`.
+///
+/// Every field of the file is required (no silent defaults); the initializer's defaults serve
+/// code that builds a configuration directly, such as tests and `vault-server` without `--config`.
+public struct VaultServerConfiguration: Codable, Sendable, Equatable {
+    /// Where to listen.
+    public struct Listen: Codable, Sendable, Equatable {
+        /// An IPv4 or IPv6 literal; loopback by default.
+        public var host: String
+        /// The TCP port; 0 picks a free one.
+        public var port: Int
+
+        /// Creates a listen address (loopback, port 8080 by default).
+        public init(host: String = "127.0.0.1", port: Int = 8080) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// Caps that protect the server from oversized or abusive requests.
+    public struct Limits: Codable, Sendable, Equatable {
+        /// The largest accepted request body; larger bodies get 413.
+        public var maxBodyBytes: Int
+        /// The largest page of the change feed; a larger `limit` is lowered to this.
+        public var maxPageSize: Int
+        /// The page size when the request names none.
+        public var defaultPageSize: Int
+        /// The most ops one batch may carry; more get 413.
+        public var maxOpsPerBatch: Int
+        /// Sustained requests per second per merchant; 0 disables rate limiting.
+        public var rateLimitPerSecond: Double
+        /// Requests a merchant may burst above the sustained rate.
+        public var rateLimitBurst: Int
+
+        /// Creates limits; rate limiting is off (0) by default.
+        public init(maxBodyBytes: Int = 1 << 20, maxPageSize: Int = 1000, defaultPageSize: Int = 200,
+                    maxOpsPerBatch: Int = 500, rateLimitPerSecond: Double = 0, rateLimitBurst: Int = 0) {
+            self.maxBodyBytes = maxBodyBytes
+            self.maxPageSize = maxPageSize
+            self.defaultPageSize = defaultPageSize
+            self.maxOpsPerBatch = maxOpsPerBatch
+            self.rateLimitPerSecond = rateLimitPerSecond
+            self.rateLimitBurst = rateLimitBurst
+        }
+    }
+
+    /// Listen address and port.
+    public var listen: Listen
+    /// API key -> merchant id. Keys are secrets: never logged.
+    public var apiKeys: [String: String]
+    /// How long tombstones are kept, in seconds; cursors older than a purged tombstone get 410.
+    public var tombstoneRetentionSeconds: Double
+    /// Request caps.
+    public var limits: Limits
+    /// Worker threads of the HTTP server.
+    public var threads: Int
+
+    /// Creates a configuration; the defaults suit tests and local runs.
+    public init(listen: Listen = Listen(), apiKeys: [String: String] = [:],
+                tombstoneRetentionSeconds: Double = 30 * 24 * 3600, limits: Limits = Limits(), threads: Int = 4) {
+        self.listen = listen
+        self.apiKeys = apiKeys
+        self.tombstoneRetentionSeconds = tombstoneRetentionSeconds
+        self.limits = limits
+        self.threads = threads
+    }
+
+    /// Reads and validates a configuration file.
+    public static func load(from url: URL) throws(VaultServerConfigurationError) -> VaultServerConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw VaultServerConfigurationError("cannot read \(url.path)")
+        }
+        let configuration: VaultServerConfiguration
+        do {
+            configuration = try JSONDecoder().decode(VaultServerConfiguration.self, from: data)
+        } catch {
+            throw VaultServerConfigurationError("\(url.lastPathComponent): \(DecodingFailure.describe(error))")
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Checks the values for ranges the server cannot work with.
+    public func validate() throws(VaultServerConfigurationError) {
+        guard (0...65535).contains(listen.port) else { throw VaultServerConfigurationError("listen.port must be 0–65535") }
+        guard !listen.host.isEmpty else { throw VaultServerConfigurationError("listen.host must not be empty") }
+        guard tombstoneRetentionSeconds >= 0, tombstoneRetentionSeconds.isFinite else {
+            throw VaultServerConfigurationError("tombstoneRetentionSeconds must be a non-negative number")
+        }
+        guard limits.maxBodyBytes > 0 else { throw VaultServerConfigurationError("limits.maxBodyBytes must be positive") }
+        guard limits.maxPageSize > 0 else { throw VaultServerConfigurationError("limits.maxPageSize must be positive") }
+        guard (1...limits.maxPageSize).contains(limits.defaultPageSize) else {
+            throw VaultServerConfigurationError("limits.defaultPageSize must be between 1 and maxPageSize")
+        }
+        guard limits.maxOpsPerBatch > 0 else { throw VaultServerConfigurationError("limits.maxOpsPerBatch must be positive") }
+        guard limits.rateLimitPerSecond >= 0, limits.rateLimitPerSecond.isFinite, limits.rateLimitBurst >= 0 else {
+            throw VaultServerConfigurationError("limits.rateLimitPerSecond and rateLimitBurst must not be negative")
+        }
+        guard (1...256).contains(threads) else { throw VaultServerConfigurationError("threads must be 1–256") }
+        for (key, merchant) in apiKeys where key.isEmpty || merchant.isEmpty {
+            throw VaultServerConfigurationError("API keys and merchant ids must not be empty")
+        }
+    }
+}
+
+/// A configuration file or value the server cannot use.
+public struct VaultServerConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, naming the field; never includes an API key.
+    public let message: String
+
+    /// Creates the error with a message naming what is wrong.
+    public init(_ message: String) { self.message = message }
+
+    /// A one-line explanation, safe to log.
+    public var description: String { "invalid vault-server configuration: \(message)" }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// Where the vault server keeps instruments, tombstones and the idempotency log.
+///
+/// A storage offers primitives only; every rule (versions, delete wins, one default, idempotency,
+/// retention) lives once in `VaultService`, so the SQLite and in-memory storages cannot disagree.
+/// Calls are synchronous because they run on libmicrohttpd's threads, which must not wait on
+/// async work. A PostgreSQL storage would implement the same two protocols, letting several
+/// server instances share one database.
+public protocol VaultServerStorage: Sendable {
+    /// Runs `body` as one atomic, isolated transaction: all its writes commit together or none
+    /// do (a throw rolls back). Transactions never interleave their writes, so sequences handed
+    /// out by `nextSequence()` become visible in increasing order.
+    func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T
+
+    /// Runs `body` on one consistent, read-only snapshot that does not wait for writers. Writes
+    /// inside it are a programming error and throw (SQLite) or are discarded (in memory).
+    func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T
+}
+
+/// The operations available inside one storage transaction. Every call is scoped by merchant
+/// and customer; nothing here can reach another tenant's rows.
+public protocol VaultStorageTransaction {
+    /// The instrument or tombstone with this id, if any.
+    func instrument(_ key: CustomerKey, id: String) throws -> InstrumentRecord?
+    /// The customer's live instruments, default first, then by id.
+    func liveInstruments(_ key: CustomerKey) throws -> [InstrumentRecord]
+    /// The customer's instruments and tombstones with a sequence greater than `after`, in
+    /// increasing sequence, at most `limit` of them.
+    func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord]
+    /// Inserts or replaces the customer's row of `instrument` (keyed by its id).
+    func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws
+    /// A fresh sequence number, greater than every one handed out before.
+    func nextSequence() throws -> Int64
+    /// True when the customer has tombstones deleted at or before `deletedAtOrBefore`.
+    func hasTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws -> Bool
+    /// The highest sequence of a purged tombstone of this customer (0 when none were purged).
+    func purgeHorizon(_ key: CustomerKey) throws -> Int64
+    /// Removes the customer's tombstones deleted at or before `deletedAtOrBefore` (epoch
+    /// milliseconds) and raises the purge horizon to the highest purged sequence.
+    func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws
+    /// The idempotency record of `opId`, if the op was processed before.
+    func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord?
+    /// Records the outcome of an op under its id.
+    func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws
+}
+
+/// Identifies one customer of one merchant: the scope of every storage query.
+public struct CustomerKey: Hashable, Sendable {
+    /// The merchant (tenant), derived from the API key, never from the request.
+    public let merchant: String
+    /// The customer, from the request path.
+    public let customer: String
+
+    /// Creates the key of one merchant's customer.
+    public init(merchant: String, customer: String) {
+        self.merchant = merchant
+        self.customer = customer
+    }
+}
+
+/// An instrument or tombstone row as storage keeps it.
+public struct InstrumentRecord: Sendable, Equatable {
+    /// The vault token.
+    public var id: String
+    /// Increases by one on every applied change.
+    public var version: Int64
+    /// The server sequence of the latest change.
+    public var sequence: Int64
+    /// True for a tombstone.
+    public var deleted: Bool
+    /// The server's default flag (authoritative over the flag inside `methodJSON`).
+    public var isDefault: Bool
+    /// The masked `VaultedPaymentMethod` as JSON; nil for tombstones.
+    public var methodJSON: String?
+    /// When the tombstone was created, epoch milliseconds; nil for live instruments.
+    public var deletedAt: Int64?
+
+    /// Creates a row.
+    public init(id: String, version: Int64, sequence: Int64, deleted: Bool, isDefault: Bool,
+                methodJSON: String?, deletedAt: Int64?) {
+        self.id = id
+        self.version = version
+        self.sequence = sequence
+        self.deleted = deleted
+        self.isDefault = isDefault
+        self.methodJSON = methodJSON
+        self.deletedAt = deletedAt
+    }
+}
+
+/// The idempotency record of one processed op.
+public struct StoredOpRecord: Sendable, Equatable {
+    /// The op's id (its idempotency key).
+    public var opId: String
+    /// SHA-256 (hex) of the op's canonical JSON: the same id with another hash is a misuse (422).
+    public var bodyHash: String
+    /// The JSON of the result returned the first time, replayed on a retry.
+    public var resultJSON: String
+    /// When the op was processed, epoch milliseconds.
+    public var createdAt: Int64
+
+    /// Creates a record.
+    public init(opId: String, bodyHash: String, resultJSON: String, createdAt: Int64) {
+        self.opId = opId
+        self.bodyHash = bodyHash
+        self.resultJSON = resultJSON
+        self.createdAt = createdAt
+    }
+}

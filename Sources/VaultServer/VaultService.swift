@@ -1,0 +1,216 @@
+import CheckoutCore
+import Foundation
+
+/// The vault server's rules, written once over `VaultServerStorage`.
+///
+/// Versions grow by one per applied change; every change takes a fresh server sequence; deletes
+/// leave tombstones and always win; `setDefault` is last-writer-wins and leaves exactly one
+/// default; upserts of an existing instrument need the current version; op ids are idempotency
+/// keys checked against a hash of the op.
+struct VaultService: Sendable {
+    let storage: any VaultServerStorage
+    let retentionMillis: Int64
+
+    /// An op after parsing: either valid or already rejected.
+    enum PreparedOp: Sendable {
+        case valid(ValidOp)
+        case rejected(WireOpResult)
+
+        var opId: String {
+            switch self {
+            case .valid(let valid): return valid.op.opId
+            case .rejected(let result): return result.opId
+            }
+        }
+    }
+
+    /// A well-formed op with what the parser computed once: its fingerprint and, for upserts,
+    /// the method's JSON as it will be stored (with `isDefault` false; the flag is a column).
+    struct ValidOp: Sendable {
+        var op: WireOp
+        var hash: String
+        var methodJSON: String?
+    }
+
+    // MARK: Reads
+
+    func instruments(_ key: CustomerKey) throws -> [WireInstrument] {
+        try storage.read { tx in
+            try tx.liveInstruments(key).map { row in
+                WireInstrument(id: row.id, version: row.version, method: try Self.method(of: row))
+            }
+        }
+    }
+
+    /// A page of the feed as stored rows, encoded by `FeedEncoder` without a decode/encode round trip.
+    struct FeedPage: Sendable {
+        var rows: [InstrumentRecord]
+        var cursor: String
+        var hasMore: Bool
+    }
+
+    /// One page after `cursor`. Reads a snapshot without blocking writers; only when tombstones
+    /// are past retention does it take the write path to purge them (and raise the horizon).
+    func changes(_ key: CustomerKey, after cursor: Int64, limit: Int, now: Int64) throws -> FeedPage {
+        let threshold = now - retentionMillis
+        let page = try storage.read { tx -> FeedPage? in
+            if try tx.hasTombstones(key, deletedAtOrBefore: threshold) { return nil }
+            return try Self.page(key, after: cursor, limit: limit, tx: tx)
+        }
+        if let page { return page }
+        return try storage.transaction { tx in
+            try tx.purgeTombstones(key, deletedAtOrBefore: threshold)
+            return try Self.page(key, after: cursor, limit: limit, tx: tx)
+        }
+    }
+
+    private static func page(_ key: CustomerKey, after cursor: Int64, limit: Int,
+                             tx: any VaultStorageTransaction) throws -> FeedPage {
+        if cursor > 0, cursor < (try tx.purgeHorizon(key)) { throw VaultHTTPError.cursorExpired }
+        var rows = try tx.changes(key, after: cursor, limit: limit + 1)
+        let hasMore = rows.count > limit
+        if hasMore { rows.removeLast(rows.count - limit) }
+        return FeedPage(rows: rows, cursor: ChangeCursor.encode(rows.last?.sequence ?? cursor), hasMore: hasMore)
+    }
+
+    // MARK: Writes
+
+    /// Applies a batch atomically. Throws `idempotencyKeyReused` (nothing applied) when an op id
+    /// was seen before with another body; replays the recorded result when it was seen with the
+    /// same body.
+    func apply(_ key: CustomerKey, ops: [PreparedOp], now: Int64) throws -> [WireOpResult] {
+        try storage.transaction { tx in
+            var results: [WireOpResult] = []
+            results.reserveCapacity(ops.count)
+            for prepared in ops {
+                switch prepared {
+                case .rejected(let result):
+                    results.append(result)
+                case .valid(let valid):
+                    let op = valid.op
+                    if let record = try tx.opRecord(key, opId: op.opId) {
+                        guard record.bodyHash == valid.hash else { throw VaultHTTPError.idempotencyKeyReused }
+                        results.append(try JSONDecoder().decode(WireOpResult.self, from: Data(record.resultJSON.utf8)))
+                        continue
+                    }
+                    let result = try Self.apply(valid, key: key, tx: tx, now: now)
+                    let json = String(decoding: try OpResultEncoder.encode(result), as: UTF8.self)
+                    try tx.putOpRecord(key, StoredOpRecord(opId: op.opId, bodyHash: valid.hash, resultJSON: json, createdAt: now))
+                    results.append(result)
+                }
+            }
+            return results
+        }
+    }
+
+    /// Deletes a live instrument outside the op protocol; nil when there is no live instrument
+    /// with this id for this merchant and customer.
+    func delete(_ key: CustomerKey, id: String, now: Int64) throws -> WireChange? {
+        try storage.transaction { tx in
+            guard let row = try tx.instrument(key, id: id), !row.deleted else { return nil }
+            return try Self.change(of: Self.tombstone(row, key: key, tx: tx, now: now))
+        }
+    }
+
+    // MARK: Rules
+
+    private static func apply(_ valid: ValidOp, key: CustomerKey, tx: any VaultStorageTransaction,
+                              now: Int64) throws -> WireOpResult {
+        let op = valid.op
+        let existing = try tx.instrument(key, id: op.instrumentId)
+        switch op.kind {
+        case .upsert:
+            guard let method = op.method, let json = valid.methodJSON, method.id == op.instrumentId else {
+                return reject(op, "invalid-op", "an upsert needs a method whose id is the instrumentId")
+            }
+            do {
+                try VaultedPaymentMethodGuard.check(method)
+            } catch {
+                return reject(op, "sensitive-data-rejected", "the instrument holds data that must not be stored")
+            }
+            let isDefault = method.isDefault
+            guard let existing else {
+                if let base = op.baseVersion, base != 0 {
+                    return WireOpResult(opId: op.opId, status: .conflict, reason: "not-found",
+                                        message: "the instrument does not exist (it may have been deleted and purged)")
+                }
+                let row = InstrumentRecord(id: op.instrumentId, version: 1, sequence: try tx.nextSequence(), deleted: false,
+                                           isDefault: isDefault, methodJSON: json, deletedAt: nil)
+                try tx.put(key, row)
+                if isDefault { try clearOtherDefaults(key: key, keeping: row.id, tx: tx) }
+                return WireOpResult(opId: op.opId, status: .applied, version: row.version)
+            }
+            if existing.deleted { return try conflict(op, "deleted", "the instrument was deleted", existing) }
+            guard op.baseVersion == existing.version else {
+                return try conflict(op, "version-mismatch", "the instrument changed on the server", existing)
+            }
+            let row = InstrumentRecord(id: existing.id, version: existing.version + 1, sequence: try tx.nextSequence(),
+                                       deleted: false, isDefault: isDefault, methodJSON: json, deletedAt: nil)
+            try tx.put(key, row)
+            if isDefault { try clearOtherDefaults(key: key, keeping: row.id, tx: tx) }
+            return WireOpResult(opId: op.opId, status: .applied, version: row.version)
+
+        case .delete:
+            guard let existing else { return reject(op, "not-found", "no such instrument") }
+            if existing.deleted { return WireOpResult(opId: op.opId, status: .applied, version: existing.version) }
+            let row = try tombstone(existing, key: key, tx: tx, now: now)
+            return WireOpResult(opId: op.opId, status: .applied, version: row.version)
+
+        case .setDefault:
+            guard let existing else { return reject(op, "not-found", "no such instrument") }
+            if existing.deleted { return try conflict(op, "deleted", "the instrument was deleted", existing) }
+            var row = existing
+            if !existing.isDefault {
+                row.version += 1
+                row.sequence = try tx.nextSequence()
+                row.isDefault = true
+                try tx.put(key, row)
+            }
+            try clearOtherDefaults(key: key, keeping: row.id, tx: tx)
+            return WireOpResult(opId: op.opId, status: .applied, version: row.version)
+        }
+    }
+
+    private static func tombstone(_ row: InstrumentRecord, key: CustomerKey, tx: any VaultStorageTransaction,
+                                  now: Int64) throws -> InstrumentRecord {
+        let tombstone = InstrumentRecord(id: row.id, version: row.version + 1, sequence: try tx.nextSequence(),
+                                         deleted: true, isDefault: false, methodJSON: nil, deletedAt: now)
+        try tx.put(key, tombstone)
+        return tombstone
+    }
+
+    /// Unsets the default flag of every live instrument but `keeping`, as a change of each.
+    private static func clearOtherDefaults(key: CustomerKey, keeping id: String, tx: any VaultStorageTransaction) throws {
+        for var other in try tx.liveInstruments(key) where other.isDefault && other.id != id {
+            other.isDefault = false
+            other.version += 1
+            other.sequence = try tx.nextSequence()
+            try tx.put(key, other)
+        }
+    }
+
+    private static func reject(_ op: WireOp, _ reason: String, _ message: String) -> WireOpResult {
+        WireOpResult(opId: op.opId, status: .rejected, reason: reason, message: message)
+    }
+
+    private static func conflict(_ op: WireOp, _ reason: String, _ message: String,
+                                 _ current: InstrumentRecord) throws -> WireOpResult {
+        WireOpResult(opId: op.opId, status: .conflict, reason: reason, message: message, current: try change(of: current))
+    }
+
+    // MARK: Row mapping
+
+    static func change(of row: InstrumentRecord) throws -> WireChange {
+        WireChange(sequence: row.sequence, id: row.id, version: row.version, deleted: row.deleted,
+                   method: row.deleted ? nil : try method(of: row))
+    }
+
+    static func method(of row: InstrumentRecord) throws -> VaultedPaymentMethod {
+        guard let json = row.methodJSON,
+              var method = try? JSONDecoder().decode(VaultedPaymentMethod.self, from: Data(json.utf8)) else {
+            throw VaultHTTPError.internalError
+        }
+        method.isDefault = row.isDefault
+        return method
+    }
+}

@@ -1,0 +1,66 @@
+import CheckoutCore
+
+// The server's copy of the JSON shapes in `CheckoutVault/RemoteVault.swift`.
+//
+// VaultServer deliberately does not depend on CheckoutVault: the server must build and deploy
+// without the client's SQLite store, sync engine and UUID library. The shapes are kept identical
+// by the end-to-end tests, which decode every server answer with `HTTPRemoteVault`'s strict
+// decoder, and by the OpenAPI document.
+
+/// A live instrument (`RemoteInstrument` on the client).
+struct WireInstrument: Codable, Sendable, Equatable {
+    var id: String
+    var version: Int64
+    var method: VaultedPaymentMethod
+}
+
+/// A change-feed entry (`RemoteChange` on the client).
+struct WireChange: Codable, Sendable, Equatable {
+    var sequence: Int64
+    var id: String
+    var version: Int64
+    var deleted: Bool
+    var method: VaultedPaymentMethod?
+}
+
+/// A change-feed page (`ChangePage` on the client).
+struct WireChangePage: Codable, Sendable, Equatable {
+    var changes: [WireChange]
+    var cursor: String
+    var hasMore: Bool
+}
+
+/// An op (`OutboundOp` on the client).
+struct WireOp: Codable, Sendable, Equatable {
+    enum Kind: String, Codable, Sendable { case upsert, delete, setDefault }
+    var opId: String
+    var kind: Kind
+    var instrumentId: String
+    var baseVersion: Int64?
+    var method: VaultedPaymentMethod?
+}
+
+/// A per-op verdict (`OpResult` on the client).
+struct WireOpResult: Codable, Sendable, Equatable {
+    enum Status: String, Codable, Sendable { case applied, rejected, conflict }
+    var opId: String
+    var status: Status
+    var version: Int64?
+    var reason: String?
+    var message: String?
+    var current: WireChange?
+}
+
+/// The body of `GET /v1/customers/{customer}/instruments`.
+struct WireInstrumentList: Codable, Sendable { var instruments: [WireInstrument] }
+/// The body of a `POST /v1/customers/{customer}/ops` answer.
+struct WireOpResults: Codable, Sendable { var results: [WireOpResult] }
+/// The body of a `DELETE /v1/customers/{customer}/instruments/{id}` answer.
+struct WireDeleted: Codable, Sendable { var change: WireChange }
+/// The body of `GET /health`.
+struct WireHealth: Codable, Sendable { var status: String }
+/// The body of every error answer.
+struct WireError: Codable, Sendable {
+    struct Detail: Codable, Sendable { var code: String; var message: String }
+    var error: Detail
+}

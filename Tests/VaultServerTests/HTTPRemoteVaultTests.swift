@@ -1,0 +1,148 @@
+import CheckoutCore
+import CheckoutVault
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import Testing
+
+/// A one-response-per-connection HTTP server on loopback that answers every request with the
+/// same canned bytes: lets tests feed `HTTPRemoteVault` garbage a real server would never send.
+final class CannedHTTPServer: Sendable {
+    let port: Int
+    private let socket: Int32
+
+    init(status: Int, headers: [String] = [], body: String) throws {
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { close(fd); throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        socket = fd
+        let response = Array(("HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            + headers.map { $0 + "\r\n" }.joined() + "Content-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+        let thread = Thread {
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 { return }
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                var received: [UInt8] = []
+                // Read the head and a Content-Length body, then answer.
+                while true {
+                    let count = read(client, &buffer, buffer.count)
+                    if count <= 0 { break }
+                    received += buffer[0..<count]
+                    let text = String(decoding: received, as: UTF8.self)
+                    guard let end = text.range(of: "\r\n\r\n") else { continue }
+                    let head = text[..<end.lowerBound].lowercased()
+                    let declared = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    if text.utf8.distance(from: end.upperBound, to: text.endIndex) >= declared { break }
+                }
+                _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                close(client)
+            }
+        }
+        thread.start()
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
+
+    deinit {
+        shutdown(socket, Int32(SHUT_RDWR))
+        close(socket)
+    }
+}
+
+struct HTTPRemoteVaultTests {
+    struct Canned: Sendable, CustomTestStringConvertible {
+        var name: String
+        var status: Int
+        var headers: [String] = []
+        var body: String
+        var call: Call
+        var expected: RemoteVaultError
+        var testDescription: String { name }
+        enum Call: Sendable { case changes, push, instruments }
+    }
+
+    static let tombstone = #"{"sequence":1,"id":"t","version":2,"deleted":true}"#
+
+    static let cases: [Canned] = [
+        Canned(name: "garbage", status: 200, body: "<html>hello</html>", call: .changes,
+               expected: .malformedResponse(reason: "not valid JSON")),
+        Canned(name: "truncated", status: 200, body: #"{"changes":[{"sequence":1,"#, call: .changes,
+               expected: .malformedResponse(reason: "not valid JSON")),
+        Canned(name: "wrong shape", status: 200, body: #"{"changes":"x","cursor":"v1.1","hasMore":false}"#, call: .changes,
+               expected: .malformedResponse(reason: "changes: expected Array<Any>")),
+        Canned(name: "missing hasMore", status: 200, body: #"{"changes":[],"cursor":"v1.1"}"#, call: .changes,
+               expected: .malformedResponse(reason: "hasMore: required key is missing")),
+        Canned(name: "live change without method", status: 200,
+               body: #"{"changes":[{"sequence":1,"id":"t","version":2,"deleted":false}],"cursor":"v1.1","hasMore":false}"#,
+               call: .changes, expected: .malformedResponse(reason: "changes[0].method: invalid value")),
+        Canned(name: "unknown op status", status: 200, body: #"{"results":[{"opId":"o1","status":"maybe"}]}"#, call: .push,
+               expected: .malformedResponse(reason: "results[0].status: invalid value")),
+        Canned(name: "results not matching the ops", status: 200, body: #"{"results":[{"opId":"other","status":"applied"}]}"#,
+               call: .push, expected: .malformedResponse(reason: "the results do not match the ops sent")),
+        Canned(name: "instruments not a list", status: 200, body: #"{"instruments":{}}"#, call: .instruments,
+               expected: .malformedResponse(reason: "instruments: expected Array<Any>")),
+        Canned(name: "500 with error body", status: 500, body: #"{"error":{"code":"internal","message":"boom"}}"#, call: .changes,
+               expected: .httpStatus(status: 500, code: "internal", message: "boom", retryAfterSeconds: nil)),
+        Canned(name: "503 with Retry-After", status: 503, headers: ["Retry-After: 7"], body: "down", call: .instruments,
+               expected: .httpStatus(status: 503, code: nil, message: nil, retryAfterSeconds: 7)),
+        Canned(name: "410", status: 410, body: "{}", call: .changes, expected: .cursorExpired),
+        Canned(name: "401", status: 401, body: "", call: .push, expected: .unauthorized),
+    ]
+
+    @Test("bad answers become typed errors and nothing is returned", arguments: cases)
+    func cannedAnswers(_ canned: Canned) async throws {
+        let server = try CannedHTTPServer(status: canned.status, headers: canned.headers, body: canned.body)
+        let remote = HTTPRemoteVault(baseURL: server.url, apiKey: "k", timeout: 10)
+        let scope = VaultScope(merchantId: "m", customerId: "c")
+        await #expect(throws: canned.expected) {
+            switch canned.call {
+            case .changes: _ = try await remote.changes(scope: scope, cursor: "v1.1", limit: 10)
+            case .push: _ = try await remote.push(scope: scope, ops: [OutboundOp(opId: "o1", kind: .delete, instrumentId: "t",
+                                                                                  baseVersion: 1)])
+            case .instruments: _ = try await remote.instruments(scope: scope)
+            }
+        }
+        _ = server
+    }
+
+    @Test("a tombstone decodes without a method")
+    func tombstoneDecodes() async throws {
+        let server = try CannedHTTPServer(status: 200, body: #"{"changes":[\#(Self.tombstone)],"cursor":"v1.1","hasMore":false}"#)
+        let page = try await HTTPRemoteVault(baseURL: server.url, apiKey: "k")
+            .changes(scope: VaultScope(merchantId: "m", customerId: "c"), cursor: nil, limit: 10)
+        #expect(page == ChangePage(changes: [.delete(token: "t", version: 2)], cursor: "v1.1", hasMore: false))
+    }
+
+    @Test("a server that is not there is unreachable, and retryable")
+    func unreachable() async throws {
+        let port: Int
+        do {
+            let server = try CannedHTTPServer(status: 200, body: "")
+            port = server.port
+        }
+        let remote = HTTPRemoteVault(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: "k", timeout: 5)
+        do {
+            _ = try await remote.instruments(scope: VaultScope(merchantId: "m", customerId: "c"))
+            Issue.record("expected an error")
+        } catch let error as RemoteVaultError {
+            guard case .unreachable = error else { Issue.record("expected unreachable, got \(error)"); return }
+            #expect(error.isRetryable)
+        }
+    }
+}

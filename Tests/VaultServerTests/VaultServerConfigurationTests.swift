@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import VaultServer
+
+struct VaultServerConfigurationTests {
+    @Test("the shipped Config/vault-server.json loads and maps the demo key")
+    func shippedConfiguration() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Config/vault-server.json")
+        let configuration = try VaultServerConfiguration.load(from: url)
+        #expect(configuration.apiKeys == ["demo-key-merchant-a": "merchant_a"])
+        #expect(configuration.listen == .init(host: "127.0.0.1", port: 8080))
+        #expect(configuration.limits.maxBodyBytes == 1_048_576)
+    }
+
+    @Test("invalid values are refused with the field named", arguments: [
+        (VaultServerConfiguration(listen: .init(port: 70000)), "listen.port must be 0–65535"),
+        (VaultServerConfiguration(tombstoneRetentionSeconds: -1), "tombstoneRetentionSeconds must be a non-negative number"),
+        (VaultServerConfiguration(limits: .init(maxBodyBytes: 0)), "limits.maxBodyBytes must be positive"),
+        (VaultServerConfiguration(limits: .init(maxPageSize: 10, defaultPageSize: 11)),
+         "limits.defaultPageSize must be between 1 and maxPageSize"),
+        (VaultServerConfiguration(apiKeys: ["": "m"]), "API keys and merchant ids must not be empty"),
+        (VaultServerConfiguration(threads: 0), "threads must be 1–256"),
+    ])
+    func invalid(_ configuration: VaultServerConfiguration, _ message: String) {
+        #expect(throws: VaultServerConfigurationError(message)) { try configuration.validate() }
+    }
+
+    @Test("a file with a missing field is refused, naming the field")
+    func missingField() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(#"{"listen":{"host":"127.0.0.1","port":1},"apiKeys":{},"limits":{},"threads":1}"#.utf8).write(to: url)
+        #expect(throws: VaultServerConfigurationError("\(url.lastPathComponent): tombstoneRetentionSeconds: required key is missing")) {
+            try VaultServerConfiguration.load(from: url)
+        }
+    }
+
+    @Test("a server refuses to start with an invalid configuration")
+    func invalidStart() {
+        let server = VaultServer(configuration: VaultServerConfiguration(threads: -1), storage: InMemoryVaultServerStorage())
+        #expect(throws: VaultServerStartError("threads must be 1–256")) { try server.start() }
+    }
+
+    @Test("a server cannot listen on a non-literal host")
+    func badHost() {
+        let server = VaultServer(configuration: VaultServerConfiguration(listen: .init(host: "not-an-address", port: 0)),
+                                 storage: InMemoryVaultServerStorage())
+        #expect(throws: VaultServerStartError("cannot listen on not-an-address:0")) { try server.start() }
+    }
+}

@@ -1,0 +1,124 @@
+import CheckoutCore
+import CheckoutVault
+import Foundation
+import Testing
+@testable import VaultServer
+
+/// Concurrency, in-flight duplicates and draining against a real server.
+struct VaultServerLifecycleTests {
+    @Test("a duplicate of an op still being processed gets 409; the op applies once")
+    func inFlightDuplicate() async throws {
+        let server = try TestServer(.memory, wrap: { GatedStorage($0) })
+        let gate = try #require(server.storage as? GatedStorage)
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        let op = Fixture.upsert("op-1", Fixture.card("tok-1"))
+        gate.arm()
+        let first = Task { try await remote.push(scope: scope, ops: [op]) }
+        await Task.detached { gate.entered.wait() }.value
+        await #expect(throws: RemoteVaultError.httpStatus(status: 409, code: "op-in-flight",
+                                                          message: "an op with the same id is being processed; retry later",
+                                                          retryAfterSeconds: nil)) {
+            try await remote.push(scope: scope, ops: [op])
+        }
+        gate.release.signal()
+        #expect(try await first.value == [OpResult(opId: "op-1", status: .applied, version: 1)])
+        #expect(try await remote.push(scope: scope, ops: [op]) == [OpResult(opId: "op-1", status: .applied, version: 1)])
+        #expect(try await Fixture.allChanges(remote, scope).map(\.version) == [1])
+    }
+
+    @Test("draining answers new requests 503 while the in-flight one completes")
+    func draining() async throws {
+        let server = try TestServer(.memory, wrap: { GatedStorage($0) })
+        let gate = try #require(server.storage as? GatedStorage)
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        gate.arm()
+        let inFlight = Task { try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok-1"))]) }
+        await Task.detached { gate.entered.wait() }.value
+        let drained = Task.detached { server.server.drain(timeout: .seconds(30)) }
+        // Wait until the server refuses new work.
+        var refused = try await server.send("GET", "/health", authorization: nil)
+        while refused.status != 503 {
+            await Task.yield()
+            refused = try await server.send("GET", "/health", authorization: nil)
+        }
+        #expect(refused.errorCode == "draining")
+        #expect(refused.headers["retry-after"] == "1")
+        let late = try await server.send("GET", "/v1/customers/c1/instruments")
+        #expect(late.status == 503)
+        gate.release.signal()
+        #expect(try await inFlight.value == [OpResult(opId: "op-1", status: .applied, version: 1)])
+        #expect(await drained.value)
+        let instruments = try server.storage.transaction { try $0.liveInstruments(CustomerKey(merchant: "merchant_a", customer: "c1")) }
+        #expect(instruments.map(\.id) == ["tok-1"])
+    }
+
+    @Test("SQLite keeps instruments, sequences and op ids across a restart")
+    func restart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vault-restart-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let configuration = VaultServerConfiguration(listen: .init(host: "127.0.0.1", port: 0),
+                                                     apiKeys: [TestServer.keyA: "merchant_a"])
+        let scope = Fixture.scope("c1")
+        let op = Fixture.upsert("op-1", Fixture.card("tok-1"))
+        let cursor: String
+        do {
+            let server = VaultServer(configuration: configuration, storage: try SQLiteVaultServerStorage(path: path))
+            let port = try server.start()
+            let remote = HTTPRemoteVault(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: TestServer.keyA)
+            #expect(try await remote.push(scope: scope, ops: [op]) == [OpResult(opId: "op-1", status: .applied, version: 1)])
+            cursor = try await remote.changes(scope: scope, cursor: nil, limit: 10).cursor
+            server.drain(timeout: .seconds(5))
+        }
+        let server = VaultServer(configuration: configuration, storage: try SQLiteVaultServerStorage(path: path))
+        let port = try server.start()
+        defer { server.stop() }
+        let remote = HTTPRemoteVault(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: TestServer.keyA)
+        // The op id is remembered: a retry after the restart is a replay, not a second apply.
+        #expect(try await remote.push(scope: scope, ops: [op]) == [OpResult(opId: "op-1", status: .applied, version: 1)])
+        #expect(try await remote.changes(scope: scope, cursor: cursor, limit: 10).changes.isEmpty)
+        _ = try await remote.push(scope: scope, ops: [Fixture.upsert("op-2", Fixture.card("tok-2"))])
+        let next = try await remote.changes(scope: scope, cursor: cursor, limit: 10)
+        #expect(next.changes == [RemoteChange(token: "tok-2", version: 1, method: Fixture.card("tok-2"))])
+    }
+
+    @Test("50 customers x 20 ops in parallel, each batch sent twice: nothing lost or duplicated",
+          arguments: StorageKind.allCases)
+    func concurrentClients(_ kind: StorageKind) async throws {
+        let server = try TestServer(kind)
+        let remote = server.remote()
+        let customers = (0..<50).map { "customer-\($0)" }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for customer in customers {
+                for batch in 0..<4 {
+                    let ops = (0..<5).map { index in
+                        Fixture.upsert("\(customer)-op-\(batch)-\(index)", Fixture.card("tok-\(batch)-\(index)"))
+                    }
+                    for _ in 0..<2 {
+                        group.addTask {
+                            while true {
+                                do {
+                                    let results = try await remote.push(scope: Fixture.scope(customer), ops: ops)
+                                    #expect(results.map(\.status) == Array(repeating: .applied, count: 5))
+                                    #expect(results.map(\.version) == Array(repeating: 1, count: 5))
+                                    return
+                                } catch RemoteVaultError.httpStatus(status: 409, _, _, _) {
+                                    await Task.yield()  // The twin is in flight: retry like a client would.
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let expected = Set((0..<4).flatMap { batch in (0..<5).map { "tok-\(batch)-\($0)" } })
+        for customer in customers {
+            let changes = try await Fixture.allChanges(remote, Fixture.scope(customer), limit: 7)
+            #expect(changes.count == 20)
+            #expect(Set(changes.map(\.token)) == expected)
+            #expect(changes.allSatisfy { $0.version == 1 && !$0.isDeleted })
+        }
+    }
+}
