@@ -63,6 +63,17 @@ import Testing
         #expect(error.code == .invalidClientToken, "\(label)")
     }
 
+    @Test(arguments: [0, 1, 2, 3, 4, 5, 31, 32, 33, 255])
+    func base64URLRoundTripsEveryLength(length: Int) throws {
+        let data = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+        let encoded = Base64URL.encode(data)
+        #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
+        #expect(encoded == data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""))
+        #expect(Base64URL.decode(Substring(encoded)) == data)
+        #expect(Base64URL.decode(Substring(encoded + String(repeating: "=", count: (4 - encoded.count % 4) % 4))) == data)
+    }
+
     @Test func expiredTokenIsItsOwnError() throws {
         let token = Fixtures.token(expiresIn: -1).encoded()
         let error = try #require(throws: CheckoutError.self) { try ClientToken.decode(token, now: Fixtures.now) }

@@ -196,26 +196,59 @@ public struct AdvertisedOptions: Sendable, Equatable, Codable {
     }
 }
 
-/// RFC 4648 §5 base64url without padding.
+/// RFC 4648 §5 base64url without padding, over bytes (no intermediate strings: this runs once
+/// per session start).
 public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
     /// Encodes bytes without padding.
     public static func encode(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var output: [UInt8] = []
+        output.reserveCapacity((data.count * 4 + 2) / 3)
+        var index = data.startIndex
+        while index < data.endIndex {
+            let remaining = data.endIndex - index
+            let b0 = UInt32(data[index])
+            let b1 = remaining > 1 ? UInt32(data[index + 1]) : 0
+            let b2 = remaining > 2 ? UInt32(data[index + 2]) : 0
+            let triple = b0 << 16 | b1 << 8 | b2
+            output.append(alphabet[Int(triple >> 18 & 63)])
+            output.append(alphabet[Int(triple >> 12 & 63)])
+            if remaining > 1 { output.append(alphabet[Int(triple >> 6 & 63)]) }
+            if remaining > 2 { output.append(alphabet[Int(triple & 63)]) }
+            index += min(3, remaining)
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
-    /// Decodes base64url with or without padding; nil for any other character.
+    /// Decodes base64url with or without trailing padding; nil for any other character or an
+    /// impossible length.
     public static func decode(_ text: Substring) -> Data? {
-        guard text.utf8.allSatisfy({ byte in
-            (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57)
-                || byte == 45 || byte == 95 || byte == 61
-        }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 = base64.replacingOccurrences(of: "=", with: "")
-        if base64.utf8.count % 4 == 1 { return nil }
-        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        var bytes = Array(text.utf8)
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        guard bytes.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "_"): value = 63
+            default: return nil
+            }
+            accumulator = accumulator << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return Data(output)
     }
 }
