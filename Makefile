@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test bench deps build
+.PHONY: demo test bench deps build tsan
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -20,3 +20,9 @@ bench: deps
 
 build: deps
 	swift build
+
+## Runs the concurrency stress tests under the thread sanitizer, in their own build directory so
+## the normal build is not rebuilt. Set CHECKOUTKIT_LONG_TESTS=1 for the long reliability variants.
+tsan: deps
+	swift build --build-tests --sanitize=thread --scratch-path .build/tsan
+	swift test --skip-build --sanitize=thread --scratch-path .build/tsan --filter ReliabilityTests.Concurrency

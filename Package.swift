@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "CheckoutCore", targets: ["CheckoutCore"]),
         .library(name: "CheckoutTheme", targets: ["CheckoutTheme"]),
         .library(name: "CheckoutVault", targets: ["CheckoutVault"]),
+        .library(name: "VaultServer", targets: ["VaultServer"]),
+        .executable(name: "vault-server", targets: ["vault-server"]),
         .executable(name: "checkout", targets: ["checkout"]),
     ],
     targets: [
@@ -30,6 +32,16 @@ let package = Package(
         .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),
 
+        // The remote vault service: a library and its executable, on libmicrohttpd.
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore"],
+                path: "Sources/VaultServer", swiftSettings: swift6),
+        .executableTarget(name: "vault-server", dependencies: ["VaultServer"],
+                          path: "Sources/vault-server", swiftSettings: swift6),
+        // Deterministic doubles for sync tests: an in-memory remote vault and a manual clock.
+        .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore"],
+                path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
+
         // Payment-method modules: each depends on CheckoutCore only.
         .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore"],
                 path: "Plugins/CardPaymentMethod", swiftSettings: swift6),
@@ -44,15 +56,22 @@ let package = Package(
 
         // Umbrella: re-exports and the standard registry.
         .target(name: "CheckoutKit",
-                dependencies: ["CheckoutCore"],
+                dependencies: ["CheckoutCore", "CheckoutTheme", "CheckoutVault", "CardPaymentMethod",
+                               "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod"],
                 path: "Sources/CheckoutKit", swiftSettings: swift6),
+        // `checkout demo`, as a library so that a test can run it end to end.
+        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer"],
+                path: "Sources/CheckoutDemo", swiftSettings: swift6),
         // The CLI.
-        .executableTarget(name: "checkout", dependencies: ["CheckoutKit"],
+        .executableTarget(name: "checkout",
+                          dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "SQLiteKit",
+                                         "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
+                                         "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo"],
                           path: "Sources/checkout", swiftSettings: swift6),
 
         // Benchmarks: run in release. C baselines live in their own small C target.
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines"],
+        .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines", "VaultServer"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // Scaffolding for `checkout new-method`.
@@ -60,9 +79,14 @@ let package = Package(
 
         // Tests: one target per module.
         // new-method: tests
+        .testTarget(name: "CLITests", dependencies: [], path: "Tests/CLITests", swiftSettings: swift6),
         .testTarget(name: "PaymentMethodsTests",
                     dependencies: ["CheckoutCore", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod"],
                     path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
+        .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore"],
+                    path: "Tests/VaultServerTests", swiftSettings: swift6),
+        .testTarget(name: "CheckoutDemoTests", dependencies: ["CheckoutDemo", "CheckoutKit", "VaultServer"],
+                    path: "Tests/CheckoutDemoTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutScaffoldTests", dependencies: ["CheckoutScaffold"],
                     path: "Tests/CheckoutScaffoldTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutCore"],

@@ -1,3 +1,5 @@
+import CheckoutCore
+
 /// A malformed card-network table: names the entry (index and network) and the problem.
 ///
 /// Thrown when `Config/card-networks.json` is loaded, so a bad table fails at start-up with a
@@ -49,8 +51,9 @@ public struct CardNetworkTableError: Error, Sendable, Equatable, CustomStringCon
     public init(_ code: Code, entryIndex: Int? = nil, network: String? = nil, _ message: String) {
         self.code = code
         self.entryIndex = entryIndex
-        self.network = network
-        self.message = message
+        // The table is configuration, but a mistyped file can still hold a card number: never echo one.
+        self.network = network.map(PaymentDataRedactor.redact)
+        self.message = PaymentDataRedactor.redact(message)
     }
 
     /// `card network table: networks[5] (JCB): <problem>`.

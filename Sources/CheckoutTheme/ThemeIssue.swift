@@ -13,10 +13,11 @@ public struct ThemeIssue: Hashable, Sendable, CustomStringConvertible {
 
     /// Creates an issue.
     public init(path: String, code: ThemeIssueCode, message: String, layer: String? = nil) {
-        self.path = path
+        // Paths and messages quote the input: never let them echo a card number.
+        self.path = ThemeTextRedactor.redact(path)
         self.code = code
-        self.message = message
-        self.layer = layer
+        self.message = ThemeTextRedactor.redact(message)
+        self.layer = layer.map(ThemeTextRedactor.redact)
     }
 
     /// `path: [code] message`, prefixed with the layer when known.

@@ -6,6 +6,11 @@ enum BenchSections {
     }
 
     static let all: [Section] = [
+        Section(name: "card", run: CardBench.run),
+        Section(name: "theme", run: ThemeBench.run),
+        Section(name: "vault", run: VaultBench.run),
         Section(name: "sessions", run: SessionBench.run),
+        Section(name: "sync", run: SyncBench.run),
+        Section(name: "server", run: ServerBench.run),
     ]
 }

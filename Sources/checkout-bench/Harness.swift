@@ -1,4 +1,5 @@
 import CBenchBaselines
+import CheckoutKit
 import Foundation
 
 /// One printed benchmark figure: `name: value unit (baseline: value, ratio: x)`.
@@ -12,6 +13,12 @@ struct Figure: Sendable {
     /// How many times slower than the baseline (for times) or baseline/value for rates; nil without baseline.
     var ratio: Double?
     var target: String?
+    /// Whether the figure meets `target`; nil when there is no target or it cannot be judged.
+    var targetMet: Bool?
+    /// A quoted figure that is not measured in this run (e.g. a published range), shown for context.
+    var reference: String?
+    /// How the figure was measured, when the name alone does not say.
+    var note: String?
 
     var line: String {
         var text = "\(name): \(Self.format(value)) \(unit)"
@@ -19,7 +26,12 @@ struct Figure: Sendable {
         if let baseline, let ratio {
             text += " (baseline\(baselineName.map { " \($0)" } ?? ""): \(Self.format(baseline)) \(unit), ratio: \(Self.format(ratio))x)"
         }
-        if let target { text += " [target: \(target)]" }
+        if let reference { text += " (reference: \(reference))" }
+        if let target {
+            let verdict = targetMet.map { $0 ? ", met" : ", MISSED" } ?? ""
+            text += " [target: \(target)\(verdict)]"
+        }
+        if let note { text += " {\(note)}" }
         return text
     }
 
@@ -30,6 +42,9 @@ struct Figure: Sendable {
         if let baselineName { object["baselineName"] = baselineName }
         if let ratio { object["ratio"] = ratio }
         if let target { object["target"] = target }
+        if let targetMet { object["targetMet"] = targetMet }
+        if let reference { object["reference"] = reference }
+        if let note { object["note"] = note }
         return object
     }
 
@@ -44,8 +59,22 @@ struct Figure: Sendable {
 /// Options shared by all sections.
 struct BenchOptions: Sendable {
     var quick: Bool
+    /// The `Config/` directory to read (checkout.json, card-networks.json, theme tokens); nil uses
+    /// the copies embedded in the binary.
+    var configDirectory: URL?
+    /// The built `checkout-bench` executable, for sections that spawn a second process.
+    var executablePath: String
     var repeats: Int { quick ? 3 : 7 }
     func scale(_ full: Int, quick quickValue: Int) -> Int { quick ? quickValue : full }
+
+    /// The configuration files the sections run on.
+    func defaults() throws -> CheckoutDefaults { try CheckoutDefaults.resolve(configDirectory: configDirectory) }
+}
+
+/// A benchmark could not run as designed (a wrong result, a failed setup): the section fails loudly.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Timing helpers: warm up once, repeat, report the median and the spread (max-min over median).
@@ -86,6 +115,22 @@ enum Measure {
     }
 
     static var rssBytes: Int { cbench_rss_bytes() }
+
+    /// Hands free heap memory back to the system, so RSS growth measured next is new memory.
+    static func trimHeap() { cbench_trim_heap() }
+
+    /// Heap allocations made by the calling thread so far (see `cbench_thread_allocations`).
+    static var threadAllocations: UInt64 { cbench_thread_allocations() }
+
+    /// Bytes currently allocated from glibc's heap (`mallinfo2().uordblks`).
+    static var heapInUse: Int { cbench_heap_in_use() }
+
+    /// The value at fraction `q` (0...1) of sorted samples (nearest rank).
+    static func percentile(_ sorted: [Double], _ q: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let rank = Int((q * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
 }
 
 /// A temporary directory removed when the benchmark ends.

@@ -1,18 +1,28 @@
 import Foundation
 
-/// `checkout-bench [--quick] [--json FILE] [--only SECTION,...]`: every figure against a baseline
-/// measured in the same run. Build in release: `swift run -c release checkout-bench`.
+/// `checkout-bench [--quick] [--json FILE] [--only SECTION,...] [--config-dir DIR]`: every figure
+/// against a baseline measured in the same run. Build in release: `swift run -c release checkout-bench`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || arguments.contains("-h") {
-    print("""
-    USAGE: checkout-bench [--quick] [--json FILE] [--only SECTION,...]
+let usage = """
+    USAGE: checkout-bench [--quick] [--json FILE] [--only SECTION,...] [--config-dir DIR]
 
     Sections: \(BenchSections.all.map(\.name).joined(separator: ", "))
-    --quick   smaller inputs, finishes in under a minute (CI smoke use)
-    --json    also write every figure to FILE as one JSON document
-    --only    run only the named sections
-    """)
+    --quick       smaller inputs, finishes in under a minute (CI smoke use)
+    --json FILE   also write every figure to FILE as one JSON document
+    --only LIST   run only the named sections (comma-separated)
+    --config-dir  the Config directory (default: ./Config when it exists, else the embedded copies)
+
+    Each figure prints as `name: value unit (±spread%) (baseline NAME: value unit, ratio: x)`;
+    the ratio is how many times slower than the baseline (1.0 = as fast). Every figure is the
+    median of repeated runs after a warm-up; the spread is (max - min) / median.
+    Exit codes: 0 all sections ran, 1 a section failed, 2 usage error.
+    """
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
     exit(0)
+}
+if let mode = LoadGenerator.modeIndex(in: arguments) {
+    exit(await LoadGenerator.main(Array(arguments[(mode + 1)...])))
 }
 
 func value(after flag: String) -> String? {
@@ -20,15 +30,43 @@ func value(after flag: String) -> String? {
     return arguments[index + 1]
 }
 
-let options = BenchOptions(quick: arguments.contains("--quick"))
+let known: Set<String> = ["--quick", "--json", "--only", "--config-dir"]
+for (index, argument) in arguments.enumerated() where argument.hasPrefix("-") && !known.contains(argument) {
+    guard index > 0, ["--json", "--only", "--config-dir"].contains(arguments[index - 1]) else {
+        FileHandle.standardError.write(Data("checkout-bench: unknown option '\(argument)'\n\(usage)\n".utf8))
+        exit(2)
+    }
+}
+for flag in ["--json", "--only", "--config-dir"] where arguments.contains(flag) && value(after: flag) == nil {
+    FileHandle.standardError.write(Data("checkout-bench: \(flag) needs a value\n".utf8))
+    exit(2)
+}
 let only = value(after: "--only").map { Set($0.split(separator: ",").map(String.init)) }
+if let only {
+    let unknown = only.subtracting(BenchSections.all.map(\.name))
+    guard unknown.isEmpty else {
+        FileHandle.standardError.write(Data("checkout-bench: unknown section(s) \(unknown.sorted().joined(separator: ", "))\n".utf8))
+        exit(2)
+    }
+}
+
+let configDirectory: URL? = {
+    if let given = value(after: "--config-dir") { return URL(fileURLWithPath: given, isDirectory: true) }
+    let local = URL(fileURLWithPath: "Config", isDirectory: true)
+    return FileManager.default.fileExists(atPath: local.appendingPathComponent("checkout.json").path) ? local : nil
+}()
+let options = BenchOptions(quick: arguments.contains("--quick"), configDirectory: configDirectory,
+                           executablePath: Machine.executablePath)
 var results: [(String, [Figure])] = []
 #if DEBUG
 print("warning: debug build; run `swift run -c release checkout-bench` for meaningful figures")
 #endif
-print("checkout-bench \(options.quick ? "(quick)" : "(full)") on \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB")
+let started = Date()
+print("checkout-bench \(options.quick ? "(quick)" : "(full)"): \(Machine.summary)")
+print("config: \(configDirectory?.path ?? "embedded defaults")")
 for section in BenchSections.all where only?.contains(section.name) ?? true {
     print("\n[\(section.name)]")
+    let sectionStart = Date()
     do {
         let figures = try await section.run(options)
         for figure in figures { print(figure.line) }
@@ -37,14 +75,21 @@ for section in BenchSections.all where only?.contains(section.name) ?? true {
         print("\(section.name): FAILED: \(error)")
         exit(1)
     }
+    print("(\(section.name) took \(String(format: "%.1f", Date().timeIntervalSince(sectionStart))) s)")
 }
+let elapsed = Date().timeIntervalSince(started)
+print("\ntotal: \(String(format: "%.1f", elapsed)) s")
 if let path = value(after: "--json") {
     let document: [String: Any] = [
         "quick": options.quick,
-        "cores": ProcessInfo.processInfo.activeProcessorCount,
+        "machine": Machine.json,
+        "command": CommandLine.arguments.joined(separator: " "),
+        "date": ISO8601DateFormatter().string(from: started),
+        "seconds": elapsed,
         "sections": Dictionary(uniqueKeysWithValues: results.map { ($0.0, $0.1.map(\.json)) }),
+        "order": results.map(\.0),
     ]
     let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
     try data.write(to: URL(fileURLWithPath: path))
-    print("\nwrote \(path)")
+    print("wrote \(path)")
 }

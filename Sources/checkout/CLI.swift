@@ -22,7 +22,15 @@ protocol CLICommand {
     /// The full help text for `checkout NAME --help`.
     static var help: String { get }
     /// Runs the command; returns the exit code. Throw `UsageError` for a bad command line.
-    static func run(_ arguments: inout Arguments, output: Output) throws -> Int32
+    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32
+    /// The help to show for `checkout NAME WORDS... --help`; a command with subcommands that have
+    /// their own help (e.g. `vault sync`) picks it from `words`.
+    static func help(for words: [String]) -> String
+}
+
+extension CLICommand {
+    /// The command's one help text, whatever the words.
+    static func help(for words: [String]) -> String { help }
 }
 
 /// Where a command writes. stdout carries results (JSON with `--json`); stderr carries diagnostics.
@@ -124,7 +132,7 @@ struct Arguments {
     /// Throws a usage error naming any word nobody consumed.
     func finish() throws {
         if let first = words.first {
-            throw UsageError(message: "unexpected argument '\(first)'")
+            throw UsageError(message: "unexpected argument \(CommandSupport.quote(first))")
         }
     }
 }

@@ -3,17 +3,65 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Baseline for card validation: for each NUL-free input of `lengths[i]` bytes at `inputs[i]`,
-/// strips spaces, checks digits, Luhn and a leading-digit prefix (4 / 51-55 / 34,37).
+// ---------------------------------------------------------------------------------------------
+// Card validation baseline
+// ---------------------------------------------------------------------------------------------
+
+/// Baseline for card validation: for each input of `lengths[i]` bytes at `inputs[i]`, skips spaces
+/// and dashes, checks digits (13-19 of them), Luhn and a leading-digit prefix (Visa 4, Mastercard
+/// 51-55 / 2221-2720, Amex 34/37, Discover 6011/65, JCB 35, UnionPay 62, Diners 36/38/39/300-305).
 /// Returns the number of inputs that passed (so the work cannot be optimised away).
 long cbench_luhn_prefix(const char *const *inputs, const size_t *lengths, size_t count, long rounds);
 
-/// Baseline for the vault store: raw SQLite C API with prepared statements.
-/// Each returns 0 on success or the SQLite result code; `out` receives the row count processed.
-int cbench_sqlite_bulk_upsert(const char *path, long rows, long customers, long *out);
-int cbench_sqlite_list_customer(const char *path, const char *customer, long repeats, long *out);
-int cbench_sqlite_full_scan(const char *path, long *out);
+// ---------------------------------------------------------------------------------------------
+// Allocation counting
+// ---------------------------------------------------------------------------------------------
+
+/// The number of malloc/calloc/realloc/posix_memalign/aligned_alloc/memalign calls made by the
+/// calling thread since it started. The benchmark executable interposes those functions (they
+/// forward to glibc's `__libc_*` entry points and bump a thread-local counter), so this counts
+/// every heap allocation of the Swift runtime and Foundation on this thread.
+unsigned long long cbench_thread_allocations(void);
+
+/// glibc's bytes currently allocated from the heap (`mallinfo2().uordblks`), or 0 when unknown.
+size_t cbench_heap_in_use(void);
+
+/// Returns free heap memory to the system (`malloc_trim(0)`), so that RSS growth measured next
+/// reflects new allocations rather than reuse of memory freed earlier.
+void cbench_trim_heap(void);
 
 /// Resident set size of this process in bytes (from /proc/self/statm), or 0 when unknown.
 long cbench_rss_bytes(void);
+
+// ---------------------------------------------------------------------------------------------
+// Vault store baselines: raw SQLite C API, prepared statements, the store's exact SQL
+// ---------------------------------------------------------------------------------------------
+// Every function opens its own connection configured like SQLiteKit's writer (WAL,
+// synchronous=NORMAL, foreign_keys, trusted_schema=OFF, defensive, busy timeout), works on a
+// database whose schema the Swift `VaultStore` created, and returns 0 or an SQLite result code.
+// Instrument values follow the pattern the Swift side uses (see VaultBench.swift):
+// token "vt_<c>_<i>", analytics id "an_<c>_<i>", VISA 424242/<1000 + i % 9000>, month 1 + i % 12,
+// year 2030, holder "Holder <i>", no BIN data, not default.
+
+/// `applyRemotePage` for one scope: BEGIN IMMEDIATE; the pending-token query; the remote upsert of
+/// `rows` instruments (version `version`); the sync_state cursor upsert; COMMIT.
+int cbench_vault_apply_page(const char *path, const char *merchant, const char *customer, long customerIndex,
+                            long rows, long version, int64_t now);
+
+/// `upsert([...], scope:)` once per customer "c_<n>" (n < `customers`), `perCustomer` instruments
+/// each: BEGIN IMMEDIATE; per instrument the base-version query, the last-used tick query, the
+/// local upsert and the outbox insert (a JSON payload of the shape the store writes); COMMIT.
+int cbench_vault_local_upsert(const char *path, const char *merchant, long customers, long perCustomer, int64_t now);
+
+/// Fills the table with `customers` x `perCustomer` rows (remote-upsert SQL, one transaction per
+/// 100k rows): customer ids "c_<n>", merchant `merchant`. Not a measured figure: setup.
+int cbench_vault_fill(const char *path, const char *merchant, long customers, long perCustomer, int64_t now);
+
+/// The store's list query for each of `count` customers (`customers[i]`), every row decoded into
+/// a C struct (texts copied). `out` receives the total number of rows.
+int cbench_vault_list(const char *path, const char *merchant, const char *const *customers, long count, long *out);
+
+/// The store's full-scan query (`forEachInstrument`), every row decoded into a C struct.
+int cbench_vault_full_scan(const char *path, long *out);
+
 #endif

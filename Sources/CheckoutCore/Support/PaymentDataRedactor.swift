@@ -13,7 +13,9 @@ public enum PaymentDataRedactor {
         var digits: [UInt8] = []       // digits of the current run
 
         func flush() {
-            if digits.count >= 13 && digits.count <= 19 && Luhn.isValid(digits) {
+            // Any 13–19 digit window passing Luhn makes the whole run a card number (as in
+            // `containsCardNumber`): a card number glued to other digits must not slip through.
+            if digits.count >= 13 && hasCardWindow(digits) {
                 // Separators after the last digit belong to the surrounding text: keep them.
                 let trailing = run.reversed().prefix { $0 == " " || $0 == "-" }
                 result += CardMask.mask(digits: digits) + String(trailing.reversed())
@@ -37,6 +39,17 @@ public enum PaymentDataRedactor {
         }
         flush()
         return result
+    }
+
+    /// True when some 13–19 digit window of `run` passes Luhn.
+    private static func hasCardWindow(_ run: [UInt8]) -> Bool {
+        guard run.count >= 13 else { return false }
+        for length in 13...min(19, run.count) {
+            for start in 0...(run.count - length) where Luhn.isValid(run[start..<(start + length)]) {
+                return true
+            }
+        }
+        return false
     }
 
     /// True when `text` holds 13–19 consecutive digits (separators allowed) passing Luhn.

@@ -1,0 +1,430 @@
+import CheckoutCore
+import Synchronization
+
+/// Keeps a `VaultStore` in sync with a `RemoteVault` in the background.
+///
+/// A round for one customer pulls the change feed page by page (each page and the cursor in one
+/// store transaction; HTTP 410 resets the customer and pulls from scratch, keeping the outbox),
+/// then pushes the outbox in batches (the op id is the idempotency key): applied ops leave the
+/// queue with the server's version, rejected and conflicting ops are dropped and reported on
+/// `rejections()` (the server decides; delete wins), retryable failures keep the ops, count an
+/// attempt and back off (full jitter, capped, honouring `Retry-After`).
+///
+/// Triggers: `notifyLocalWrite()`, the timer (`Configuration.interval`), `reconnected()` and
+/// `syncNow()`. Concurrent triggers for one customer coalesce: at most one round runs per customer,
+/// and callers arriving meanwhile share the single round queued behind it. A round with nothing
+/// to do costs one request (an empty page; nothing is pushed when the outbox is empty).
+///
+/// The engine never stands between checkout and the cache: read the store (or
+/// `SyncingVaultProvider`) directly, offline or not. Example:
+///
+/// ```swift
+/// let engine = SyncEngine(store: store, remote: HTTPRemoteVault(baseURL: url, apiKey: key),
+///                         configuration: .init(scopes: [scope]))
+/// engine.start()
+/// let report = try await engine.syncNow(scope: scope)
+/// ```
+public final class SyncEngine: Sendable {
+    /// What the engine syncs and how.
+    public struct Configuration: Sendable {
+        /// Customers synced by every round (e.g. the signed-in customer).
+        public var scopes: [VaultScope]
+        /// Also sync every customer with queued operations in the store.
+        public var includePendingScopes: Bool
+        /// Changes requested per page of the feed.
+        public var pageSize: Int
+        /// Operations sent per push request.
+        public var pushBatchSize: Int
+        /// Time between background rounds when nothing else triggers one; nil turns the timer off.
+        public var interval: Duration?
+        /// Backoff between failed attempts (within a round, and between failed background rounds).
+        public var retry: RetryPolicy
+        /// Seeds the jitter's random generator (tests); nil seeds it from the system.
+        public var randomSeed: UInt64?
+
+        /// Creates a configuration; sizes below 1 are raised to 1.
+        public init(scopes: [VaultScope] = [], includePendingScopes: Bool = true, pageSize: Int = 500,
+                    pushBatchSize: Int = 200, interval: Duration? = .seconds(300), retry: RetryPolicy = .standard,
+                    randomSeed: UInt64? = nil) {
+            self.scopes = scopes
+            self.includePendingScopes = includePendingScopes
+            self.pageSize = max(1, pageSize)
+            self.pushBatchSize = max(1, pushBatchSize)
+            self.interval = interval
+            self.retry = retry
+            self.randomSeed = randomSeed
+        }
+    }
+
+    /// The local cache and outbox.
+    public let store: VaultStore
+    /// The remote vault.
+    public let remote: any RemoteVault
+    /// The settings the engine was created with.
+    public let configuration: Configuration
+    let clock: any SyncClock
+    let random: Mutex<RetryPolicy.Generator>
+    let trigger = SyncTrigger()
+    /// The largest batch the server accepted after it answered 413 to a bigger one (nil: none learned).
+    let learnedBatchLimit = Mutex<Int?>(nil)
+    let rejectionHub = SyncEventHub<SyncRejection>()
+    private let broadcaster: StateBroadcaster<SyncStatus>
+    private let state = Mutex(EngineState())
+
+    /// One round of one customer, shared by every caller that joins it.
+    private struct Round {
+        let id: Int
+        let task: Task<SyncReport, any Error>
+    }
+
+    private struct ScopeRounds {
+        var running: Round?
+        var queued: Round?
+    }
+
+    private struct EngineState {
+        var rounds: [VaultScope: ScopeRounds] = [:]
+        var roundRequests = 0
+        var nextRoundId = 0
+        var activeRounds = 0
+        var failures: [VaultScope: SyncError] = [:]
+        var lastFailure: SyncError?
+        var lastSyncedAt: Int64?
+        var pendingCount = 0
+        var loop: Task<Void, Never>?
+        var stopping = false
+    }
+
+    /// Creates an engine (reading the store's pending count for the first status); nothing talks to
+    /// the remote until `start()` or `syncNow()`. Call `stop()` before dropping a started engine.
+    public init(store: VaultStore, remote: any RemoteVault, configuration: Configuration = Configuration(),
+                clock: any SyncClock = ContinuousSyncClock()) {
+        self.store = store
+        self.remote = remote
+        self.configuration = configuration
+        self.clock = clock
+        self.random = Mutex(configuration.randomSeed.map(RetryPolicy.Generator.init(seed:)) ?? RetryPolicy.Generator())
+        self.broadcaster = StateBroadcaster(SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: nil))
+        refreshPendingCount()
+    }
+
+    deinit {
+        state.withLock { $0.loop?.cancel() }
+    }
+
+    // MARK: Observing
+
+    /// The current status snapshot.
+    public var currentStatus: SyncStatus { broadcaster.value }
+
+    /// The current status, then every change (only real changes are published).
+    public func status() -> AsyncStream<SyncStatus> { broadcaster.stream() }
+
+    /// Every operation the server refuses from now on (dropped from the outbox, never retried).
+    public func rejections() -> AsyncStream<SyncRejection> { rejectionHub.stream() }
+
+    // MARK: Triggers
+
+    /// Runs one round for `scope` now (or joins the round queued behind the running one) and
+    /// returns what it did. Throws `SyncError` when the round fails (pending ops are kept), or
+    /// `CancellationError` when the engine is stopped meanwhile.
+    @discardableResult
+    public func syncNow(scope: VaultScope) async throws -> SyncReport {
+        try await round(for: scope).value
+    }
+
+    /// Runs one round for every scope the engine syncs (configured scopes plus, if enabled, every
+    /// scope with queued ops). Every scope is attempted; the first failure is thrown afterwards.
+    /// The report's cursor is set only when exactly one scope was synced.
+    @discardableResult
+    public func syncNow() async throws -> SyncReport {
+        let scopes = try syncedScopes()
+        var report = SyncReport()
+        var firstError: (any Error)?
+        for scope in scopes {
+            do {
+                let scopeReport = try await syncNow(scope: scope)
+                if scopes.count == 1 { return scopeReport }
+                report.merge(scopeReport)
+            } catch {
+                if error is CancellationError { throw error }
+                if firstError == nil { firstError = error }
+            }
+        }
+        if let firstError { throw firstError }
+        return report
+    }
+
+    /// Tells the engine the store was written locally: the pending count is refreshed and the
+    /// background loop (if started) runs a round, unless it is backing off after a failure.
+    public func notifyLocalWrite() {
+        refreshPendingCount()
+        trigger.fire(.localWrite)
+    }
+
+    /// Tells the engine the network is back: the background loop stops any backoff and syncs now.
+    /// (Linux has no reachability API; the app calls this from whatever signal it has.)
+    public func reconnected() {
+        trigger.fire(.reconnect)
+    }
+
+    // MARK: Background loop
+
+    /// Starts the background loop: a round now, then one per trigger (local write, timer,
+    /// reconnect), with backoff after failures. Calling it twice has no effect.
+    public func start() {
+        state.withLock { state in
+            guard state.loop == nil else { return }
+            state.loop = Task { [self] in await runLoop() }
+        }
+    }
+
+    /// Stops the background loop and cancels running rounds, waiting until they have ended.
+    /// Pending operations stay in the outbox; `start()` may be called again later.
+    public func stop() async {
+        let loop = state.withLock { state -> Task<Void, Never>? in
+            defer { state.loop = nil }
+            state.stopping = true
+            return state.loop
+        }
+        loop?.cancel()
+        // Rounds are unstructured tasks (shared by their callers), so cancel them explicitly; rounds
+        // asked for while stopping are born cancelled.
+        while true {
+            let rounds = state.withLock { state in
+                state.rounds.values.flatMap { [$0.running?.task, $0.queued?.task].compactMap { $0 } }
+            }
+            if rounds.isEmpty { break }
+            for round in rounds { round.cancel() }
+            for round in rounds { _ = await round.result }
+        }
+        await loop?.value
+        state.withLock { $0.stopping = false }
+    }
+
+    /// How many times a round was asked for (joined or started), for tests of coalescing.
+    var roundRequestCount: Int { state.withLock { $0.roundRequests } }
+
+    /// True while the background loop runs.
+    public var isRunning: Bool { state.withLock { $0.loop != nil } }
+
+    private enum Wake { case timer, trigger, cancelled }
+
+    private func runLoop() async {
+        var failedRounds = 0
+        while !Task.isCancelled {
+            trigger.clear()
+            var retryAfter: Duration?
+            do {
+                _ = try await syncNow()
+                failedRounds = 0
+            } catch is CancellationError {
+                return
+            } catch {
+                failedRounds += 1
+                retryAfter = (error as? SyncError)?.retryAfter
+            }
+            if Task.isCancelled { return }
+            let wait: Duration?
+            let accepting: Set<SyncTrigger.Kind>
+            if failedRounds == 0 {
+                wait = configuration.interval
+                accepting = [.localWrite, .reconnect]
+            } else {
+                wait = random.withLock {
+                    configuration.retry.delay(afterFailures: failedRounds, retryAfter: retryAfter, using: &$0)
+                }
+                accepting = [.reconnect]
+            }
+            if await self.wait(for: wait, accepting: accepting) == .cancelled { return }
+        }
+    }
+
+    /// Waits for the timer (nil: no timer) or a trigger of an accepted kind, whichever comes first.
+    private func wait(for duration: Duration?, accepting: Set<SyncTrigger.Kind>) async -> Wake {
+        await withTaskGroup(of: Wake.self) { group in
+            group.addTask { [trigger] in
+                await trigger.wait(accepting: accepting) == nil ? .cancelled : .trigger
+            }
+            if let duration {
+                group.addTask { [clock] in
+                    do {
+                        try await clock.sleep(for: duration)
+                        return .timer
+                    } catch {
+                        return .cancelled
+                    }
+                }
+            }
+            let first = await group.next() ?? .cancelled
+            group.cancelAll()
+            return Task.isCancelled ? .cancelled : first
+        }
+    }
+
+    // MARK: Rounds and status
+
+    /// The scopes a full round covers: the configured ones, then every scope with queued ops.
+    func syncedScopes() throws -> [VaultScope] {
+        var scopes = configuration.scopes
+        if configuration.includePendingScopes {
+            do {
+                scopes += try store.pendingScopes()
+            } catch {
+                throw SyncError(.storeFailure, "cannot read the outbox: \(error)")
+            }
+        }
+        var seen = Set<VaultScope>()
+        return scopes.filter { seen.insert($0).inserted }
+    }
+
+    /// The round a caller for `scope` should await: a new one when none runs, else the single
+    /// round queued behind the running one (created on demand).
+    private func round(for scope: VaultScope) -> Task<SyncReport, any Error> {
+        state.withLock { state in
+            state.roundRequests += 1
+            var entry = state.rounds[scope] ?? ScopeRounds()
+            if let queued = entry.queued { return queued.task }
+            let id = state.nextRoundId
+            state.nextRoundId += 1
+            let previous = entry.running?.task
+            let task = Task { [self] in
+                if let previous { _ = await previous.result }
+                let result: Result<SyncReport, any Error>
+                do {
+                    result = .success(try await performRound(scope))
+                } catch {
+                    result = .failure(error)
+                }
+                finishRound(scope, id: id)
+                return try result.get()
+            }
+            if state.stopping { task.cancel() }
+            if entry.running == nil {
+                entry.running = Round(id: id, task: task)
+            } else {
+                entry.queued = Round(id: id, task: task)
+            }
+            state.rounds[scope] = entry
+            return task
+        }
+    }
+
+    /// Promotes the queued round (if any) once the running round `id` has finished.
+    private func finishRound(_ scope: VaultScope, id: Int) {
+        state.withLock { state in
+            guard var entry = state.rounds[scope], entry.running?.id == id else { return }
+            entry.running = entry.queued
+            entry.queued = nil
+            state.rounds[scope] = entry.running == nil ? nil : entry
+        }
+    }
+
+    /// Runs one round with status bookkeeping; errors come out as `SyncError` or `CancellationError`.
+    private func performRound(_ scope: VaultScope) async throws -> SyncReport {
+        try Task.checkCancellation()
+        publish { $0.activeRounds += 1 }
+        do {
+            let report = try await runRound(scope)
+            let now = clock.nowMillis()
+            let pending = totalPendingCount()
+            publish { state in
+                state.activeRounds -= 1
+                state.failures[scope] = nil
+                if state.failures.isEmpty { state.lastFailure = nil }
+                state.lastSyncedAt = now
+                if let pending { state.pendingCount = pending }
+            }
+            return report
+        } catch {
+            let pending = totalPendingCount()
+            let cancelled = error is CancellationError || Task.isCancelled
+            let failure = cancelled ? nil : Self.syncError(error)
+            publish { state in
+                state.activeRounds -= 1
+                if let failure {
+                    state.failures[scope] = failure
+                    state.lastFailure = failure
+                }
+                if let pending { state.pendingCount = pending }
+            }
+            if let failure { throw failure }
+            throw CancellationError()
+        }
+    }
+
+    /// One round: pull, then push, then read the outcome back from the store.
+    private func runRound(_ scope: VaultScope) async throws -> SyncReport {
+        guard !scope.merchantId.isEmpty, !scope.customerId.isEmpty else {
+            throw SyncError(.invalidScope, "the merchant and customer ids must not be empty")
+        }
+        var report = SyncReport()
+        try await pull(scope, into: &report)
+        try await push(scope, into: &report)
+        report.pending = try store.pendingCount(scope: scope)
+        report.cursor = try store.cursor(scope: scope)
+        return report
+    }
+
+    /// Maps any failure of a round to a `SyncError`.
+    static func syncError(_ error: any Error) -> SyncError {
+        switch error {
+        case let error as SyncError: return error
+        case let error as RemoteVaultError: return SyncError(error)
+        default: return SyncError(.storeFailure, "the local vault failed: \(error)")
+        }
+    }
+
+    /// Applies `change` to the engine state and publishes the resulting status if it changed.
+    private func publish(_ change: (inout EngineState) -> Void) {
+        state.withLock { state in
+            change(&state)
+            let phase: SyncStatus.Phase
+            if state.activeRounds > 0 {
+                phase = .syncing
+            } else if let failure = state.lastFailure {
+                phase = .offline(lastError: failure)
+            } else {
+                phase = .idle
+            }
+            let status = SyncStatus(phase: phase, pendingCount: state.pendingCount, lastSyncedAt: state.lastSyncedAt)
+            broadcaster.mutate { $0 = status }
+        }
+    }
+
+    /// Re-reads the pending count from the store and publishes it.
+    func refreshPendingCount() {
+        guard let pending = totalPendingCount() else { return }
+        publish { $0.pendingCount = pending }
+    }
+
+    /// The queued operations over every synced scope; nil when the store cannot be read.
+    private func totalPendingCount() -> Int? {
+        do {
+            return try syncedScopes().reduce(0) { $0 + (try store.pendingCount(scope: $1)) }
+        } catch {
+            return nil
+        }
+    }
+
+    /// Calls `operation`, retrying retryable remote failures up to the policy's attempts with
+    /// backoff on the engine's clock. `onFailure` sees every failure (to count attempts).
+    func withRetry<T>(_ operation: () async throws -> T,
+                      onFailure: (RemoteVaultError) throws -> Void = { _ in }) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await operation()
+            } catch let error as RemoteVaultError {
+                try Task.checkCancellation()
+                try onFailure(error)
+                guard error.isRetryableForSync, attempt < configuration.retry.maxAttempts else { throw error }
+                let delay = random.withLock {
+                    configuration.retry.delay(afterFailures: attempt, retryAfter: error.retryAfter, using: &$0)
+                }
+                try await clock.sleep(for: delay)
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import CheckoutCore
+
+/// Why a sync round failed.
+///
+/// A struct with an extensible `Code` (like `CheckoutError`), so adding a code never breaks a
+/// user's `switch`. The message never contains payment data or API keys. When the failure came
+/// from the remote vault, `remote` holds the typed cause.
+public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable, machine-readable failure code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The wire form of the code.
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The server could not be reached (refused, timeout, connection lost).
+        public static let unreachable = Code("unreachable")
+        /// The server answered with an error status (5xx, 429, 4xx other than 401/410).
+        public static let serverError = Code("server-error")
+        /// The server did not accept the API key.
+        public static let unauthorized = Code("unauthorized")
+        /// The server's answer was not the promised JSON; nothing of it was applied.
+        public static let malformedResponse = Code("malformed-response")
+        /// The server reported an expired cursor again right after a reset.
+        public static let cursorExpired = Code("cursor-expired")
+        /// The local store could not be read or written.
+        public static let storeFailure = Code("store-failure")
+        /// The scope cannot be synced (an empty merchant or customer id).
+        public static let invalidScope = Code("invalid-scope")
+
+        public var description: String { rawValue }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// A human-readable explanation, scrubbed of payment data.
+    public let message: String
+    /// The remote vault's typed error, when the failure came from the server or the network.
+    public let remote: RemoteVaultError?
+
+    /// Creates an error; `message` passes through the payment-data redactor.
+    public init(_ code: Code, _ message: String, remote: RemoteVaultError? = nil) {
+        self.code = code
+        self.message = PaymentDataRedactor.redact(message)
+        self.remote = remote
+    }
+
+    /// The sync error for a remote vault failure.
+    public init(_ remote: RemoteVaultError) {
+        let code: Code
+        switch remote {
+        case .unreachable: code = .unreachable
+        case .httpStatus: code = .serverError
+        case .unauthorized: code = .unauthorized
+        case .malformedResponse: code = .malformedResponse
+        case .cursorExpired: code = .cursorExpired
+        }
+        self.init(code, remote.description, remote: remote)
+    }
+
+    /// True when a later round may succeed without anyone changing anything (network, 5xx, 429).
+    public var isRetryable: Bool { remote?.isRetryableForSync ?? false }
+
+    /// The server's `Retry-After`, if it sent one.
+    public var retryAfter: Duration? { remote?.retryAfter }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+extension RemoteVaultError {
+    /// `isRetryable`, plus 409 (an op of the batch is still being processed by the server: the
+    /// same batch will be answered once it finishes).
+    var isRetryableForSync: Bool {
+        if case .httpStatus(409, _, _, _) = self { return true }
+        return isRetryable
+    }
+
+    /// The server's `Retry-After` as a duration.
+    var retryAfter: Duration? {
+        if case .httpStatus(_, _, _, let seconds?) = self { return .seconds(seconds) }
+        return nil
+    }
+}

@@ -1,0 +1,428 @@
+import CheckoutCore
+import CheckoutVault
+import Foundation
+import Synchronization
+
+/// A `RemoteVault` in memory with the same rules as `vault-server`, plus switches to inject faults.
+///
+/// Rules (kept identical to the server's by a shared contract test suite): versions grow by one
+/// per applied change; every change takes a fresh sequence and the feed is compacted (one entry per
+/// instrument, at its latest sequence); deletes leave tombstones and always win; `setDefault` is
+/// last-writer-wins and leaves exactly one default; an upsert of an existing instrument needs its
+/// current version; op ids are idempotency keys (same id and same op replays the first answer,
+/// same id and another op is HTTP 422 and nothing of the batch applies); tombstones older than the
+/// retention are purged and a cursor before a purged tombstone gets HTTP 410; `limit` is capped.
+///
+/// Faults: `failNext(_:_:with:)` makes the next calls throw a chosen `RemoteVaultError` (for
+/// example a 500, or a 429 with `Retry-After`) without reaching the vault; `loseNextResponse`
+/// applies a push and then throws `unreachable`, as when a connection drops after the server
+/// committed; `hold(_:)` parks the next call until the test releases it. Every call is recorded
+/// in `requests` (faulted ones too), like a server's access log.
+public final class InMemoryRemoteVault: RemoteVault {
+    /// The calls of the `RemoteVault` protocol.
+    public enum Endpoint: String, Sendable, CaseIterable {
+        /// `changes(scope:cursor:limit:)`.
+        case changes
+        /// `push(scope:ops:)`.
+        case push
+        /// `instruments(scope:)`.
+        case instruments
+    }
+
+    /// One call as the vault received it.
+    public struct Request: Sendable, Equatable {
+        /// Which call.
+        public var endpoint: Endpoint
+        /// The customer it was for.
+        public var customerId: String
+        /// The cursor sent to `changes`.
+        public var cursor: String?
+        /// The op ids sent to `push`.
+        public var opIds: [String]
+    }
+
+    /// Request caps, as in the server's configuration.
+    public struct Limits: Sendable, Equatable {
+        /// The largest page; a larger `limit` is lowered to this.
+        public var maxPageSize: Int
+        /// The most ops per batch; more get HTTP 413.
+        public var maxOpsPerBatch: Int
+
+        /// The server's defaults.
+        public init(maxPageSize: Int = 1000, maxOpsPerBatch: Int = 500) {
+            self.maxPageSize = maxPageSize
+            self.maxOpsPerBatch = maxOpsPerBatch
+        }
+    }
+
+    private struct Record {
+        var id: String
+        var version: Int64
+        var sequence: Int64
+        var deleted: Bool
+        var isDefault: Bool
+        var method: VaultedPaymentMethod?
+        var deletedAt: Int64?
+    }
+
+    private struct Customer {
+        var records: [String: Record] = [:]
+        var horizon: Int64 = 0
+        var opLog: [String: (op: OutboundOp, result: OpResult)] = [:]
+    }
+
+    private struct Fault {
+        var endpoint: Endpoint?
+        var error: RemoteVaultError
+        var losesResponse: Bool
+    }
+
+    private struct State {
+        var sequence: Int64 = 0
+        var customers: [String: Customer] = [:]
+        var requests: [Request] = []
+        var faults: [Fault] = []
+        var holds: [Endpoint: [RemoteVaultHold]] = [:]
+    }
+
+    /// The merchant behind the credentials (informational: one instance is one merchant's view).
+    public let merchantId: String
+    /// Request caps.
+    public let limits: Limits
+    private let retentionMillis: Int64
+    private let now: @Sendable () -> Int64
+    private let state = Mutex(State())
+
+    /// Creates an empty vault. `now` is the server's clock in Unix milliseconds (tombstone
+    /// retention); pass a test clock to expire cursors without waiting.
+    public init(merchantId: String = "merchant", limits: Limits = Limits(), tombstoneRetention: Duration = .seconds(30 * 24 * 3600),
+                now: @escaping @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }) {
+        self.merchantId = merchantId
+        self.limits = limits
+        let parts = tombstoneRetention.components
+        self.retentionMillis = parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
+        self.now = now
+    }
+
+    // MARK: Fault injection and inspection
+
+    /// The next `count` calls (to `endpoint`, or to any endpoint when nil) throw `error` without
+    /// reaching the vault. Faults queue up in the order they were added.
+    public func failNext(_ count: Int = 1, _ endpoint: Endpoint? = nil, with error: RemoteVaultError) {
+        state.withLock { state in
+            for _ in 0..<max(0, count) { state.faults.append(Fault(endpoint: endpoint, error: error, losesResponse: false)) }
+        }
+    }
+
+    /// The next push is applied and then throws `unreachable`: the answer was lost on the way back.
+    public func loseNextResponse() {
+        state.withLock {
+            $0.faults.append(Fault(endpoint: .push, error: .unreachable(reason: "connection lost after the request was sent"),
+                                   losesResponse: true))
+        }
+    }
+
+    /// Parks the next call to `endpoint` until the returned hold is released.
+    public func hold(_ endpoint: Endpoint) -> RemoteVaultHold {
+        let hold = RemoteVaultHold()
+        state.withLock { $0.holds[endpoint, default: []].append(hold) }
+        return hold
+    }
+
+    /// Every call received, in order.
+    public var requests: [Request] { state.withLock { $0.requests } }
+
+    /// How many calls were received (to `endpoint`, or in total when nil).
+    public func requestCount(_ endpoint: Endpoint? = nil) -> Int {
+        state.withLock { state in state.requests.filter { endpoint == nil || $0.endpoint == endpoint }.count }
+    }
+
+    /// Forgets the recorded requests.
+    public func resetRequestLog() {
+        state.withLock { $0.requests.removeAll() }
+    }
+
+    /// The customer's live instruments (default first, then by id), read without recording a request.
+    public func snapshot(customerId: String) -> [RemoteInstrument] {
+        state.withLock { state in Self.live(state.customers[customerId] ?? Customer()) }
+    }
+
+    /// Deletes an instrument as another client would (the server's `DELETE` endpoint); false when
+    /// there is no live instrument with that id.
+    @discardableResult
+    public func deleteOnServer(customerId: String, id: String) -> Bool {
+        let now = now()
+        return state.withLock { state in
+            var customer = state.customers[customerId] ?? Customer()
+            guard let record = customer.records[id], !record.deleted else { return false }
+            Self.tombstone(record, in: &customer, sequence: &state.sequence, now: now)
+            state.customers[customerId] = customer
+            return true
+        }
+    }
+
+    // MARK: RemoteVault
+
+    /// One page of the compacted feed after `cursor` (410 before a purged tombstone, 400 for a bad cursor or limit).
+    public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
+        try await admit(Request(endpoint: .changes, customerId: scope.customerId, cursor: cursor, opIds: []))
+        let now = now()
+        return try state.withLock { state throws(RemoteVaultError) -> ChangePage in
+            try Self.checkCustomer(scope.customerId)
+            guard limit > 0 else { throw Self.badRequest("invalid-limit", "limit must be a positive integer") }
+            let pageSize = min(limit, limits.maxPageSize)
+            var after: Int64 = 0
+            if let cursor, !cursor.isEmpty {
+                guard let sequence = Self.decodeCursor(cursor) else {
+                    throw Self.badRequest("invalid-cursor", "the cursor was not issued by this server")
+                }
+                after = sequence
+            }
+            var customer = state.customers[scope.customerId] ?? Customer()
+            for record in customer.records.values where record.deleted && (record.deletedAt ?? .max) <= now - retentionMillis {
+                customer.records[record.id] = nil
+                customer.horizon = max(customer.horizon, record.sequence)
+            }
+            state.customers[scope.customerId] = customer
+            if after > 0, after < customer.horizon { throw RemoteVaultError.cursorExpired }
+            let feed = customer.records.values.filter { $0.sequence > after }.sorted { $0.sequence < $1.sequence }
+            let page = feed.prefix(pageSize)
+            let changes = page.map { RemoteChange(token: $0.id, version: $0.version, method: Self.method(of: $0)) }
+            return ChangePage(changes: changes, cursor: Self.encodeCursor(page.last?.sequence ?? after),
+                              hasMore: feed.count > pageSize)
+        }
+    }
+
+    /// Applies the batch atomically and answers one result per op, in order (422 for a reused op id).
+    public func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
+        let losesResponse = try await admit(Request(endpoint: .push, customerId: scope.customerId, cursor: nil,
+                                                    opIds: ops.map(\.opId)))
+        let now = now()
+        let results = try state.withLock { state throws(RemoteVaultError) -> [OpResult] in
+            try Self.checkCustomer(scope.customerId)
+            guard !ops.isEmpty else { throw Self.badRequest("invalid-request", "ops must not be empty") }
+            guard ops.count <= limits.maxOpsPerBatch else {
+                throw .httpStatus(status: 413, code: "too-many-ops", message: "a batch may carry at most \(limits.maxOpsPerBatch) ops",
+                                  retryAfterSeconds: nil)
+            }
+            var seen = Set<String>()
+            for op in ops {
+                guard Self.isValidIdentifier(op.opId) else {
+                    throw Self.badRequest("invalid-op-id", "every op needs an opId of 1–128 letters, digits or -._:")
+                }
+                guard seen.insert(op.opId).inserted else {
+                    throw Self.badRequest("duplicate-op-id", "an opId appears twice in the batch")
+                }
+            }
+            // The batch is atomic: work on a copy and publish it only when every op went through.
+            var sequence = state.sequence
+            var customer = state.customers[scope.customerId] ?? Customer()
+            var results: [OpResult] = []
+            for op in ops {
+                if Self.containsCardNumber(op) {
+                    results.append(OpResult(opId: op.opId, status: .rejected, reason: "sensitive-data-rejected",
+                                            message: "the op holds something that looks like a card number"))
+                    continue
+                }
+                guard Self.isValidIdentifier(op.instrumentId) else {
+                    results.append(OpResult(opId: op.opId, status: .rejected, reason: "invalid-op",
+                                            message: "instrumentId must be 1–128 letters, digits or -._:"))
+                    continue
+                }
+                if let logged = customer.opLog[op.opId] {
+                    guard logged.op == op else {
+                        throw .httpStatus(status: 422, code: "idempotency-key-reused",
+                                          message: "an op id was reused with a different body", retryAfterSeconds: nil)
+                    }
+                    results.append(logged.result)
+                    continue
+                }
+                let result = Self.apply(op, to: &customer, sequence: &sequence, now: now)
+                customer.opLog[op.opId] = (op, result)
+                results.append(result)
+            }
+            state.sequence = sequence
+            state.customers[scope.customerId] = customer
+            return results
+        }
+        if losesResponse {
+            throw RemoteVaultError.unreachable(reason: "connection lost after the request was sent")
+        }
+        return results
+    }
+
+    /// The customer's live instruments, default first, then by id.
+    public func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
+        try await admit(Request(endpoint: .instruments, customerId: scope.customerId, cursor: nil, opIds: []))
+        return try state.withLock { state throws(RemoteVaultError) -> [RemoteInstrument] in
+            try Self.checkCustomer(scope.customerId)
+            return Self.live(state.customers[scope.customerId] ?? Customer())
+        }
+    }
+
+    // MARK: Admission (log, holds, faults)
+
+    /// Records the call, waits on a hold if one is set, then throws an injected fault (or returns
+    /// true when the response must be lost after applying).
+    @discardableResult
+    private func admit(_ request: Request) async throws -> Bool {
+        let hold = state.withLock { state -> RemoteVaultHold? in
+            state.requests.append(request)
+            guard var holds = state.holds[request.endpoint], !holds.isEmpty else { return nil }
+            let hold = holds.removeFirst()
+            state.holds[request.endpoint] = holds
+            return hold
+        }
+        if let hold { await hold.park() }
+        let fault = state.withLock { state -> Fault? in
+            guard let index = state.faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == request.endpoint }) else {
+                return nil
+            }
+            return state.faults.remove(at: index)
+        }
+        guard let fault else { return false }
+        if fault.losesResponse { return true }
+        throw fault.error
+    }
+
+    // MARK: Rules (the server's `VaultService`, restated)
+
+    private static func apply(_ op: OutboundOp, to customer: inout Customer, sequence: inout Int64, now: Int64) -> OpResult {
+        let existing = customer.records[op.instrumentId]
+        switch op.kind {
+        case .upsert:
+            guard var method = op.method, method.id == op.instrumentId else {
+                return reject(op, "invalid-op", "an upsert needs a method whose id is the instrumentId")
+            }
+            do {
+                try VaultedPaymentMethodGuard.check(method)
+            } catch {
+                return reject(op, "sensitive-data-rejected", "the instrument holds data that must not be stored")
+            }
+            let isDefault = method.isDefault
+            method.isDefault = false
+            guard let existing else {
+                if let base = op.baseVersion, base != 0 {
+                    return OpResult(opId: op.opId, status: .conflict, reason: "not-found",
+                                    message: "the instrument does not exist (it may have been deleted and purged)")
+                }
+                sequence += 1
+                customer.records[op.instrumentId] = Record(id: op.instrumentId, version: 1, sequence: sequence, deleted: false,
+                                                           isDefault: isDefault, method: method, deletedAt: nil)
+                if isDefault { clearOtherDefaults(in: &customer, keeping: op.instrumentId, sequence: &sequence) }
+                return OpResult(opId: op.opId, status: .applied, version: 1)
+            }
+            if existing.deleted { return conflict(op, "deleted", "the instrument was deleted", existing) }
+            guard op.baseVersion == existing.version else {
+                return conflict(op, "version-mismatch", "the instrument changed on the server", existing)
+            }
+            sequence += 1
+            let record = Record(id: existing.id, version: existing.version + 1, sequence: sequence, deleted: false,
+                                isDefault: isDefault, method: method, deletedAt: nil)
+            customer.records[record.id] = record
+            if isDefault { clearOtherDefaults(in: &customer, keeping: record.id, sequence: &sequence) }
+            return OpResult(opId: op.opId, status: .applied, version: record.version)
+
+        case .delete:
+            guard let existing else { return reject(op, "not-found", "no such instrument") }
+            if existing.deleted { return OpResult(opId: op.opId, status: .applied, version: existing.version) }
+            let tombstone = tombstone(existing, in: &customer, sequence: &sequence, now: now)
+            return OpResult(opId: op.opId, status: .applied, version: tombstone.version)
+
+        case .setDefault:
+            guard let existing else { return reject(op, "not-found", "no such instrument") }
+            if existing.deleted { return conflict(op, "deleted", "the instrument was deleted", existing) }
+            var record = existing
+            if !existing.isDefault {
+                sequence += 1
+                record.version += 1
+                record.sequence = sequence
+                record.isDefault = true
+                customer.records[record.id] = record
+            }
+            clearOtherDefaults(in: &customer, keeping: record.id, sequence: &sequence)
+            return OpResult(opId: op.opId, status: .applied, version: record.version)
+        }
+    }
+
+    @discardableResult
+    private static func tombstone(_ record: Record, in customer: inout Customer, sequence: inout Int64, now: Int64) -> Record {
+        sequence += 1
+        let tombstone = Record(id: record.id, version: record.version + 1, sequence: sequence, deleted: true,
+                               isDefault: false, method: nil, deletedAt: now)
+        customer.records[record.id] = tombstone
+        return tombstone
+    }
+
+    private static func clearOtherDefaults(in customer: inout Customer, keeping id: String, sequence: inout Int64) {
+        let others = customer.records.values.filter { !$0.deleted && $0.isDefault && $0.id != id }.sorted { $0.id < $1.id }
+        for var other in others {
+            sequence += 1
+            other.isDefault = false
+            other.version += 1
+            other.sequence = sequence
+            customer.records[other.id] = other
+        }
+    }
+
+    private static func reject(_ op: OutboundOp, _ reason: String, _ message: String) -> OpResult {
+        OpResult(opId: op.opId, status: .rejected, reason: reason, message: message)
+    }
+
+    private static func conflict(_ op: OutboundOp, _ reason: String, _ message: String, _ current: Record) -> OpResult {
+        OpResult(opId: op.opId, status: .conflict, reason: reason, message: message,
+                 current: RemoteChange(token: current.id, version: current.version, method: method(of: current)))
+    }
+
+    private static func method(of record: Record) -> VaultedPaymentMethod? {
+        guard !record.deleted, var method = record.method else { return nil }
+        method.isDefault = record.isDefault
+        return method
+    }
+
+    private static func live(_ customer: Customer) -> [RemoteInstrument] {
+        customer.records.values.filter { !$0.deleted }
+            .sorted { lhs, rhs in lhs.isDefault != rhs.isDefault ? lhs.isDefault : lhs.id < rhs.id }
+            .compactMap { record in method(of: record).map { RemoteInstrument(id: record.id, version: record.version, method: $0) } }
+    }
+
+    // MARK: Validation and cursors
+
+    private static func badRequest(_ code: String, _ message: String) -> RemoteVaultError {
+        .httpStatus(status: 400, code: code, message: message, retryAfterSeconds: nil)
+    }
+
+    private static func checkCustomer(_ id: String) throws(RemoteVaultError) {
+        guard isValidIdentifier(id) else {
+            throw badRequest("invalid-customer", "customer ids are 1–128 letters, digits or -._:")
+        }
+    }
+
+    /// 1–128 ASCII letters, digits, `-`, `.`, `_` or `:`, and not a card number (the server's rule).
+    static func isValidIdentifier(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard (1...128).contains(bytes.count) else { return false }
+        for byte in bytes {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x3A: continue
+            default: return false
+            }
+        }
+        return !PaymentDataRedactor.containsCardNumber(text)
+    }
+
+    private static func containsCardNumber(_ op: OutboundOp) -> Bool {
+        guard let json = try? JSONEncoder().encode(op) else { return true }
+        return PaymentDataRedactor.containsCardNumber(String(decoding: json, as: UTF8.self))
+    }
+
+    static func encodeCursor(_ sequence: Int64) -> String { "v1." + String(sequence, radix: 16) }
+
+    static func decodeCursor(_ text: String) -> Int64? {
+        guard text.hasPrefix("v1."), text.utf8.count <= 20 else { return nil }
+        let digits = text.dropFirst(3)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit && $0.isASCII && !$0.isUppercase }),
+              let value = Int64(digits, radix: 16), value >= 0 else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,221 @@
+import CBenchBaselines
+import CheckoutKit
+import Foundation
+
+/// Card validation through the card plugin's hot path (`CardValidator.check`), against a C loop
+/// doing Luhn plus a prefix check on the same inputs in the same run, plus heap allocations.
+enum CardBench {
+    /// The same card entries as Swift strings and as one C buffer.
+    struct Inputs {
+        var numbers: [String] = []
+        var cvvs: [String] = []
+        var expiries: [String] = []
+        /// Numbers' bytes back to back, and each one's offset and length.
+        var bytes: [UInt8] = []
+        var offsets: [Int] = []
+        var lengths: [Int] = []
+    }
+
+    /// Leading digits, total length and security-code length of the mixed network set.
+    static let shapes: [(prefix: String, length: Int, cvv: Int)] = [
+        ("4", 16, 3), ("4", 16, 3), ("4", 16, 3), ("4", 19, 3),   // Visa (the most common)
+        ("51", 16, 3), ("53", 16, 3), ("55", 16, 3), ("2221", 16, 3), ("2720", 16, 3),   // Mastercard
+        ("34", 15, 4), ("37", 15, 4),                                                  // Amex
+        ("6011", 16, 3), ("65", 16, 3),                                                // Discover
+        ("3528", 16, 3), ("3589", 16, 3),                                              // JCB
+        ("620", 16, 3), ("6250", 19, 3),                                               // UnionPay
+        ("36", 14, 3),                                                                 // Diners Club
+    ]
+
+    /// `count` valid card entries (numbers pass Luhn, CVV fits the network, expiry in the future).
+    static func makeInputs(count: Int, formatted: Bool) -> Inputs {
+        var random = SplitMix64(seed: 0x5EED_CA4D)
+        var inputs = Inputs()
+        for index in 0..<count {
+            let shape = shapes[index % shapes.count]
+            var digits = shape.prefix.map { Int($0.asciiValue ?? 48) - 48 }
+            while digits.count < shape.length - 1 { digits.append(Int(random.next() % 10)) }
+            digits.append(luhnCheckDigit(digits))
+            var number = digits.map(String.init).joined()
+            if formatted {
+                // Groups of four, as a shopper types them.
+                number = stride(from: 0, to: number.count, by: 4).map { start -> String in
+                    let from = number.index(number.startIndex, offsetBy: start)
+                    return String(number[from..<(number.index(from, offsetBy: 4, limitedBy: number.endIndex) ?? number.endIndex)])
+                }.joined(separator: " ")
+            }
+            let cvv = (0..<shape.cvv).map { _ in String(random.next() % 10) }.joined()
+            let month = Int(random.next() % 12) + 1
+            let year = 28 + Int(random.next() % 8)
+            inputs.numbers.append(number)
+            inputs.cvvs.append(cvv)
+            inputs.expiries.append((month < 10 ? "0\(month)" : "\(month)") + "/\(year)")
+            inputs.offsets.append(inputs.bytes.count)
+            inputs.lengths.append(number.utf8.count)
+            inputs.bytes.append(contentsOf: number.utf8)
+        }
+        return inputs
+    }
+
+    static func luhnCheckDigit(_ digits: [Int]) -> Int {
+        var sum = 0
+        for (offset, digit) in digits.reversed().enumerated() {
+            // The check digit will sit to the right, so the rightmost payload digit is doubled.
+            var value = digit
+            if offset % 2 == 0 {
+                value *= 2
+                if value > 9 { value -= 9 }
+            }
+            sum += value
+        }
+        return (10 - sum % 10) % 10
+    }
+
+    /// The Swift loop: full validation (number, CVV, expiry) of every input, `rounds` times.
+    @inline(never)
+    static func validateAll(_ validator: CardValidator, _ inputs: Inputs, rounds: Int) -> Int {
+        var valid = 0
+        for _ in 0..<rounds {
+            for index in inputs.numbers.indices {
+                let check = validator.check(number: inputs.numbers[index], cvv: inputs.cvvs[index],
+                                            expiry: inputs.expiries[index])
+                if check.isValid { valid &+= 1 }
+            }
+        }
+        return valid
+    }
+
+    /// The Swift loop, number and CVV (no expiry, so no clock read).
+    @inline(never)
+    static func validateWithoutExpiry(_ validator: CardValidator, _ inputs: Inputs, rounds: Int) -> Int {
+        var valid = 0
+        for _ in 0..<rounds {
+            for index in inputs.numbers.indices
+            where validator.check(number: inputs.numbers[index], cvv: inputs.cvvs[index]).isValid {
+                valid &+= 1
+            }
+        }
+        return valid
+    }
+
+    /// The Swift loop, number only (what the C loop does: digits, Luhn, length, network).
+    @inline(never)
+    static func checkNumbers(_ validator: CardValidator, _ inputs: Inputs, rounds: Int) -> Int {
+        var valid = 0
+        for _ in 0..<rounds {
+            for number in inputs.numbers where validator.check(number: number).isValid { valid &+= 1 }
+        }
+        return valid
+    }
+
+    /// The C loop over the same numbers.
+    static func cLoop(_ inputs: Inputs, rounds: Int) -> Int {
+        inputs.bytes.withUnsafeBufferPointer { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            let pointers: [UnsafePointer<CChar>?] = inputs.offsets.map {
+                UnsafeRawPointer(base + $0).assumingMemoryBound(to: CChar.self)
+            }
+            let lengths = inputs.lengths
+            return pointers.withUnsafeBufferPointer { pointerBuffer in
+                lengths.withUnsafeBufferPointer { lengthBuffer in
+                    Int(cbench_luhn_prefix(pointerBuffer.baseAddress, lengthBuffer.baseAddress, pointers.count, rounds))
+                }
+            }
+        }
+    }
+
+    static func run(_ options: BenchOptions) async throws -> [Figure] {
+        let defaults = try options.defaults()
+        let validator = CardValidator(table: defaults.cardNetworks)
+        let distinct = 1_024
+        let total = options.scale(5_000_000, quick: 1_000_000)
+        let rounds = total / distinct
+        let validations = Double(rounds * distinct)
+        var figures: [Figure] = []
+
+        for formatted in [false, true] {
+            let inputs = makeInputs(count: distinct, formatted: formatted)
+            let expected = rounds * distinct
+            let swift = try Measure.repeated(options.repeats) {
+                var valid = 0
+                let seconds = Measure.seconds { valid = validateAll(validator, inputs, rounds: rounds) }
+                guard valid == expected else { throw BenchFailure("card: \(expected - valid) inputs did not validate") }
+                return seconds
+            }
+            let c = try Measure.repeated(options.repeats) {
+                var passed = 0
+                let seconds = Measure.seconds { passed = cLoop(inputs, rounds: rounds) }
+                guard passed == expected else { throw BenchFailure("card: the C loop rejected \(expected - passed) inputs") }
+                return seconds
+            }
+            let rate = validations / swift.median, baseline = validations / c.median
+            let name = formatted ? "card.validations_per_second_formatted" : "card.validations_per_second"
+            figures.append(Figure(
+                name: name, value: rate / 1e6, unit: "M/s", spread: swift.spread, baseline: baseline / 1e6,
+                baselineName: "C Luhn+prefix", ratio: baseline / rate,
+                target: ">= 5 M/s, ratio <= 3x", targetMet: rate >= 5e6 && baseline / rate <= 3,
+                note: formatted
+                    ? "16-digit numbers typed in groups of four (\"4242 4242 ...\"); number, CVV and expiry"
+                    : "number (digits only), CVV and expiry; 18 network shapes, 1,024 distinct cards"))
+            if !formatted {
+                let numbersOnly = try Measure.repeated(options.repeats) {
+                    var valid = 0
+                    let seconds = Measure.seconds { valid = checkNumbers(validator, inputs, rounds: rounds) }
+                    guard valid == expected else { throw BenchFailure("card: number-only check rejected inputs") }
+                    return seconds
+                }
+                let numberRate = validations / numbersOnly.median
+                let withoutExpiry = try Measure.repeated(options.repeats) {
+                    var valid = 0
+                    let seconds = Measure.seconds { valid = validateWithoutExpiry(validator, inputs, rounds: rounds) }
+                    guard valid == expected else { throw BenchFailure("card: number+CVV check rejected inputs") }
+                    return seconds
+                }
+                let noExpiryRate = validations / withoutExpiry.median
+                figures.append(Figure(
+                    name: "card.number_cvv_checks_per_second", value: noExpiryRate / 1e6, unit: "M/s",
+                    spread: withoutExpiry.spread, baseline: baseline / 1e6, baselineName: "C Luhn+prefix",
+                    ratio: baseline / noExpiryRate, note: "number and CVV, no expiry (no clock read): where the time goes"))
+                figures.append(Figure(
+                    name: "card.number_checks_per_second", value: numberRate / 1e6, unit: "M/s",
+                    spread: numbersOnly.spread, baseline: baseline / 1e6, baselineName: "C Luhn+prefix",
+                    ratio: baseline / numberRate, note: "number only: the same work as the C loop plus length and network"))
+            }
+        }
+
+        // Allocations: 1M full validations on this thread, between two reads of the thread's counter.
+        let inputs = makeInputs(count: distinct, formatted: false)
+        let countRounds = 1_000_000 / distinct
+        let counted = Double(countRounds * distinct)
+        _ = validateAll(validator, inputs, rounds: 2)
+        let heapBefore = Measure.heapInUse
+        let rssBefore = Measure.rssBytes
+        let allocationsBefore = Measure.threadAllocations
+        let valid = validateAll(validator, inputs, rounds: countRounds)
+        let allocations = Measure.threadAllocations &- allocationsBefore
+        let heapGrowth = Measure.heapInUse - heapBefore
+        let rssGrowth = Measure.rssBytes - rssBefore
+        guard valid == countRounds * distinct else { throw BenchFailure("card: allocation run rejected inputs") }
+        figures.append(Figure(
+            name: "card.allocations_per_validation", value: Double(allocations) / counted, unit: "allocations",
+            target: "0", targetMet: allocations == 0,
+            note: "\(allocations) malloc-family calls in \(Int(counted)) validations, counted by interposing malloc/calloc/realloc/memalign on this thread"))
+        figures.append(Figure(
+            name: "card.heap_growth_1M_validations", value: Double(heapGrowth), unit: "bytes",
+            note: "mallinfo2().uordblks after minus before; RSS growth \(rssGrowth) bytes"))
+        return figures
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so every run validates the same cards.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,93 @@
+import CheckoutKit
+import Foundation
+
+/// The vault server's change feed under load from a second process: this executable started
+/// again in `--load-generator` mode, keep-alive connections on loopback, bounded in time and count.
+enum ServerBench {
+    /// What the load generator printed.
+    struct LoadReport {
+        var requests: Int
+        var errors: Int
+        var seconds: Double
+        var p50: Double
+        var p99: Double
+        var detail: String
+        var rate: Double { Double(requests) / seconds }
+    }
+
+    /// Runs the load generator as a child process and parses its one JSON line.
+    static func generateLoad(_ options: BenchOptions, url: String, connections: Int, seconds: Double) async throws -> LoadReport {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: options.executablePath)
+        process.arguments = [LoadGenerator.flag, url, "--api-key", VaultServerHarness.apiKey,
+                             "--connections", String(connections), "--seconds", String(seconds),
+                             "--max-requests", "10000000"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        // Bounded: the child stops itself after `seconds`; kill it if it has not exited well after.
+        let child = process.processIdentifier
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(seconds + 30))
+            kill(child, SIGTERM)
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        watchdog.cancel()
+        guard process.terminationStatus == 0,
+              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let requests = object["requests"] as? Int, let errors = object["errors"] as? Int,
+              let elapsed = object["seconds"] as? Double, let p50 = object["p50_us"] as? Double,
+              let p99 = object["p99_us"] as? Double else {
+            throw BenchFailure("server: the load generator failed (status \(process.terminationStatus)): "
+                               + String(decoding: data.prefix(500), as: UTF8.self))
+        }
+        let statusErrors = object["statusErrors"] as? [String: Int] ?? [:]
+        let firstError = object["firstError"] as? String ?? ""
+        var detail = ""
+        if errors > 0 { detail = "statuses \(statusErrors), first error: \(firstError)" }
+        return LoadReport(requests: requests, errors: errors, seconds: elapsed, p50: p50, p99: p99, detail: detail)
+    }
+
+    static func run(_ options: BenchOptions) async throws -> [Figure] {
+        let harness = try VaultServerHarness(options, name: "server")
+        defer { harness.stop() }
+        let scope = VaultScope(merchantId: VaultServerHarness.merchant, customerId: "c_feed")
+        _ = try await harness.seed(scope, count: 20, customerIndex: 7)
+        let remote = HTTPRemoteVault(baseURL: harness.baseURL, apiKey: VaultServerHarness.apiKey)
+        let page = try await remote.changes(scope: scope, cursor: nil, limit: 200)
+        guard page.changes.count == 20, !page.hasMore else { throw BenchFailure("server: the seeded feed is wrong") }
+
+        let connections = 8
+        let seconds = options.quick ? 1.5 : 4.0
+        let runs = options.quick ? 1 : 3
+        let base = "http://127.0.0.1:\(harness.port)/v1/customers/\(scope.customerId)/changes"
+        var figures: [Figure] = []
+        for (name, url, what) in [
+            ("page_20", base + "?limit=200", "a first sync's page: 20 changes (about 7 KB of JSON)"),
+            ("idle", base + "?limit=200&cursor=\(page.cursor)", "an idle sync: the cursor is current, empty page"),
+        ] {
+            _ = try await generateLoad(options, url: url, connections: connections, seconds: 0.5)   // warm-up
+            var reports: [LoadReport] = []
+            for _ in 0..<runs {
+                reports.append(try await generateLoad(options, url: url, connections: connections, seconds: seconds))
+            }
+            let errors = reports.map(\.errors).reduce(0, +)
+            guard errors == 0 else {
+                throw BenchFailure("server: \(errors) failed requests (\(reports.first { $0.errors > 0 }?.detail ?? ""))")
+            }
+            let rates = Measure.summarize(reports.map(\.rate))
+            let median = reports.sorted { $0.rate < $1.rate }[reports.count / 2]
+            let requests = reports.map(\.requests).reduce(0, +)
+            figures.append(Figure(
+                name: "server.change_feed_\(name)_requests_per_second", value: rates.median, unit: "requests/s",
+                spread: rates.spread, target: ">= 10,000/s", targetMet: rates.median >= 10_000,
+                note: "\(what); second process with \(connections) keep-alive connections, \(runs) x \(seconds) s, "
+                    + "\(requests) requests, 0 errors; server threads \(harness.configuration.threads), rate limit off"))
+            figures.append(Figure(name: "server.change_feed_\(name)_latency_p50", value: median.p50, unit: "µs"))
+            figures.append(Figure(name: "server.change_feed_\(name)_latency_p99", value: median.p99, unit: "µs"))
+        }
+        return figures
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Small helpers every command shares: quoting user input in errors without echoing card data,
+/// JSON nulls, and picking a subcommand word.
+enum CommandSupport {
+    /// Quotes `word` for an error message only when it cannot hold card data (short, no digits, no
+    /// control characters); an option written `--name=value` keeps its name. Anything else is
+    /// described by its length, so a card number or CVV typed in the wrong place is never echoed.
+    static func quote(_ word: String) -> String {
+        if isSafe(word) { return "'\(word)'" }
+        if word.hasPrefix("--"), let equals = word.firstIndex(of: "="), isSafe(String(word[..<equals])) {
+            return "'\(word[..<equals])=…' (its value not shown because it may contain card data)"
+        }
+        return "(a \(word.count)-character word, not shown because it may contain card data)"
+    }
+
+    private static func isSafe(_ word: String) -> Bool {
+        word.count <= 40 && !word.unicodeScalars.contains { $0.properties.numericType != nil }
+            && !word.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// `value` for a JSON object, or `NSNull` (printed as `null`) when it is absent.
+    static func nullable<Value>(_ value: Value?) -> Any {
+        value.map { $0 as Any } ?? NSNull()
+    }
+}
+
+extension Arguments {
+    /// Consumes the first positional word as one of `Choice`'s cases, e.g. a subcommand.
+    /// - Parameters:
+    ///   - what: what the word is, for the error message (`subcommand`, `component`).
+    ///   - also: further accepted words handled by the caller, listed in the error message.
+    /// - Throws: `UsageError` when the word is missing or unknown (quoted only when it cannot be card data).
+    mutating func choice<Choice: CaseIterable & RawRepresentable>(_ what: String, also: [String] = []) throws -> Choice
+    where Choice.RawValue == String {
+        let names = (Choice.allCases.map(\.rawValue) + also).joined(separator: ", ")
+        guard let word = positional() else { throw UsageError(message: "missing \(what): expected one of \(names)") }
+        guard let choice = Choice(rawValue: word) else {
+            throw UsageError(message: "unknown \(what) \(CommandSupport.quote(word)): expected one of \(names)")
+        }
+        return choice
+    }
+}

@@ -1,0 +1,64 @@
+import CheckoutKit
+import Foundation
+
+/// `checkout methods`: starts a sandbox session and lists the payment methods it offers.
+enum MethodsCommand: CLICommand {
+    static let name = "methods"
+    static let summary = "List the payment methods a sandbox session offers, in configuration order"
+    static let help = """
+    USAGE: checkout methods [--json] [--config FILE] [--config-dir DIR]
+
+    Starts a checkout session from a sandbox client token that advertises every method of the
+    configuration, and prints the methods the session offers: registered, enabled, available,
+    in the order of checkout.json. Methods that are skipped are explained on stderr.
+
+    OPTIONS:
+      --json              print a JSON array of {id, type, name, surcharge, hasUnknownSurcharge,
+                          formattedSurcharge, buttonText}
+      --config FILE       a checkout.json to use instead of the configuration's
+      \(ConfigLocation.helpLine)
+    """
+
+    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+        let json = arguments.flag("--json")
+        let configFile = try arguments.option("--config")
+        let defaults = try ConfigLocation.defaults(&arguments)
+        try arguments.finish()
+        var configuration = defaults.configuration
+        if let configFile {
+            do {
+                configuration = try CheckoutConfiguration.load(contentsOf: URL(fileURLWithPath: configFile))
+            } catch {
+                throw CommandFailure(message: "\(error)")
+            }
+        }
+        let processor = SandboxProcessor()
+        let registry = try CheckoutKit.standardRegistry(cardNetworks: defaults.cardNetworks, binLookup: processor)
+        let token = CheckoutKit.sandboxClientToken(configuration: configuration)
+        let session = CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,
+                                      processor: processor)
+        await session.start()
+        guard session.phase == .ready else {
+            let reason = session.deliveredOutcomes.map { "\($0)" }.joined(separator: "; ")
+            throw CommandFailure(message: "the session did not become ready: \(reason)")
+        }
+        for diagnostic in session.diagnostics { output.error("note: \(diagnostic)") }
+        if json {
+            try output.json(session.paymentMethods.map { method -> [String: Any] in
+                [
+                    "id": method.id, "type": method.type.rawValue, "name": method.name,
+                    "surcharge": CommandSupport.nullable(method.surcharge),
+                    "hasUnknownSurcharge": method.hasUnknownSurcharge,
+                    "formattedSurcharge": CommandSupport.nullable(method.formattedSurcharge),
+                    "buttonText": CommandSupport.nullable(method.buttonText),
+                ]
+            })
+        } else {
+            for (index, method) in session.paymentMethods.enumerated() {
+                let surcharge = method.formattedSurcharge ?? (method.hasUnknownSurcharge ? "(surcharge by network)" : "")
+                output.line("\(index + 1). \(method.name) [\(method.type)] \(surcharge)")
+            }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,364 @@
+import CheckoutKit
+import Foundation
+
+/// `checkout pay`: runs one payment with one method against the sandbox processor and prints
+/// its outcome.
+///
+/// It goes through the same path as a host app: a `CheckoutSession` with the method's plugin
+/// registered, the merchant's configuration (`ConfigLocation`), the pipeline, and, for redirects, the
+/// sandbox provider's redirect followed and the flow resumed with the return URL.
+enum PayCommand: CLICommand {
+    static let name = "pay"
+    static let summary = "Run one payment against the sandbox and print the outcome"
+    static let help = """
+        USAGE: checkout pay --method TYPE [card options] [--vault] [--amount MINOR] [--currency CODE]
+                            [--country CODE] [--wallet RESULT] [--poll-timeout S] [--json] [--config-dir DIR]
+
+        Runs one payment with TYPE against the deterministic sandbox processor, through a checkout
+        session configured by checkout.json, and prints the outcome.
+
+        METHODS:
+          PAYMENT_CARD        the card form: needs --number, --expiry and --cvv (and --name and
+                              --billing when the configuration requires them, as the embedded
+                              defaults do: --name, --billing postalCode=.. --billing countryCode=..);
+                              a 3-D Secure challenge is completed successfully.
+          VAULTED             a saved sandbox card built from --number's masked digits (the number
+                              itself is not kept); --cvv, when given, is the recaptured CVV and
+                              makes the session ask for recapture.
+          APPLE_PAY           the wallet request from checkout.json, authorised by the sandbox
+          GOOGLE_PAY          wallet (see --wallet).
+          any other TYPE      a redirect method (PAYPAL, ADYEN_IDEAL, KLARNA, ...): the sandbox
+                              redirect is followed and the flow resumed with its return URL; when
+                              the provider never returns, the status is polled until --poll-timeout.
+                              Types without a checkout.json entry are served by the redirect handler.
+
+        OPTIONS:
+          --method TYPE       The payment-method type (required).
+          --number N          Card number (PAYMENT_CARD, VAULTED). Never printed.
+          --expiry MM/YY      Card expiry (PAYMENT_CARD).
+          --cvv C             Card security code (PAYMENT_CARD; VAULTED recapture). Never printed.
+          --name S            Cardholder name (PAYMENT_CARD).
+          --billing F=V       A billing field, e.g. postalCode=1011AB (PAYMENT_CARD; repeatable).
+          --vault             Save the card on success (overrides the configuration's vaultOnSuccess).
+          --amount MINOR      Amount in minor units (default 1000). Redirects: ending in 01 fails,
+                              ending in 02 never returns.
+          --currency CODE     ISO 4217 currency (default EUR).
+          --country CODE      ISO 3166 merchant country (default NL).
+          --wallet RESULT     approve (default), cancel (the shopper closes the sheet) or fail.
+          --poll-timeout S    Redirect polling timeout in seconds (default 5).
+          \(ConfigLocation.helpLine)
+          --json              Print {"outcome","paymentId","status","error":{"code","message"},"vaultedToken"}
+                              with null for absent fields.
+          --help              Show this help.
+
+        SANDBOX CARDS: 4242424242424242 succeeds, 4000000000000002 is declined, 4000000000003220
+        needs 3-D Secure, 4000000000009995 fails once with a network error (retried), 4000000000000119
+        always fails with a network error. VAULTED with CVV 000 is declined.
+
+        EXIT CODES: 0 paid; 1 the payment failed or was dismissed (the outcome is still printed);
+        2 usage error.
+        """
+
+    /// Everything parsed from the command line.
+    struct Request: Sendable {
+        var json: Bool
+        var method: PaymentMethodType
+        var card: CardOptions
+        var billing: [(BillingField, String)]
+        var vault: Bool
+        var amount: Int
+        var currency: String
+        var country: String
+        var wallet: SandboxWalletAuthorizer.Behaviour
+        var pollTimeout: Duration
+        var defaults: CheckoutDefaults
+    }
+
+    /// What the command prints.
+    struct Report: Sendable, Equatable {
+        /// The `outcome` field.
+        enum Outcome: String, Sendable { case success, failure, dismissed }
+        var outcome: Outcome
+        var paymentId: String?
+        var status: String?
+        var error: CheckoutError?
+        var vaultedToken: String?
+
+        /// A failure report.
+        static func failure(_ error: CheckoutError, paymentId: String? = nil, status: String? = nil) -> Report {
+            Report(outcome: .failure, paymentId: paymentId, status: status, error: error)
+        }
+    }
+
+    private static let walletTypes: Set<PaymentMethodType> = [.applePay, .googlePay]
+
+    /// Parses, pays, prints; 0 when paid, 1 on failure or dismissal, 2 (thrown) on usage errors.
+    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+        let request = try parse(&arguments)
+        let report = await execute(request)
+        try write(report, json: request.json, output: output)
+        return report.outcome == .success ? 0 : 1
+    }
+
+    // MARK: Parsing
+
+    /// Reads the command line.
+    /// - Throws: `UsageError` naming what is wrong and what would be right.
+    static func parse(_ arguments: inout Arguments) throws -> Request {
+        let json = arguments.flag("--json")
+        let methodText = try arguments.required("--method")
+        guard !methodText.isEmpty, methodText.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) || $0 == 95 })
+        else {
+            throw UsageError(message: "--method must be an upper-case payment-method type such as PAYMENT_CARD or PAYPAL, "
+                             + "got \(CommandSupport.quote(methodText))")
+        }
+        let method = PaymentMethodType(methodText)
+        let card = try CardOptions.parse(&arguments)
+        let (number, expiry, cvv, name) = (card.number, card.expiry, card.cvv, card.name)
+        let billingTexts = try arguments.options("--billing")
+        let vault = arguments.flag("--vault")
+        let amount = try arguments.integer("--amount", default: 1000, range: 0...100_000_000_000)
+        let currency = try arguments.option("--currency") ?? "EUR"
+        let country = try arguments.option("--country") ?? "NL"
+        let walletText = try arguments.option("--wallet")
+        let pollTimeoutText = try arguments.option("--poll-timeout")
+        let defaults = try ConfigLocation.defaults(&arguments)
+        try arguments.finish()
+
+        guard (try? Currency(code: currency)) != nil else {
+            throw UsageError(message: "--currency must be an ISO 4217 code such as EUR, got '\(currency)'")
+        }
+        guard country.utf8.count == 2, country.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+            throw UsageError(message: "--country must be an ISO 3166 alpha-2 code such as NL, got '\(country)'")
+        }
+        let isCard = method == .paymentCard
+        let isVaulted = method == .vaulted
+        for (option, value) in [("--expiry", expiry), ("--name", name)] where value != nil && !isCard {
+            throw UsageError(message: "\(option) is only for --method PAYMENT_CARD")
+        }
+        if !billingTexts.isEmpty && !isCard { throw UsageError(message: "--billing is only for --method PAYMENT_CARD") }
+        if vault && !isCard { throw UsageError(message: "--vault is only for --method PAYMENT_CARD") }
+        for (option, value) in [("--number", number), ("--cvv", cvv)] where value != nil && !isCard && !isVaulted {
+            throw UsageError(message: "\(option) is only for --method PAYMENT_CARD or VAULTED")
+        }
+        if isCard {
+            for (option, value) in [("--number", number), ("--expiry", expiry), ("--cvv", cvv)] where value == nil {
+                throw UsageError(message: "--method PAYMENT_CARD needs \(option)")
+            }
+        }
+        if isVaulted && number == nil { throw UsageError(message: "--method VAULTED needs --number (the saved card)") }
+        var billing: [(BillingField, String)] = []
+        for text in billingTexts {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            let fields = BillingField.allCases.map(\.rawValue).joined(separator: ", ")
+            guard parts.count == 2, let field = BillingField(rawValue: parts[0]) else {
+                throw UsageError(message: "--billing must be FIELD=VALUE with FIELD one of \(fields), got '\(text)'")
+            }
+            billing.append((field, parts[1]))
+        }
+        let wallet: SandboxWalletAuthorizer.Behaviour
+        switch walletText {
+        case nil, "approve": wallet = .approve
+        case "cancel": wallet = .cancel
+        case "fail": wallet = .fail
+        case let other?: throw UsageError(message: "--wallet must be approve, cancel or fail, got '\(other)'")
+        }
+        if walletText != nil && !walletTypes.contains(method) {
+            throw UsageError(message: "--wallet is only for --method APPLE_PAY or GOOGLE_PAY")
+        }
+        var pollTimeout = Duration.seconds(5)
+        if let pollTimeoutText {
+            guard let seconds = Double(pollTimeoutText), seconds.isFinite, seconds >= 0.001, seconds <= 3600 else {
+                throw UsageError(message: "--poll-timeout must be a number of seconds in 0.001...3600, got '\(pollTimeoutText)'")
+            }
+            pollTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        return Request(json: json, method: method, card: card, billing: billing,
+                       vault: vault, amount: amount, currency: currency, country: country, wallet: wallet,
+                       pollTimeout: pollTimeout, defaults: defaults)
+    }
+
+    // MARK: Running
+
+    /// Runs the payment; every failure becomes a `failure` report.
+    static func execute(_ request: Request) async -> Report {
+        do {
+            return try await pay(request)
+        } catch let error as CheckoutError {
+            return .failure(error)
+        } catch {
+            return .failure(CheckoutError(.paymentFailed, "the payment could not be run", underlying: error))
+        }
+    }
+
+    private static func pay(_ request: Request) async throws -> Report {
+        let sandbox = SandboxProcessor()
+        let vault = InMemoryVaultProvider()
+        let scope = VaultScope(merchantId: "m_cli", customerId: "c_cli")
+        let configuration = configuration(for: request)
+        let polling = try RedirectPollingPolicy(initialInterval: .milliseconds(100), maximumInterval: .seconds(1),
+                                                timeout: request.pollTimeout)
+        let registry = try CheckoutKit.standardRegistry(
+            cardNetworks: request.defaults.cardNetworks, binLookup: sandbox,
+            walletAuthorizer: SandboxWalletAuthorizer(behaviour: request.wallet), redirectPolling: polling)
+
+        var saved: VaultedPaymentMethod?
+        if request.method == .vaulted, let number = request.card.number {
+            let digits = String(number.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.map(Character.init))
+            guard (12...19).contains(digits.count), digits.count == number.filter({ $0 != " " && $0 != "-" }).count else {
+                throw CheckoutError(.invalidPaymentData, "--number must be 12 to 19 digits")
+            }
+            let data = PaymentInstrumentData(network: request.defaults.cardNetworks.detect(digits), first6Digits: String(digits.prefix(6)),
+                                             last4Digits: String(digits.suffix(4)))
+            sandbox.registerVaulted(token: "vt_cli", data: data)
+            let method = VaultedPaymentMethod(id: "vt_cli", paymentMethodType: .paymentCard,
+                                              paymentInstrumentType: .paymentCard, paymentInstrumentData: data,
+                                              analyticsId: "an_cli", isDefault: true)
+            try await vault.save(method, for: scope)
+            saved = method
+        }
+
+        let advertisedType = request.method == .vaulted ? PaymentMethodType.paymentCard : request.method
+        let options = AdvertisedOptions(captureVaultedCardCvv: request.method == .vaulted ? request.card.cvv != nil : nil,
+                                        vaultOnSuccess: request.method == .paymentCard ? request.vault : nil)
+        let token = ClientToken(merchantId: scope.merchantId, customerId: scope.customerId, amount: request.amount,
+                                currency: request.currency, country: request.country, allowedCardNetworks: [],
+                                expiresAt: Date().addingTimeInterval(3600),
+                                paymentMethods: [AdvertisedPaymentMethod(id: "pm_cli", type: advertisedType,
+                                                                         options: options)])
+        let session = CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,
+                                      processor: sandbox, vault: vault, idempotencyKey: { UUID().uuidString })
+        await session.start()
+        guard session.phase == .ready else {
+            if case .failure(let error)? = session.deliveredOutcomes.first { return .failure(error) }
+            return .failure(CheckoutError(.notReady, "the checkout session did not start"))
+        }
+        if request.method != .vaulted && !session.paymentMethods.contains(where: { $0.type == request.method }) {
+            return .failure(unavailable(request.method, diagnostics: session.diagnostics))
+        }
+
+        let final: PaymentFlowState
+        var paymentId: String?
+        switch request.method {
+        case .paymentCard:
+            final = try await payByCard(try session.cardForm(), request)
+        case .vaulted:
+            guard let saved else { throw CheckoutError(.invalidState, "no saved card to pay with") }
+            let flow = try session.vaultedFlow(for: saved, cvv: request.card.cvv.map(SecurityCode.init))
+            final = await flow.submit()
+        case .applePay, .googlePay:
+            let flow = try session.flow(for: request.method)
+            final = await flow.submit()
+        default:
+            guard let flow = try session.flow(for: request.method) as? RedirectPaymentFlow else {
+                throw CheckoutError(.unknownPaymentMethod, "\(request.method) is not served by the redirect handler")
+            }
+            final = try await payByRedirect(flow, sandbox: sandbox)
+            paymentId = flow.paymentId
+        }
+        return try await report(final, paymentId: paymentId, session: session, sandbox: sandbox)
+    }
+
+    private static func payByCard(_ form: CardFormSession, _ request: Request) async throws -> PaymentFlowState {
+        form.updateCardNumber(request.card.number ?? "")
+        form.updateExpiryDate(request.card.expiry ?? "")
+        form.updateCvv(request.card.cvv ?? "")
+        if let name = request.card.name { form.updateCardholderName(name) }
+        for (field, value) in request.billing { form.updateBillingField(field, value) }
+        await form.settled()
+        let state = await form.submit()
+        if case .awaitingChallenge = state {
+            return try await form.resume(with: .challengeResult("challenge-success"))
+        }
+        return state
+    }
+
+    /// Follows the sandbox redirect and resumes with its return URL, or polls when the provider
+    /// never sends the shopper back.
+    private static func payByRedirect(_ flow: RedirectPaymentFlow, sandbox: SandboxProcessor) async throws
+        -> PaymentFlowState {
+        let state = await flow.submit()
+        guard case .awaitingRedirect(let url) = state else { return state }
+        if let returnURL = sandbox.simulateRedirect(url) {
+            return try await flow.resume(with: .returnURL(returnURL))
+        }
+        return await flow.pollForCompletion()
+    }
+
+    private static func report(_ final: PaymentFlowState, paymentId: String?, session: CheckoutSession,
+                               sandbox: SandboxProcessor) async throws -> Report {
+        switch final {
+        case .succeeded(let result):
+            return Report(outcome: .success, paymentId: result.paymentId, status: result.status.rawValue,
+                          error: nil, vaultedToken: result.vaultedToken)
+        case .failed(let error):
+            var status: String?
+            if let paymentId {
+                status = try? await sandbox.paymentStatus(paymentId: paymentId).status.rawValue
+            } else if error.code == .paymentDeclined {
+                status = PaymentResponse.Status.declined.rawValue
+            }
+            return .failure(error, paymentId: paymentId, status: status)
+        case .cancelled:
+            session.dismiss()
+            return Report(outcome: .dismissed, paymentId: nil, status: nil, error: nil, vaultedToken: nil)
+        case .idle, .processing, .awaitingRedirect, .awaitingChallenge:
+            return .failure(CheckoutError(.invalidState, "the payment did not finish (\(final))"), paymentId: paymentId)
+        }
+    }
+
+    // MARK: Configuration
+
+    /// The configuration's `checkout.json`, with `--vault` applied to the card entry and a redirect
+    /// entry added for a method type it does not list.
+    private static func configuration(for request: Request) -> CheckoutConfiguration {
+        var configuration = request.defaults.configuration
+        if request.method == .paymentCard {
+            if let index = configuration.paymentMethods.firstIndex(where: { $0.type == .paymentCard }) {
+                configuration.paymentMethods[index].options["vaultOnSuccess"] = .bool(request.vault)
+            } else {
+                configuration.paymentMethods.append(.init(type: .paymentCard,
+                                                          options: ["vaultOnSuccess": .bool(request.vault)]))
+            }
+        }
+        let ownHandlers: Set<PaymentMethodType> = [.paymentCard, .vaulted, .applePay, .googlePay]
+        if !ownHandlers.contains(request.method) && configuration.method(request.method) == nil {
+            configuration.paymentMethods.append(.init(type: request.method, handler: RedirectPaymentHandler.factoryName))
+        }
+        return configuration
+    }
+
+    private static func unavailable(_ type: PaymentMethodType, diagnostics: [SessionDiagnostic]) -> CheckoutError {
+        for diagnostic in diagnostics {
+            switch diagnostic {
+            case .unknownMethod(type):
+                return CheckoutError(.unknownPaymentMethod, diagnostic.description)
+            case .unavailable(type, _), .disabledByConfiguration(type):
+                return CheckoutError(.paymentMethodUnavailable, diagnostic.description)
+            default:
+                continue
+            }
+        }
+        return CheckoutError(.unknownPaymentMethod, "\(type) is not offered")
+    }
+
+    // MARK: Output
+
+    private static func write(_ report: Report, json: Bool, output: Output) throws {
+        if json {
+            let error = report.error.map { ["code": $0.code.rawValue, "message": $0.message] }
+            try output.json([
+                "outcome": report.outcome.rawValue, "paymentId": CommandSupport.nullable(report.paymentId),
+                "status": CommandSupport.nullable(report.status), "error": CommandSupport.nullable(error),
+                "vaultedToken": CommandSupport.nullable(report.vaultedToken),
+            ] as [String: Any])
+            return
+        }
+        var line = report.outcome.rawValue
+        if let paymentId = report.paymentId { line += "  \(paymentId)" }
+        if let status = report.status { line += "  \(status)" }
+        if let vaultedToken = report.vaultedToken { line += "  saved as \(vaultedToken)" }
+        if let error = report.error { line += "  \(error.code): \(error.message)" }
+        output.line(line)
+    }
+}

@@ -1,0 +1,236 @@
+import CheckoutKit
+import Foundation
+import SQLiteKit
+
+/// `checkout vault`: saves, lists, deletes and picks the default of a customer's saved payment
+/// methods in the local vault store (SQLite).
+///
+/// `vault add` tokenizes the card through the sandbox processor and stores only the masked
+/// instrument (first 6 and last 4 digits, expiry, name); the full number is never written.
+enum VaultCommand: CLICommand {
+    static let name = "vault"
+    static let summary = "Save, list, delete and choose the default of saved payment methods"
+    static let help = """
+        USAGE: checkout vault add     --merchant M --customer C --number N --expiry MM/YY [--name S] [--default] [--db PATH] [--json]
+               checkout vault list    --merchant M --customer C [--db PATH] [--json]
+               checkout vault delete  --merchant M --customer C --id ID [--db PATH] [--json]
+               checkout vault default --merchant M --customer C --id ID [--db PATH] [--json]
+               checkout vault sync    ... (see checkout vault sync --help)
+
+        The local vault caches each customer's saved payment methods (masked data only) and queues
+        every change for sync with the remote vault.
+
+        SUBCOMMANDS:
+          add       Tokenize a card through the sandbox and save the masked instrument; prints it.
+          list      The customer's saved methods: default first, then most recently used.
+          delete    Remove a saved method (kept as a tombstone until synced).
+          default   Make a saved method the customer's only default.
+          sync      Sync one customer with the remote vault server (its own options).
+
+        OPTIONS:
+          --db PATH           The vault database (default: $XDG_DATA_HOME/checkoutkit/vault.sqlite,
+                              else ~/.local/share/checkoutkit/vault.sqlite; the default directory is created).
+          --merchant M        The merchant id.
+          --customer C        The customer id.
+          --number N          add: the card number (spaces and dashes allowed). Never stored or printed.
+          --expiry MM/YY      add: the expiry (MM/YY or MM/YYYY).
+          --name S            add: the cardholder's name.
+          --default           add: make the new card the default.
+          --id ID             delete, default: the saved method's id.
+          \(ConfigLocation.helpLine)
+                              add: its card-networks.json detects the network.
+          --json              Machine output. list: an array of {id, paymentMethodType, paymentInstrumentType,
+                              paymentInstrumentData {network, first6Digits, last4Digits, expirationMonth,
+                              expirationYear, cardholderName}, analyticsId, isDefault}; add: one such object;
+                              delete/default: {"id", "deleted"} / {"id", "isDefault"}.
+          --help              Show this help.
+
+        EXIT CODES: 0 ok; 1 the card, the database or the id was refused (reason on stderr); 2 usage error.
+        """
+
+    private enum Subcommand: String, CaseIterable {
+        case add, list, delete
+        case setDefault = "default"
+    }
+
+    /// `vault sync --help` shows the sync command's own help.
+    static func help(for words: [String]) -> String {
+        words.first == "sync" ? VaultSyncCommand.help : help
+    }
+
+    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+        // `vault sync` has its own options and help.
+        if arguments.words.first == "sync" {
+            _ = arguments.positional()
+            let sync: any CLICommand.Type = VaultSyncCommand.self
+            return try await sync.run(&arguments, output: output)
+        }
+        let json = arguments.flag("--json")
+        let makeDefault = arguments.flag("--default")
+        let dbOption = try arguments.option("--db")
+        let merchantOption = try arguments.option("--merchant")
+        let customerOption = try arguments.option("--customer")
+        let cardOptions = try CardOptions.parse(&arguments)
+        let id = try arguments.option("--id")
+        let defaults = try ConfigLocation.defaults(&arguments)
+        if arguments.words.first(where: { !$0.hasPrefix("--") }) == "sync" {
+            throw UsageError(message: "write sync right after vault: checkout vault sync --help")
+        }
+        let subcommand: Subcommand = try arguments.choice("subcommand", also: ["sync"])
+        let word = subcommand.rawValue
+        try arguments.finish()
+        guard let merchant = merchantOption else { throw UsageError(message: "missing required option --merchant") }
+        guard let customer = customerOption else { throw UsageError(message: "missing required option --customer") }
+        guard !merchant.isEmpty, !customer.isEmpty else {
+            throw UsageError(message: "--merchant and --customer must not be empty")
+        }
+        let scope = VaultScope(merchantId: merchant, customerId: customer)
+
+        // Validate the command line fully before touching the database.
+        var card: (number: String, expiry: CardExpiry)?
+        switch subcommand {
+        case .add:
+            guard let number = cardOptions.number else { throw UsageError(message: "vault add needs --number") }
+            guard cardOptions.cvv == nil else { throw UsageError(message: "vault add does not take --cvv: a CVV is never stored") }
+            guard let expiryText = cardOptions.expiry else { throw UsageError(message: "vault add needs --expiry MM/YY") }
+            guard let parsed = CardExpiry(parsing: expiryText) else {
+                throw UsageError(message: "--expiry must be MM/YY or MM/YYYY with a month 01-12, got \(CommandSupport.quote(expiryText))")
+            }
+            let digits = number.filter { $0 != " " && $0 != "-" }
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw UsageError(message: "--number must contain only digits, spaces and dashes")
+            }
+            guard id == nil else { throw UsageError(message: "vault add does not take --id") }
+            card = (digits, parsed)
+        case .list:
+            try rejectCardOptions(subcommand: word, cardOptions, makeDefault: makeDefault)
+            guard id == nil else { throw UsageError(message: "vault list does not take --id") }
+        case .delete, .setDefault:
+            try rejectCardOptions(subcommand: word, cardOptions, makeDefault: makeDefault)
+            guard let id, !id.isEmpty else { throw UsageError(message: "vault \(word) needs --id ID") }
+        }
+
+        let path = try databasePath(dbOption)
+        do {
+            let store = try VaultStore(path: path)
+            switch subcommand {
+            case .add:
+                guard let card else { return 2 }
+                let network = defaults.cardNetworks.detect(card.number)
+                let method = try await tokenize(number: card.number, expiry: card.expiry, holder: cardOptions.name,
+                                                network: network, makeDefault: makeDefault, scope: scope)
+                try store.upsert(method, scope: scope)
+                let saved = try store.instrument(token: method.id, scope: scope)?.method ?? method
+                if json { try output.json(jsonObject(saved)) } else { output.line(describe(saved)) }
+            case .list:
+                let methods = try store.instruments(scope: scope)
+                if json {
+                    try output.json(methods.map(jsonObject))
+                } else if methods.isEmpty {
+                    output.line("no saved payment methods for \(scope)")
+                } else {
+                    for method in methods { output.line(describe(method)) }
+                }
+            case .delete:
+                let token = id ?? ""
+                guard try store.delete(token: token, scope: scope) else {
+                    throw CommandFailure(message: "no saved payment method '\(token)' for \(scope)")
+                }
+                if json { try output.json(["id": token, "deleted": true]) } else { output.line("deleted \(token)") }
+            case .setDefault:
+                let token = id ?? ""
+                try store.setDefault(token: token, scope: scope)
+                if json { try output.json(["id": token, "isDefault": true]) } else { output.line("default: \(token)") }
+            }
+            return 0
+        } catch let error as SQLiteError {
+            throw CommandFailure(message: "the vault database failed: \(error.code): \(error.message)")
+        }
+    }
+
+    private static func rejectCardOptions(subcommand: String, _ cardOptions: CardOptions, makeDefault: Bool) throws {
+        if !cardOptions.isEmpty || makeDefault {
+            throw UsageError(message: "--number, --expiry, --cvv, --name and --default belong to vault add, "
+                             + "not vault \(subcommand)")
+        }
+    }
+
+    /// `--db`, or the per-user data directory (created if missing).
+    /// - Throws: `CommandFailure` when `--db` is empty or the default directory cannot be prepared.
+    static func databasePath(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        if let option {
+            guard !option.isEmpty else { throw CommandFailure(message: "--db must not be empty") }
+            return option
+        }
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else if let home = environment["HOME"], !home.isEmpty {
+            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+        } else {
+            throw CommandFailure(message: "neither XDG_DATA_HOME nor HOME is set: pass --db PATH")
+        }
+        let directory = base.appendingPathComponent("checkoutkit", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure(message: "cannot create \(directory.path): pass --db PATH")
+        }
+        return directory.appendingPathComponent("vault.sqlite").path
+    }
+
+    /// Tokenizes the card with the sandbox and builds the masked instrument to save.
+    private static func tokenize(number: String, expiry: CardExpiry, holder: String?, network: CardNetwork?,
+                                 makeDefault: Bool, scope: VaultScope) async throws -> VaultedPaymentMethod {
+        let details = CardDetails(number: number, cvv: "", expiryMonth: expiry.month, expiryYear: expiry.year,
+                                  cardholderName: holder, network: network)
+        let sandbox = SandboxProcessor()
+        let token = ClientToken(merchantId: scope.merchantId, customerId: scope.customerId, amount: 0, currency: "EUR",
+                                country: "NL", allowedCardNetworks: [], expiresAt: Date().addingTimeInterval(600),
+                                paymentMethods: [AdvertisedPaymentMethod(id: "pm_card", type: .paymentCard)])
+        let session = ClientSession(token: token, paymentMethods: token.paymentMethods)
+        let paymentToken = try await sandbox.tokenize(.card(details), session: session)
+        let binData = try await sandbox.lookup(bin: String(number.prefix(8)))
+        guard var data = paymentToken.instrumentData else {
+            throw CheckoutError(.paymentFailed, "the sandbox returned no instrument data")
+        }
+        if !binData.networks.isEmpty { data.binData = binData }
+        return VaultedPaymentMethod(id: "vt_" + UUID().uuidString.lowercased(), paymentMethodType: .paymentCard,
+                                    paymentInstrumentType: paymentToken.instrumentType, paymentInstrumentData: data,
+                                    analyticsId: "an_" + UUID().uuidString.lowercased(), isDefault: makeDefault)
+    }
+
+    /// The list item shape documented in the help.
+    static func jsonObject(_ method: VaultedPaymentMethod) -> [String: Any] {
+        let data = method.paymentInstrumentData
+        let instrument: [String: Any] = [
+            "network": CommandSupport.nullable(data.network?.rawValue),
+            "first6Digits": CommandSupport.nullable(data.first6Digits),
+            "last4Digits": CommandSupport.nullable(data.last4Digits),
+            "expirationMonth": CommandSupport.nullable(data.expirationMonth),
+            "expirationYear": CommandSupport.nullable(data.expirationYear),
+            "cardholderName": CommandSupport.nullable(data.cardholderName),
+        ]
+        return [
+            "id": method.id,
+            "paymentMethodType": method.paymentMethodType.rawValue,
+            "paymentInstrumentType": method.paymentInstrumentType.rawValue,
+            "paymentInstrumentData": instrument,
+            "analyticsId": method.analyticsId,
+            "isDefault": method.isDefault,
+        ]
+    }
+
+    /// One human-readable line: default marker, id, network, masked number, expiry, name.
+    static func describe(_ method: VaultedPaymentMethod) -> String {
+        let data = method.paymentInstrumentData
+        let masked = (data.first6Digits ?? "") + "••••••" + (data.last4Digits ?? "")
+        let expiry = data.expirationMonth.map { month in
+            (month < 10 ? "0\(month)" : "\(month)") + "/" + (data.expirationYear.map(String.init) ?? "")
+        } ?? "-"
+        var line = (method.isDefault ? "* " : "  ") + method.id + "  " + (data.network?.rawValue ?? "-") + "  " + masked
+        line += "  " + expiry
+        if let name = data.cardholderName { line += "  " + name }
+        return line
+    }
+}

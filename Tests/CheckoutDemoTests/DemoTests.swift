@@ -1,0 +1,63 @@
+import CheckoutDemo
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs `checkout demo` end to end, in process, against the real embedded vault server.
+@Suite(.serialized) struct DemoTests {
+    final class Lines: Sendable {
+        let storage = Mutex<[String]>([])
+        func append(_ line: String) { storage.withLock { $0.append(line) } }
+        var all: [String] { storage.withLock { $0 } }
+    }
+
+    func runDemo(verbose: Bool = false) async throws -> [String] {
+        let lines = Lines()
+        let runner = DemoRunner(options: .init(verbose: verbose), write: { lines.append($0) })
+        try await runner.run()
+        return lines.all
+    }
+
+    @Test func demoRunsEveryStepToTheEnd() async throws {
+        let lines = try await runDemo()
+        let text = lines.joined(separator: "\n")
+        let expected = [
+            "vault server listening on http://127.0.0.1:",
+            "session ready: 6 payment methods",
+            "Choose a payment method",
+            "paid €49.99 by card",
+            "declined as expected (Do not honor), failure delivered, session still ready",
+            "paid with PayPal by redirect",
+            "after CVV recapture",
+            "offline: server stopped;",
+            "back online on the same port:",
+            "✔ demo complete: every step passed",
+        ]
+        for fragment in expected { #expect(text.contains(fragment), "missing: \(fragment)\n\(text)") }
+        #expect(!text.contains("✘"))
+    }
+
+    @Test func methodRowsArePositionedByTheThemeSpacing() async throws {
+        let lines = try await runDemo()
+        let positions = lines.compactMap { line -> (Int, Int)? in
+            guard let range = line.range(of: #"y=(\d+) h=(\d+)"#, options: .regularExpression) else { return nil }
+            let parts = line[range].split(separator: " ").map { Int($0.dropFirst(2)) ?? -1 }
+            return (parts[0], parts[1])
+        }
+        // Header 20 high, then space.medium (12), then rows of 44 separated by space.small (8).
+        #expect(positions.map(\.0) == [0, 32, 84, 136, 188, 240, 292])
+        #expect(positions.dropFirst().allSatisfy { $0.1 == 44 })
+    }
+
+    @Test func demoRunsTwiceInARowAndNeverPrintsACardNumber() async throws {
+        let first = try await runDemo(verbose: true)
+        let second = try await runDemo(verbose: true)
+        for text in [first, second].map({ $0.joined(separator: "\n") }) {
+            for number in ["4242424242424242", "4242 4242 4242 4242", "4000000000000002", "5555555555554444",
+                           "5555 5555 5555 4444", "378282246310005"] {
+                #expect(!text.contains(number))
+            }
+            #expect(text.contains("✔ demo complete"))
+        }
+    }
+}
