@@ -1,0 +1,325 @@
+import CheckoutCore
+import CheckoutVault
+import CheckoutVaultTesting
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import Testing
+import VaultServer
+
+/// Builders for instruments and scopes.
+enum Fixture {
+    static let merchant = "merchant_a"
+
+    static func card(_ id: String, last4: String = "4242", isDefault: Bool = false, name: String? = nil) -> VaultedPaymentMethod {
+        VaultedPaymentMethod(id: id, paymentMethodType: .paymentCard, paymentInstrumentType: .paymentCard,
+                             paymentInstrumentData: PaymentInstrumentData(network: .visa, first6Digits: "424242",
+                                                                         last4Digits: last4, expirationMonth: 12,
+                                                                         expirationYear: 2030, cardholderName: name),
+                             analyticsId: "analytics-\(id)", isDefault: isDefault)
+    }
+
+    static func scope(_ customer: String = "cus_1") -> VaultScope {
+        VaultScope(merchantId: merchant, customerId: customer)
+    }
+
+    static func upsert(_ opId: String, _ method: VaultedPaymentMethod, base: Int64? = nil) -> OutboundOp {
+        OutboundOp(opId: opId, kind: .upsert, instrumentId: method.id, baseVersion: base, method: method)
+    }
+
+    static func delete(_ opId: String, _ id: String, base: Int64? = nil) -> OutboundOp {
+        OutboundOp(opId: opId, kind: .delete, instrumentId: id, baseVersion: base)
+    }
+
+    static func setDefault(_ opId: String, _ id: String, base: Int64? = nil) -> OutboundOp {
+        OutboundOp(opId: opId, kind: .setDefault, instrumentId: id, baseVersion: base)
+    }
+}
+
+/// A temporary directory for store files, removed when the value goes away.
+final class TestDirectory: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("sync-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// A new store ("device") in this directory.
+    func store(_ name: String) throws -> VaultStore { try VaultStore(path: path(name + ".sqlite")) }
+}
+
+/// Server-side time that tests move by hand (tombstone retention, rate limits).
+final class ServerTime: Sendable {
+    private let millis = Mutex<Int64>(1_800_000_000_000)
+    var now: Int64 { millis.withLock { $0 } }
+    func advance(seconds: Double) { millis.withLock { $0 += Int64(seconds * 1000) } }
+    var serverClock: VaultServerClock { VaultServerClock { [self] in now } }
+}
+
+/// Counts the transactions and reads a `VaultServerStorage` runs: about one per authenticated API request.
+final class CountingStorage: VaultServerStorage {
+    let inner: any VaultServerStorage
+    let counter: Atomic<Int>
+
+    init(_ inner: any VaultServerStorage) {
+        self.inner = inner
+        self.counter = Atomic(0)
+    }
+
+    var count: Int { counter.load(ordering: .sequentiallyConsistent) }
+
+    func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
+        counter.add(1, ordering: .sequentiallyConsistent)
+        return try inner.transaction(body)
+    }
+
+    func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
+        counter.add(1, ordering: .sequentiallyConsistent)
+        return try inner.read(body)
+    }
+}
+
+/// A real `VaultServer` on a loopback port with an SQLite file, restartable on the same port and file.
+final class LoopbackVaultServer: Sendable {
+    static let keyA = "sync-test-key-merchant-a"
+    static let keyB = "sync-test-key-merchant-b"
+
+    let databasePath: String
+    let port: Int
+    let baseURL: URL
+    let configuration: VaultServerConfiguration
+    let time: ServerTime
+    private let running = Mutex<(server: VaultServer, storage: CountingStorage)?>(nil)
+    private let previousCount = Atomic<Int>(0)
+
+    init(retentionSeconds: Double = 3600, limits: VaultServerConfiguration.Limits = .init(), time: ServerTime = ServerTime()) throws {
+        databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("sync-server-\(UUID().uuidString).sqlite").path
+        self.time = time
+        var configuration = VaultServerConfiguration(
+            listen: .init(host: "127.0.0.1", port: 0),
+            apiKeys: [Self.keyA: Fixture.merchant, Self.keyB: "merchant_b"],
+            tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4)
+        let storage = CountingStorage(try SQLiteVaultServerStorage(path: databasePath))
+        let server = VaultServer(configuration: configuration, storage: storage, clock: time.serverClock)
+        port = try server.start()
+        configuration.listen.port = port
+        self.configuration = configuration
+        guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw VaultServerStartError("bad URL") }
+        baseURL = url
+        running.withLock { $0 = (server, storage) }
+    }
+
+    deinit {
+        stop()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+    }
+
+    /// Authenticated requests served so far (over restarts).
+    var requestCount: Int {
+        previousCount.load(ordering: .sequentiallyConsistent) + (running.withLock { $0?.storage.count } ?? 0)
+    }
+
+    /// Stops listening at once (connections are closed).
+    func stop() {
+        let current = running.withLock { running in
+            defer { running = nil }
+            return running
+        }
+        guard let current else { return }
+        current.server.stop()
+        previousCount.add(current.storage.count, ordering: .sequentiallyConsistent)
+    }
+
+    /// Starts a new server process-equivalent on the same port and database file.
+    func restart() throws {
+        stop()
+        let storage = CountingStorage(try SQLiteVaultServerStorage(path: databasePath))
+        let server = VaultServer(configuration: configuration, storage: storage, clock: time.serverClock)
+        try server.start()
+        running.withLock { $0 = (server, storage) }
+    }
+
+    /// A client authenticated as merchant A (or with `apiKey`).
+    func remote(apiKey: String = keyA) -> HTTPRemoteVault {
+        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 30)
+    }
+
+    /// The raw body of `GET path` as merchant A (to measure what a request transfers).
+    func rawGet(_ path: String) async throws -> Data {
+        guard let url = URL(string: baseURL.absoluteString + path) else { throw URLError(.badURL) }
+        var request = URLRequest(url: url)
+        request.setValue("Bearer \(Self.keyA)", forHTTPHeaderField: "Authorization")
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        return data
+    }
+}
+
+/// The two remotes the shared suites run against.
+enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case inMemory, server
+    var testDescription: String { rawValue }
+}
+
+/// One remote vault for a test: the in-memory double or the real server over HTTP, with a
+/// request counter and a server clock the test controls.
+final class RemoteHarness: Sendable {
+    let kind: RemoteKind
+    let time: ServerTime
+    let memory: InMemoryRemoteVault?
+    let server: LoopbackVaultServer?
+    let remote: any RemoteVault
+
+    init(_ kind: RemoteKind, retentionSeconds: Double = 3600, maxPageSize: Int = 1000, maxOpsPerBatch: Int = 500) throws {
+        self.kind = kind
+        let time = ServerTime()
+        self.time = time
+        switch kind {
+        case .inMemory:
+            let memory = InMemoryRemoteVault(merchantId: Fixture.merchant,
+                                             limits: .init(maxPageSize: maxPageSize, maxOpsPerBatch: maxOpsPerBatch),
+                                             tombstoneRetention: .milliseconds(Int64(retentionSeconds * 1000)),
+                                             now: { time.now })
+            self.memory = memory
+            self.server = nil
+            self.remote = memory
+        case .server:
+            let server = try LoopbackVaultServer(
+                retentionSeconds: retentionSeconds,
+                limits: .init(maxPageSize: maxPageSize, defaultPageSize: min(200, maxPageSize), maxOpsPerBatch: maxOpsPerBatch),
+                time: time)
+            self.memory = nil
+            self.server = server
+            self.remote = ServerBoundRemote(server: server, inner: server.remote())
+        }
+    }
+
+    /// Requests the vault has served (the in-memory log, or the server's storage transactions).
+    var requestCount: Int { memory?.requestCount() ?? server?.requestCount ?? 0 }
+
+    /// The customer's live instruments as the server holds them (one request on the real server).
+    func serverInstruments(_ scope: VaultScope) async throws -> [RemoteInstrument] {
+        if let memory { return memory.snapshot(customerId: scope.customerId) }
+        return try await remote.instruments(scope: scope)
+    }
+}
+
+/// An `HTTPRemoteVault` that keeps its in-process server alive for as long as it is used.
+struct ServerBoundRemote: RemoteVault {
+    let server: LoopbackVaultServer
+    let inner: HTTPRemoteVault
+
+    func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
+        try await inner.changes(scope: scope, cursor: cursor, limit: limit)
+    }
+
+    func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
+        try await inner.push(scope: scope, ops: ops)
+    }
+
+    func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
+        try await inner.instruments(scope: scope)
+    }
+}
+
+/// Every change of the customer, paging through the whole feed.
+func allChanges(_ remote: any RemoteVault, _ scope: VaultScope, limit: Int = 100) async throws -> [RemoteChange] {
+    var cursor: String?
+    var changes: [RemoteChange] = []
+    while true {
+        let page = try await remote.changes(scope: scope, cursor: cursor, limit: limit)
+        changes += page.changes
+        cursor = page.cursor
+        if !page.hasMore { return changes }
+    }
+}
+
+/// A `RemoteVault` decorator that can run a hook around push calls (stop the server, lose the answer).
+final class HookedRemote: RemoteVault {
+    /// What to do around a push, given its 1-based index.
+    enum PushAction: Sendable {
+        /// Forward normally.
+        case forward
+        /// Forward, then throw `unreachable` as if the answer was lost.
+        case forwardThenLoseAnswer
+    }
+
+    let inner: any RemoteVault
+    private let pushCount = Atomic<Int>(0)
+    private let action: @Sendable (Int) -> PushAction
+    private let afterPush: @Sendable (Int) -> Void
+
+    init(_ inner: any RemoteVault, action: @escaping @Sendable (Int) -> PushAction = { _ in .forward },
+         afterPush: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.inner = inner
+        self.action = action
+        self.afterPush = afterPush
+    }
+
+    var pushes: Int { pushCount.load(ordering: .sequentiallyConsistent) }
+
+    func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
+        try await inner.changes(scope: scope, cursor: cursor, limit: limit)
+    }
+
+    func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
+        let index = pushCount.add(1, ordering: .sequentiallyConsistent).newValue
+        let results = try await inner.push(scope: scope, ops: ops)
+        afterPush(index)
+        if case .forwardThenLoseAnswer = action(index) {
+            throw RemoteVaultError.unreachable(reason: "connection lost after the request was sent")
+        }
+        return results
+    }
+
+    func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
+        try await inner.instruments(scope: scope)
+    }
+}
+
+/// Collects values of an `AsyncStream` in the background for later assertions.
+final class StreamRecorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ stream: AsyncStream<Value>) {
+        let task = Task { [weak self] in
+            for await value in stream { self?.values.withLock { $0.append(value) } }
+        }
+        self.task.withLock { $0 = task }
+    }
+
+    deinit { task.withLock { $0?.cancel() } }
+
+    var all: [Value] { values.withLock { $0 } }
+
+    /// Waits (yielding) until `predicate` holds for the recorded values; gives up after many yields.
+    func waitUntil(_ predicate: ([Value]) -> Bool) async -> Bool {
+        for _ in 0..<200_000 {
+            if predicate(all) { return true }
+            await Task.yield()
+        }
+        return predicate(all)
+    }
+}
+
+extension SyncEngine {
+    /// An engine for one customer over `remote`, with a manual clock and a fixed jitter seed.
+    static func testing(_ store: VaultStore, _ remote: any RemoteVault, scope: VaultScope? = nil,
+                        clock: ManualSyncClock = ManualSyncClock(), pageSize: Int = 200, pushBatchSize: Int = 100,
+                        interval: Duration? = nil, retry: RetryPolicy = .standard) -> SyncEngine {
+        SyncEngine(store: store, remote: remote,
+                   configuration: .init(scopes: scope.map { [$0] } ?? [], includePendingScopes: true, pageSize: pageSize,
+                                        pushBatchSize: pushBatchSize, interval: interval, retry: retry, randomSeed: 42),
+                   clock: clock)
+    }
+}

@@ -1,0 +1,401 @@
+import CheckoutCore
+@testable import CheckoutVault
+import CheckoutVaultTesting
+import Testing
+
+/// Deterministic engine behaviour over the in-memory remote and a manual clock.
+@Suite("SyncEngine behaviour (in-memory remote, manual clock)", .timeLimit(.minutes(1)))
+struct SyncEngineBehaviourTests {
+    let scope = Fixture.scope("cus_engine")
+
+    struct World {
+        let directory: TestDirectory
+        let store: VaultStore
+        let remote: InMemoryRemoteVault
+        let clock: ManualSyncClock
+        let engine: SyncEngine
+    }
+
+    func makeWorld(interval: Duration? = nil, retry: RetryPolicy = .standard, pushBatchSize: Int = 100) throws -> World {
+        let directory = try TestDirectory()
+        let store = try directory.store("device")
+        let remote = InMemoryRemoteVault(merchantId: Fixture.merchant)
+        let clock = ManualSyncClock()
+        let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, pushBatchSize: pushBatchSize,
+                                        interval: interval, retry: retry)
+        return World(directory: directory, store: store, remote: remote, clock: clock, engine: engine)
+    }
+
+    /// Polls (yielding, no wall-clock time) until `condition` holds.
+    func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<200_000 {
+            if condition() { return true }
+            await Task.yield()
+        }
+        return condition()
+    }
+
+    @Test("status snapshots: idle, pending count on a local write, syncing while a round runs, idle with the sync time")
+    func statusSnapshots() async throws {
+        let world = try makeWorld()
+        let statuses = StreamRecorder(world.engine.status())
+        #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: nil))
+
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        world.engine.notifyLocalWrite()
+        #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 1, lastSyncedAt: nil))
+
+        let hold = world.remote.hold(.changes)
+        let round = Task { try await world.engine.syncNow(scope: scope) }
+        await hold.waitUntilReached()
+        #expect(world.engine.currentStatus == SyncStatus(phase: .syncing, pendingCount: 1, lastSyncedAt: nil))
+        hold.release()
+        let report = try await round.value
+        #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: "v1.0"))
+
+        let syncedAt = world.clock.nowMillis()
+        let final = SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: syncedAt)
+        #expect(world.engine.currentStatus == final)
+        #expect(await statuses.waitUntil { $0.last == final })
+        #expect(statuses.all == [
+            SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: nil),
+            SyncStatus(phase: .idle, pendingCount: 1, lastSyncedAt: nil),
+            SyncStatus(phase: .syncing, pendingCount: 1, lastSyncedAt: nil),
+            final,
+        ])
+    }
+
+    @Test("a 500 on push keeps the op (attempt counted), backs off with jitter, then succeeds")
+    func serverErrorThenSuccess() async throws {
+        let world = try makeWorld()
+        let opId = try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        world.remote.failNext(1, .push, with: .httpStatus(status: 500, code: "internal", message: "internal server error",
+                                                          retryAfterSeconds: nil))
+        let round = Task { try await world.engine.syncNow(scope: scope) }
+        await world.clock.waitForSleepers(1)
+
+        let waiting = try world.store.pendingOps(scope: scope)
+        #expect(waiting.map(\.id) == [opId])
+        #expect(waiting.map(\.attempts) == [1])
+        #expect(waiting.first?.lastError == "vault server answered HTTP 500 internal: internal server error")
+        let sleep = try #require(world.clock.pendingSleeps.first)
+        #expect(sleep >= .zero && sleep <= .milliseconds(500))  // full jitter under the first ceiling
+
+        world.clock.advanceToNextDeadline()
+        let report = try await round.value
+        #expect(report.pushed == 1)
+        #expect(report.pending == 0)
+        #expect(world.remote.requestCount(.push) == 2)
+        let wire = SyncEngine.wireOpId(opId)
+        #expect(world.remote.requests.filter { $0.endpoint == .push }.map(\.opIds) == [[wire], [wire]])
+        #expect(world.remote.snapshot(customerId: scope.customerId).map(\.version) == [1])
+    }
+
+    @Test("a 429 with Retry-After: the engine waits exactly what the server asked, not less")
+    func retryAfterHonoured() async throws {
+        let world = try makeWorld()
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        world.remote.failNext(1, .push, with: .httpStatus(status: 429, code: "rate-limited", message: "too many requests",
+                                                          retryAfterSeconds: 7))
+        let round = Task { try await world.engine.syncNow(scope: scope) }
+        await world.clock.waitForSleepers(1)
+        #expect(world.clock.pendingSleeps == [.seconds(7)])
+
+        world.clock.advance(by: .milliseconds(6_999))
+        #expect(world.clock.pendingSleeps == [.seconds(7)])  // still waiting
+        #expect(world.remote.requestCount(.push) == 1)
+        world.clock.advance(by: .milliseconds(1))
+        let report = try await round.value
+        #expect(report.pushed == 1)
+        #expect(world.clock.sleepHistory == [.seconds(7)])
+        #expect(world.remote.requestCount(.push) == 2)
+    }
+
+    @Test("an auth failure ends the round at once as a typed offline status; nothing is lost")
+    func authFailure() async throws {
+        let world = try makeWorld()
+        try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
+        world.engine.notifyLocalWrite()
+        world.remote.failNext(1, .changes, with: .unauthorized)
+
+        await #expect(throws: SyncError(.unauthorized)) { try await world.engine.syncNow(scope: scope) }
+        #expect(world.engine.currentStatus == SyncStatus(phase: .offline(lastError: SyncError(.unauthorized)),
+                                                         pendingCount: 2, lastSyncedAt: nil))
+        #expect(world.clock.sleepHistory.isEmpty)  // not retryable: no backoff inside the round
+        #expect(world.remote.requestCount() == 1)
+        #expect(try world.store.pendingOps(scope: scope).map(\.attempts) == [0, 0])
+
+        // The key is fixed: the next round pushes everything and the status recovers.
+        let report = try await world.engine.syncNow(scope: scope)
+        #expect(report.pushed == 2)
+        #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 0,
+                                                         lastSyncedAt: world.clock.nowMillis()))
+    }
+
+    @Test("a malformed answer is a typed error and nothing is applied (no rows, no cursor move)")
+    func malformedAnswer() async throws {
+        let world = try makeWorld()
+        _ = try await world.remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok_a"))])
+        world.remote.failNext(1, .changes, with: .malformedResponse(reason: "not valid JSON"))
+        await #expect(throws: SyncError(.malformedResponse(reason: "not valid JSON"))) {
+            try await world.engine.syncNow(scope: scope)
+        }
+        #expect(try world.store.storedInstruments(scope: scope, includeDeleted: true).isEmpty)
+        #expect(try world.store.cursor(scope: scope) == nil)
+        #expect(world.clock.sleepHistory.isEmpty)
+    }
+
+    @Test("concurrent triggers coalesce: one running round plus one shared follow-up round")
+    func coalescing() async throws {
+        let world = try makeWorld()
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        let firstHold = world.remote.hold(.changes)
+        let secondHold = world.remote.hold(.changes)
+        let first = Task { try await world.engine.syncNow(scope: scope) }
+        await firstHold.waitUntilReached()
+
+        let joiners = (0..<5).map { _ in Task { try await world.engine.syncNow(scope: scope) } }
+        #expect(await eventually { world.engine.roundRequestCount == 6 })
+        firstHold.release()
+        #expect(try await first.value.pushed == 1)
+        await secondHold.waitUntilReached()
+        #expect(world.remote.requestCount(.changes) == 2)
+        secondHold.release()
+        var reports: [SyncReport] = []
+        for joiner in joiners { reports.append(try await joiner.value) }
+
+        #expect(reports.allSatisfy { $0 == reports[0] })  // they shared one round
+        #expect(reports[0].pushed == 0)                    // round 1 had pushed everything
+        #expect(world.remote.requestCount(.changes) == 2)
+        #expect(world.remote.requestCount(.push) == 1)
+    }
+
+    @Test("an answer lost after the server applied the batch: the retry sends the same op ids, applied once")
+    func lostResponse() async throws {
+        let world = try makeWorld()
+        let opIds = try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
+        world.remote.loseNextResponse()
+        let round = Task { try await world.engine.syncNow(scope: scope) }
+        await world.clock.waitForSleepers(1)
+        world.clock.advanceToNextDeadline()
+        let report = try await round.value
+
+        #expect(report.pushed == 2)
+        let wire = opIds.map(SyncEngine.wireOpId)
+        #expect(world.remote.requests.filter { $0.endpoint == .push }.map(\.opIds) == [wire, wire])
+        let server = world.remote.snapshot(customerId: scope.customerId)
+        #expect(server.map(\.id) == ["tok_a", "tok_b"])
+        #expect(server.map(\.version) == [1, 1])
+        #expect(try world.store.storedInstruments(scope: scope).map(\.version) == [1, 1])
+    }
+
+    @Test("a conflicting op is dropped and reported; the ops behind it still go through")
+    func rejectionDoesNotBlock() async throws {
+        let world = try makeWorld()
+        try world.store.upsert([Fixture.card("tok_x"), Fixture.card("tok_y")], scope: scope)
+        try await world.engine.syncNow(scope: scope)
+        #expect(world.remote.deleteOnServer(customerId: scope.customerId, id: "tok_x"))
+        let rejections = StreamRecorder(world.engine.rejections())
+
+        // This device has not seen the delete yet and makes tok_x its default.
+        try world.store.setDefault(token: "tok_x", scope: scope)
+        let upsertId = try world.store.upsert(Fixture.card("tok_z"), scope: scope)
+        let report = try await world.engine.syncNow(scope: scope)
+
+        #expect(report.pushed == 1)
+        #expect(report.rejected == 1)
+        let rejection = try #require(report.rejections.first)
+        #expect(rejection.kind == .setDefault)
+        #expect(rejection.token == "tok_x")
+        #expect(rejection.verdict == .conflict)
+        #expect(rejection.reason == "deleted")
+        #expect(await rejections.waitUntil { $0 == [rejection] })
+        #expect(try world.store.pendingCount(scope: scope) == 0)
+        #expect(try world.store.instruments(scope: scope).map(\.id).sorted() == ["tok_y", "tok_z"])
+        #expect(world.remote.snapshot(customerId: scope.customerId).map(\.id) == ["tok_y", "tok_z"])
+        #expect(world.remote.requests.last?.opIds.last == SyncEngine.wireOpId(upsertId))
+    }
+
+    @Test("a batch refused as a whole (422) is split until the one offending op is found and dropped")
+    func contentRefusalIsolatesTheOp() async throws {
+        let world = try makeWorld()
+        let ids = try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
+        let refusal = RemoteVaultError.httpStatus(status: 422, code: "idempotency-key-reused",
+                                                  message: "an op id was reused with a different body", retryAfterSeconds: nil)
+        world.remote.failNext(2, .push, with: refusal)  // the batch of 3, then the first half (tok_a alone)
+        let report = try await world.engine.syncNow(scope: scope)
+
+        #expect(report.pushed == 2)
+        #expect(report.rejected == 1)
+        #expect(report.rejections.map(\.opId) == [ids[0]])
+        #expect(report.rejections.map(\.reason) == ["idempotency-key-reused"])
+        let wire = ids.map(SyncEngine.wireOpId)
+        #expect(world.remote.requests.filter { $0.endpoint == .push }.map(\.opIds)
+                == [wire, [wire[0]], [wire[1], wire[2]]])
+        #expect(world.clock.sleepHistory.isEmpty)
+        // The never-accepted creation is gone locally too, so the cache matches the server.
+        #expect(try world.store.instruments(scope: scope).map(\.id).sorted() == ["tok_b", "tok_c"])
+    }
+
+    @Test("listing reads the local cache at once while the remote hangs; writes wake the engine")
+    func checkoutNeverWaits() async throws {
+        let world = try makeWorld()
+        try world.store.upsert(Fixture.card("tok_a", isDefault: true), scope: scope)
+        let provider = SyncingVaultProvider(store: world.store, engine: world.engine)
+        let hold = world.remote.hold(.changes)
+        let round = Task { try await world.engine.syncNow(scope: scope) }
+        await hold.waitUntilReached()
+
+        #expect(try await provider.paymentMethods(for: scope).map(\.id) == ["tok_a"])
+        try await provider.save(Fixture.card("tok_b"), for: scope)
+        #expect(try await provider.paymentMethods(for: scope).map(\.id) == ["tok_a", "tok_b"])
+        #expect(world.engine.currentStatus == SyncStatus(phase: .syncing, pendingCount: 2, lastSyncedAt: nil))
+        hold.release()
+        _ = try await round.value
+    }
+
+    @Test("one call syncs every scope with queued ops")
+    func allPendingScopes() async throws {
+        let world = try makeWorld()
+        let other = Fixture.scope("cus_other")
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try world.store.upsert([Fixture.card("tok_b"), Fixture.card("tok_c")], scope: other)
+        world.engine.notifyLocalWrite()
+        #expect(world.engine.currentStatus.pendingCount == 3)
+        let report = try await world.engine.syncNow()
+        #expect(report == SyncReport(pulled: 0, pushed: 3, rejected: 0, pending: 0, cursor: nil))
+        #expect(world.remote.snapshot(customerId: "cus_other").map(\.id) == ["tok_b", "tok_c"])
+        #expect(world.engine.currentStatus.pendingCount == 0)
+    }
+
+    @Test("background loop: first round at start, then a local write, the timer, backoff that only a reconnect cuts, clean stop")
+    func backgroundLoop() async throws {
+        let world = try makeWorld(interval: .seconds(30), retry: RetryPolicy(maxAttempts: 1))
+        let remote = world.remote
+        let clock = world.clock
+        world.engine.start()
+        await clock.waitForSleepers(1)  // round 1 done, the loop waits on its timer
+        #expect(remote.requestCount(.changes) == 1)
+        #expect(clock.pendingSleeps == [.seconds(30)])
+
+        // A local write wakes the loop before the timer.
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        world.engine.notifyLocalWrite()
+        await clock.waitForSleepsStarted(2)
+        await clock.waitForSleepers(1)
+        #expect(remote.requestCount(.changes) == 2)
+        #expect(remote.requestCount(.push) == 1)
+        #expect(world.engine.currentStatus.phase == .idle)
+
+        // The timer.
+        clock.advance(by: .seconds(30))
+        await clock.waitForSleepsStarted(3)
+        await clock.waitForSleepers(1)
+        #expect(remote.requestCount(.changes) == 3)
+
+        // The server fails: the loop backs off, and a local write does not cut the backoff short.
+        remote.failNext(1, .changes, with: .httpStatus(status: 500, code: "internal", message: "boom", retryAfterSeconds: 30))
+        clock.advance(by: .seconds(30))
+        await clock.waitForSleepsStarted(4)
+        await clock.waitForSleepers(1)
+        #expect(clock.pendingSleeps == [.seconds(30)])  // Retry-After honoured by the loop's backoff
+        #expect(remote.requestCount(.changes) == 4)
+        let failure = SyncError(.httpStatus(status: 500, code: "internal", message: "boom", retryAfterSeconds: 30))
+        #expect(world.engine.currentStatus.phase == .offline(lastError: failure))
+        try world.store.upsert(Fixture.card("tok_b"), scope: scope)
+        world.engine.notifyLocalWrite()
+        #expect(clock.pendingSleeps == [.seconds(30)])
+        #expect(remote.requestCount(.changes) == 4)
+
+        // A reconnect does: one round, which also pushes the write made during the backoff.
+        world.engine.reconnected()
+        await clock.waitForSleepsStarted(5)
+        await clock.waitForSleepers(1)
+        #expect(remote.requestCount(.changes) == 5)
+        #expect(remote.requestCount(.push) == 2)
+        #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: clock.nowMillis()))
+
+        await world.engine.stop()
+        #expect(!world.engine.isRunning)
+        #expect(clock.pendingSleeps.isEmpty)
+        #expect(remote.requestCount() == 7)
+    }
+
+    @Test("stop cancels a round parked on a backoff; the op stays queued")
+    func stopDuringBackoff() async throws {
+        let world = try makeWorld(interval: nil)
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        world.remote.failNext(10, .push, with: .unreachable(reason: "connection refused"))
+        world.engine.start()
+        await world.clock.waitForSleepers(1)
+        await world.engine.stop()
+        #expect(world.clock.pendingSleeps.isEmpty)
+        #expect(try world.store.pendingCount(scope: scope) == 1)
+        #expect(try world.store.pendingOps(scope: scope).map(\.attempts) == [1])
+    }
+
+    @Test("an empty merchant or customer id is refused before any request")
+    func invalidScope() async throws {
+        let world = try makeWorld()
+        let error = await #expect(throws: SyncError.self) {
+            try await world.engine.syncNow(scope: VaultScope(merchantId: "", customerId: "cus_1"))
+        }
+        #expect(error?.code == .invalidScope)
+        #expect(world.remote.requestCount() == 0)
+    }
+
+    /// A remote that announces more changes forever without sending any.
+    struct StuckFeed: RemoteVault {
+        func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
+            ChangePage(changes: [], cursor: "v1.0", hasMore: true)
+        }
+        func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] { [] }
+        func instruments(scope: VaultScope) async throws -> [RemoteInstrument] { [] }
+    }
+
+    @Test("a feed that announces more without progressing is a malformed answer, not an endless loop")
+    func stuckFeed() async throws {
+        let directory = try TestDirectory()
+        let store = try directory.store("device")
+        let engine = SyncEngine.testing(store, StuckFeed(), scope: scope)
+        let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: scope) }
+        #expect(error?.code == .malformedResponse)
+    }
+
+    @Test("a 413 for too many ops halves the batch and later batches start at the size that worked")
+    func learnsTheBatchLimit() async throws {
+        let directory = try TestDirectory()
+        let store = try directory.store("device")
+        let remote = InMemoryRemoteVault(merchantId: Fixture.merchant, limits: .init(maxOpsPerBatch: 2))
+        let engine = SyncEngine.testing(store, remote, scope: scope, pushBatchSize: 8)
+        try store.upsert((1...8).map { Fixture.card("tok_\($0)") }, scope: scope)
+        let report = try await engine.syncNow(scope: scope)
+        #expect(report.pushed == 8)
+        #expect(report.rejected == 0)
+        // 8 (413), 4 (413), 2, 2, then the learned size: 2, 2.
+        #expect(remote.requests.filter { $0.endpoint == .push }.map(\.opIds.count) == [8, 4, 2, 2, 2, 2])
+
+        remote.resetRequestLog()
+        try store.upsert((9...12).map { Fixture.card("tok_\($0)") }, scope: scope)
+        #expect(try await engine.syncNow(scope: scope).pushed == 4)
+        #expect(remote.requests.filter { $0.endpoint == .push }.map(\.opIds.count) == [2, 2])
+    }
+
+    @Test("start after stop runs a fresh loop; start twice is one loop")
+    func restartable() async throws {
+        let world = try makeWorld(interval: .seconds(60))
+        world.engine.start()
+        world.engine.start()
+        await world.clock.waitForSleepers(1)
+        #expect(world.clock.pendingSleeps == [.seconds(60)])
+        await world.engine.stop()
+        #expect(world.clock.pendingSleeps.isEmpty)
+        #expect(world.remote.requestCount(.changes) == 1)
+
+        world.engine.start()
+        #expect(world.engine.isRunning)
+        await world.clock.waitForSleepers(1)
+        #expect(world.remote.requestCount(.changes) == 2)
+        await world.engine.stop()
+    }
+}
