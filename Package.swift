@@ -88,6 +88,8 @@ let package = Package(
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore"],
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
+        .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
+                    path: "Tests/CheckoutKitTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutDemoTests", dependencies: ["CheckoutDemo", "CheckoutKit", "VaultServer"],
                     path: "Tests/CheckoutDemoTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutScaffoldTests", dependencies: ["CheckoutScaffold"],
