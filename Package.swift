@@ -28,13 +28,15 @@ let package = Package(
         .target(name: "CheckoutTheme", path: "Sources/CheckoutTheme", swiftSettings: swift6),
         // SQLite wrapper shared by the client store (and later the server).
         .target(name: "SQLiteKit", dependencies: ["CSQLite"], path: "Sources/SQLiteKit", swiftSettings: swift6),
+        // The strict JSON byte reader both ends of the sync wire use on their hot paths.
+        .target(name: "WireScanner", path: "Sources/WireScanner", swiftSettings: swift6),
         // Offline vault cache with outbox.
-        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID"],
+        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID", "WireScanner"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore"],
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
         .executableTarget(name: "vault-server", dependencies: ["VaultServer"],
                           path: "Sources/vault-server", swiftSettings: swift6),
@@ -100,7 +102,7 @@ let package = Package(
                     path: "Tests/CheckoutThemeTests", swiftSettings: swift6),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "CSQLite"],
                     path: "Tests/SQLiteKitTests", swiftSettings: swift6),
-        .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutVault", "SQLiteKit", "CheckoutCore"],
+        .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutVault", "SQLiteKit", "CheckoutCore", "WireScanner"],
                     path: "Tests/CheckoutVaultTests", swiftSettings: swift6),
         .testTarget(name: "CardPaymentMethodTests", dependencies: ["CardPaymentMethod", "CheckoutCore"],
                     path: "Tests/CardPaymentMethodTests", swiftSettings: swift6),

@@ -1,6 +1,5 @@
 import CheckoutCore
 import Foundation
-import Synchronization
 
 /// One payment with a redirect method: create the payment, send the shopper to the provider,
 /// then finish from the return URL (`resume(with: .returnURL(url))`) or by polling the status
@@ -12,22 +11,13 @@ import Synchronization
 /// throws `.invalidReturn` and leaves both the flow and the pending payment as they were.
 /// `submit()` after `failed` or `cancelled` starts a new attempt (a new payment).
 public final class RedirectPaymentFlow: PaymentFlow {
-    /// Who is completing the pending payment right now.
-    private enum Claim: Sendable, Equatable { case unclaimed, resume, poll }
+    private typealias Machine = PaymentFlowMachine<Extra>
 
-    private struct Pending: Sendable {
-        var paymentId: String
-        var token: PaymentMethodToken
-        var returnURL: URL
-        var claim = Claim.unclaimed
-    }
-
-    private struct Internal: Sendable {
-        var state = PaymentFlowState.idle
-        var attempt = 0
-        var pending: Pending?
-        var lastPaymentId: String?
+    /// What the redirect flow keeps beside the shared state, under the machine's lock.
+    private struct Extra: Sendable {
+        /// Resume tokens of returns already accepted, over every attempt: a return URL works once.
         var usedResumeTokens: Set<String> = []
+        /// The polling loop of the current attempt, while one runs.
         var polling: Task<PaymentFlowState, Never>?
     }
 
@@ -36,8 +26,7 @@ public final class RedirectPaymentFlow: PaymentFlow {
     private let context: PaymentFlowContext
     private let polling: Result<RedirectPollingPolicy, CheckoutError>
     private let clock: any PollingClock
-    private let storage = Mutex(Internal())
-    private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
+    private let machine = Machine(extra: Extra())
 
     init(context: PaymentFlowContext, polling: Result<RedirectPollingPolicy, CheckoutError>, clock: any PollingClock) {
         self.context = context
@@ -49,16 +38,16 @@ public final class RedirectPaymentFlow: PaymentFlow {
     // MARK: Observation
 
     /// The current state.
-    public var state: PaymentFlowState { storage.withLock { $0.state } }
+    public var state: PaymentFlowState { machine.state }
 
     /// The current state, then every change.
-    public func states() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
+    public func states() -> AsyncStream<PaymentFlowState> { machine.states() }
 
     /// The processor's id of the current or last payment of this flow, once created.
-    public var paymentId: String? { storage.withLock { $0.pending?.paymentId ?? $0.lastPaymentId } }
+    public var paymentId: String? { machine.paymentId }
 
     /// The URL the provider will send the shopper back to, while a redirect is pending.
-    public var expectedReturnURL: URL? { storage.withLock { $0.pending?.returnURL } }
+    public var expectedReturnURL: URL? { machine.pending.flatMap(Self.returnURL(of:)) }
 
     // MARK: PaymentFlow
 
@@ -66,36 +55,15 @@ public final class RedirectPaymentFlow: PaymentFlow {
     /// the current state, while an attempt is in progress or after success.
     @discardableResult
     public func submit() async -> PaymentFlowState {
-        let attempt: Int? = storage.withLock { current in
-            switch current.state {
-            case .processing, .awaitingRedirect, .awaitingChallenge, .succeeded:
-                return nil
-            case .idle, .failed, .cancelled:
-                current.attempt += 1
-                current.pending = nil
-                current.lastPaymentId = nil
-                transition(&current, to: .processing)
-                return current.attempt
-            }
+        guard let attempt = machine.beginAttempt(resetting: { $0.polling = nil }) else { return state }
+        return await machine.pay(attempt, surcharge: context.advertised.options.surcharge ?? 0, through: context.pipeline,
+                                 tokenizeFailure: "the payment method could not be tokenized",
+                                 unsupported: { action in
+                                     guard case .challenge = action else { return nil }
+                                     return "\(paymentMethodType) cannot complete a card challenge"
+                                 }) {
+            try await context.processor.tokenize(.redirect(paymentMethodType), session: context.session)
         }
-        guard let attempt else { return state }
-        let token: PaymentMethodToken
-        do {
-            token = try await context.processor.tokenize(.redirect(paymentMethodType), session: context.session)
-        } catch {
-            guard isCurrent(attempt) else { return state }
-            let failure = error as? CheckoutError
-                ?? CheckoutError(.paymentFailed, "the payment method could not be tokenized", underlying: error)
-            return apply(context.pipeline.fail(failure), attempt: attempt, token: nil)
-        }
-        guard isCurrent(attempt) else { return state }
-        let surcharge = context.advertised.options.surcharge ?? 0
-        var step = await context.pipeline.createPayment(token: token, surcharge: surcharge)
-        if case .actionRequired(_, .challenge) = step {
-            step = context.pipeline.fail(
-                CheckoutError(.paymentFailed, "\(paymentMethodType) cannot complete a card challenge"))
-        }
-        return apply(step, attempt: attempt, token: token)
     }
 
     /// Completes the pending payment with the URL the provider sent the shopper back to.
@@ -110,28 +78,28 @@ public final class RedirectPaymentFlow: PaymentFlow {
         guard case .returnURL(let url) = input else {
             throw CheckoutError(.invalidReturn, "a redirect payment resumes with its return URL, not a challenge result")
         }
-        enum Decision { case resume(Int, Pending, String), awaitPoll(Task<PaymentFlowState, Never>) }
-        let decision: Decision = try storage.withLock { current in
-            guard case .awaitingRedirect = current.state, var pending = current.pending else {
+        enum Decision { case resume(Machine.Attempt, Machine.PendingAction, String), awaitPoll(Task<PaymentFlowState, Never>) }
+        let decision: Decision = try machine.withCurrent { current in
+            guard case .awaitingRedirect = current.state, let pending = current.pending,
+                  let returnURL = Self.returnURL(of: pending) else {
                 throw CheckoutError(.invalidReturn, "no payment is waiting for a redirect return")
             }
             let resumeToken = try RedirectReturnValidator.resumeToken(
-                from: url, expected: pending.returnURL, paymentId: pending.paymentId)
-            guard !current.usedResumeTokens.contains(resumeToken) else {
+                from: url, expected: returnURL, paymentId: pending.paymentId)
+            guard !current.extra.usedResumeTokens.contains(resumeToken) else {
                 throw CheckoutError(.invalidReturn, "this return URL was already used")
             }
             switch pending.claim {
             case .resume:
                 throw CheckoutError(.invalidReturn, "a return for this payment is already being processed")
             case .poll:
-                guard let task = current.polling else {
+                guard let task = current.extra.polling else {
                     throw CheckoutError(.invalidReturn, "the payment is already being completed")
                 }
                 return .awaitPoll(task)
-            case .unclaimed:
-                current.usedResumeTokens.insert(resumeToken)
-                pending.claim = .resume
-                current.pending = pending
+            case nil:
+                current.extra.usedResumeTokens.insert(resumeToken)
+                _ = current.claimPending(.resume)
                 return .resume(current.attempt, pending, resumeToken)
             }
         }
@@ -144,12 +112,10 @@ public final class RedirectPaymentFlow: PaymentFlow {
                 step = try await context.pipeline.resumeVerifyingReturn(
                     paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token)
             } catch {
-                storage.withLock { current in
-                    if current.attempt == attempt, current.pending?.claim == .resume { current.pending?.claim = .unclaimed }
-                }
+                machine.releaseClaim(.resume, attempt: attempt)
                 throw error as? CheckoutError ?? CheckoutError(.invalidReturn, "the return was rejected", underlying: error)
             }
-            return apply(step, attempt: attempt, token: pending.token)
+            return machine.apply(step, attempt: attempt, token: pending.token)
         }
     }
 
@@ -159,12 +125,12 @@ public final class RedirectPaymentFlow: PaymentFlow {
     /// - Returns: the state reached; the current state at once when no redirect is pending.
     @discardableResult
     public func pollForCompletion() async -> PaymentFlowState {
-        let task: Task<PaymentFlowState, Never>? = storage.withLock { current in
+        let task: Task<PaymentFlowState, Never>? = machine.withCurrent { current in
             guard case .awaitingRedirect = current.state, let pending = current.pending else { return nil }
-            if let existing = current.polling { return existing }
+            if let existing = current.extra.polling { return existing }
             let attempt = current.attempt
             let task = Task { await self.poll(attempt: attempt, paymentId: pending.paymentId) }
-            current.polling = task
+            current.extra.polling = task
             return task
         }
         guard let task else { return state }
@@ -173,26 +139,13 @@ public final class RedirectPaymentFlow: PaymentFlow {
 
     /// Cancels the flow (no outcome is delivered) and stops polling. No-op after success.
     public func cancel() async {
-        let task: Task<PaymentFlowState, Never>? = storage.withLock { current in
-            switch current.state {
-            case .succeeded, .cancelled:
-                return nil
-            default:
-                current.attempt += 1
-                if let pending = current.pending { current.lastPaymentId = pending.paymentId }
-                current.pending = nil
-                let task = current.polling
-                current.polling = nil
-                transition(&current, to: .cancelled)
-                return task
-            }
-        }
-        task?.cancel()
+        let polling = machine.cancel { $0.polling.take() } ?? nil
+        polling?.cancel()
     }
 
     // MARK: Polling
 
-    private func poll(attempt: Int, paymentId: String) async -> PaymentFlowState {
+    private func poll(attempt: Machine.Attempt, paymentId: String) async -> PaymentFlowState {
         let policy: RedirectPollingPolicy
         switch polling {
         case .success(let value):
@@ -231,12 +184,9 @@ public final class RedirectPaymentFlow: PaymentFlow {
 
     /// Claims the pending payment for the poller and finishes it: through the pipeline's status
     /// check when the processor no longer reports it pending, else with `failure`.
-    private func settleByPolling(attempt: Int, failure: CheckoutError?) async -> PaymentFlowState {
-        let pending: Pending? = storage.withLock { current in
-            guard current.attempt == attempt, var pending = current.pending, pending.claim == .unclaimed else { return nil }
-            pending.claim = .poll
-            current.pending = pending
-            return pending
+    private func settleByPolling(attempt: Machine.Attempt, failure: CheckoutError?) async -> PaymentFlowState {
+        let pending = machine.withCurrent { current in
+            current.attempt == attempt ? current.claimPending(.poll) : nil
         }
         guard let pending else { return clearPolling(attempt: attempt) }
         let step: PaymentPipeline.Step
@@ -246,9 +196,7 @@ public final class RedirectPaymentFlow: PaymentFlow {
             do {
                 guard let settled = try await context.pipeline.pollStatus(paymentId: pending.paymentId,
                                                                           token: pending.token) else {
-                    storage.withLock { current in
-                        if current.attempt == attempt, current.pending?.claim == .poll { current.pending?.claim = .unclaimed }
-                    }
+                    machine.releaseClaim(.poll, attempt: attempt)
                     return clearPolling(attempt: attempt)
                 }
                 step = settled
@@ -257,61 +205,31 @@ public final class RedirectPaymentFlow: PaymentFlow {
                     CheckoutError(.paymentFailed, "the payment status could not be read", underlying: error))
             }
         }
-        return apply(step, attempt: attempt, token: pending.token)
+        let reached = machine.apply(step, attempt: attempt, token: pending.token)
+        _ = clearPolling(attempt: attempt)
+        return reached
     }
 
-    private func stillPolling(_ attempt: Int) -> Bool {
-        storage.withLock { current in
+    private func stillPolling(_ attempt: Machine.Attempt) -> Bool {
+        machine.withCurrent { current in
             guard current.attempt == attempt, case .awaitingRedirect = current.state,
-                  current.pending?.claim == .unclaimed else { return false }
+                  let pending = current.pending, pending.claim == nil else { return false }
             return true
         }
     }
 
-    private func clearPolling(attempt: Int) -> PaymentFlowState {
-        storage.withLock { current in
-            if current.attempt == attempt { current.polling = nil }
+    /// Forgets the polling loop of `attempt` (it is ending) and returns the current state.
+    private func clearPolling(attempt: Machine.Attempt) -> PaymentFlowState {
+        machine.withCurrent { current in
+            if current.attempt == attempt { current.extra.polling = nil }
             return current.state
         }
     }
 
-    // MARK: State
-
-    private func isCurrent(_ attempt: Int) -> Bool { storage.withLock { $0.attempt == attempt } }
-
-    /// Applies a pipeline step to the attempt it belongs to; a stale step (the flow was
-    /// cancelled or restarted meanwhile) changes nothing.
-    private func apply(_ step: PaymentPipeline.Step, attempt: Int, token: PaymentMethodToken?) -> PaymentFlowState {
-        storage.withLock { current in
-            guard current.attempt == attempt, current.state != .cancelled else { return current.state }
-            switch step {
-            case .succeeded(let result):
-                current.lastPaymentId = result.paymentId
-                current.pending = nil
-                current.polling = nil
-                transition(&current, to: .succeeded(result))
-            case .failed(let error):
-                if let pending = current.pending { current.lastPaymentId = pending.paymentId }
-                current.pending = nil
-                current.polling = nil
-                transition(&current, to: .failed(error))
-            case .actionRequired(let paymentId, .redirect(let url, let returnURL)):
-                if let token {
-                    current.pending = Pending(paymentId: paymentId, token: token, returnURL: returnURL)
-                    transition(&current, to: .awaitingRedirect(url))
-                }
-            case .actionRequired:
-                break
-            }
-            return current.state
-        }
-    }
-
-    /// Sets the state and publishes it (inside the storage lock, so subscribers see the order).
-    private func transition(_ current: inout Internal, to state: PaymentFlowState) {
-        guard current.state != state else { return }
-        current.state = state
-        broadcaster.send(state)
+    /// The return URL a pending redirect expects; nil for any other action.
+    private static func returnURL(of pending: Machine.PendingAction) -> URL? {
+        guard case .redirect(_, let returnURL) = pending.action else { return nil }
+        return returnURL
     }
 
     private static func format(_ seconds: Double) -> String {

@@ -44,19 +44,21 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
         var query = [URLQueryItem(name: "limit", value: String(limit))]
         if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
         let data = try await send(method: "GET", path: customerPath(scope) + "/changes", query: query, body: nil)
+        // Fast path: a hand-written strict reader; anything it does not take goes through JSONDecoder.
+        if let page = try? WireJSON.scan(data, WireJSON.changePage) { return page }
         return try decode(ChangePage.self, from: data)
     }
 
     /// Sends a batch (`POST /v1/customers/{customer}/ops`); the results match the ops one to one.
     public func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
-        let body: Data
-        do {
-            body = try JSONEncoder().encode(OpsRequestBody(ops: ops))
-        } catch {
-            throw RemoteVaultError.malformedResponse(reason: "could not encode the ops")
-        }
+        let body = WireJSON.opsRequest(ops)
         let data = try await send(method: "POST", path: customerPath(scope) + "/ops", query: [], body: body)
-        let results = try decode(OpsResponseBody.self, from: data).results
+        let results: [OpResult]
+        if let fast = try? WireJSON.scan(data, WireJSON.opResults) {
+            results = fast
+        } else {
+            results = try decode(OpsResponseBody.self, from: data).results
+        }
         guard results.map(\.opId) == ops.map(\.opId) else {
             throw RemoteVaultError.malformedResponse(reason: "the results do not match the ops sent")
         }
@@ -71,7 +73,6 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
 
     // MARK: - Transport
 
-    private struct OpsRequestBody: Encodable { var ops: [OutboundOp] }
     private struct OpsResponseBody: Decodable { var results: [OpResult] }
     private struct InstrumentsResponseBody: Decodable { var instruments: [RemoteInstrument] }
     private struct ErrorBody: Decodable {
@@ -128,8 +129,11 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
             let retryAfter = (http.value(forHTTPHeaderField: "Retry-After"))
                 .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 .map { max(0, $0) }
-            throw RemoteVaultError.httpStatus(status: http.statusCode, code: detail?.error.code,
-                                              message: detail?.error.message, retryAfterSeconds: retryAfter)
+            // The error body is the server's text: never keep a card number in it (dump and Mirror show it raw).
+            throw RemoteVaultError.httpStatus(status: http.statusCode,
+                                              code: detail.map { PaymentDataRedactor.redact($0.error.code) },
+                                              message: detail.map { PaymentDataRedactor.redact($0.error.message) },
+                                              retryAfterSeconds: retryAfter)
         }
     }
 

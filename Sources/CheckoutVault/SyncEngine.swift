@@ -31,9 +31,9 @@ public final class SyncEngine: Sendable {
         public var scopes: [VaultScope]
         /// Also sync every customer with queued operations in the store.
         public var includePendingScopes: Bool
-        /// Changes requested per page of the feed.
+        /// Changes requested per page of the feed (the server caps pages at 1,000 by default).
         public var pageSize: Int
-        /// Operations sent per push request.
+        /// Operations sent per push request (the server accepts 500 per batch by default).
         public var pushBatchSize: Int
         /// Time between background rounds when nothing else triggers one; nil turns the timer off.
         public var interval: Duration?
@@ -43,8 +43,8 @@ public final class SyncEngine: Sendable {
         public var randomSeed: UInt64?
 
         /// Creates a configuration; sizes below 1 are raised to 1.
-        public init(scopes: [VaultScope] = [], includePendingScopes: Bool = true, pageSize: Int = 500,
-                    pushBatchSize: Int = 200, interval: Duration? = .seconds(300), retry: RetryPolicy = .standard,
+        public init(scopes: [VaultScope] = [], includePendingScopes: Bool = true, pageSize: Int = 1000,
+                    pushBatchSize: Int = 500, interval: Duration? = .seconds(300), retry: RetryPolicy = .standard,
                     randomSeed: UInt64? = nil) {
             self.scopes = scopes
             self.includePendingScopes = includePendingScopes

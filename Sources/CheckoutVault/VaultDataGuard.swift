@@ -67,9 +67,39 @@ public enum VaultDataGuard {
 
     /// True when a JSON object key names a security code, e.g. `cvv`, `CVC2`, `security_code`.
     public static func isSecurityCodeKey(_ key: String) -> Bool {
+        // Fast path for ASCII keys (all real ones): the same normalisation on bytes, no Foundation.
+        var ascii: [UInt8] = []
+        ascii.reserveCapacity(key.utf8.count)
+        var isASCII = true
+        for byte in key.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x61...0x7A: ascii.append(byte)
+            case 0x41...0x5A: ascii.append(byte + 0x20)
+            case 0x80...: isASCII = false
+            default: continue
+            }
+            if !isASCII { break }
+        }
+        if isASCII {
+            if securityCodeExactKeys.contains(String(decoding: ascii, as: UTF8.self)) { return true }
+            return securityCodeKeyFragmentBytes.contains { fragment in contains(ascii, fragment) }
+        }
         let normalized = String(key.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) })
         if securityCodeExactKeys.contains(normalized) { return true }
         return securityCodeKeyFragments.contains { normalized.contains($0) }
+    }
+
+    /// `securityCodeKeyFragments` as bytes, for the ASCII fast path.
+    private static let securityCodeKeyFragmentBytes = securityCodeKeyFragments.map { Array($0.utf8) }
+
+    /// True when `pattern` occurs in `bytes`.
+    private static func contains(_ bytes: [UInt8], _ pattern: [UInt8]) -> Bool {
+        guard bytes.count >= pattern.count else { return false }
+        outer: for start in 0...(bytes.count - pattern.count) {
+            for offset in 0..<pattern.count where bytes[start + offset] != pattern[offset] { continue outer }
+            return true
+        }
+        return false
     }
 
     /// Checks a JSON payload: no card number anywhere in its text, no key naming a security code.

@@ -105,12 +105,16 @@ extension VaultStore {
         let now = clock()
         let opIds = methods.map { _ in OperationID.make() }
         try pool.write { database in
+            // The customer's latest last-used stamp, read once: inside this transaction only these
+            // saves move it, so each next stamp is the previous one plus one (or the wall clock).
+            var latest = try Self.latestTick(database, scope: scope)
             for (index, method) in methods.enumerated() {
                 if method.isDefault {
                     try Self.clearDefault(database, scope: scope, except: method.id, now: now)
                 }
                 let base = try Self.version(database, scope: scope, token: method.id, includeDeleted: true) ?? 0
-                let tick = try Self.nextTick(database, scope: scope, now: now)
+                let tick = max(now, latest + 1)
+                latest = tick
                 try database.run(InstrumentRow.localUpsert) {
                     try InstrumentRow.bind(method, scope: scope, version: 0, lastUsed: tick, updated: now, to: $0)
                 }
@@ -235,13 +239,17 @@ extension VaultStore {
 
     /// A last-used stamp later than every other of the customer: the wall clock, or one more.
     static func nextTick(_ database: Database, scope: VaultScope, now: Int64) throws -> Int64 {
-        let latest = try database.withStatement(
+        max(now, try latestTick(database, scope: scope) + 1)
+    }
+
+    /// The customer's highest last-used stamp (0 when none).
+    static func latestTick(_ database: Database, scope: VaultScope) throws -> Int64 {
+        try database.withStatement(
             "SELECT max(last_used) FROM payment_instrument WHERE merchant_id = ? AND customer_id = ?") { statement in
             try statement.bind(scope.merchantId, at: 1)
             try statement.bind(scope.customerId, at: 2)
             return try statement.step() ? statement.int64(at: 0) : 0
         }
-        return max(now, latest + 1)
     }
 
     /// Writes an outbox row (inside the caller's transaction).

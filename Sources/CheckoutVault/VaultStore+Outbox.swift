@@ -31,7 +31,13 @@ extension VaultStore {
             var method: VaultedPaymentMethod?
             if let payload = row.payload {
                 do {
-                    method = try decoder.decode(VaultedPaymentMethod.self, from: Data(payload.utf8))
+                    let data = Data(payload.utf8)
+                    // Fast path: the strict hand-written reader; JSONDecoder for anything it does not take.
+                    if let fast = try? WireJSON.scan(data, WireJSON.vaultedMethod) {
+                        method = fast
+                    } else {
+                        method = try decoder.decode(VaultedPaymentMethod.self, from: data)
+                    }
                 } catch {
                     throw CheckoutError(.vaultFailure, "outbox operation \(row.id) has an unreadable payload")
                 }

@@ -18,6 +18,10 @@ enum OpsRequestParser {
         private enum Keys: String, CodingKey { case opId }
         var opId: String?
         var op: WireOp?
+        init(opId: String?, op: WireOp?) {
+            self.opId = opId
+            self.op = op
+        }
         init(from decoder: any Decoder) throws {
             opId = try? decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .opId)
             op = try? WireOp(from: decoder)
@@ -26,23 +30,28 @@ enum OpsRequestParser {
 
     static func parse(_ body: [UInt8], maxOps: Int) throws(VaultHTTPError) -> [VaultService.PreparedOp] {
         let data = try validatedJSON(body)
-        let envelope: LenientEnvelope
-        do {
-            envelope = try JSONDecoder().decode(LenientEnvelope.self, from: data)
-        } catch {
-            throw .badRequest("invalid-json", "expected {\"ops\": [...]}: \(DecodingFailure.describe(error))")
+        let decodedOps: [LenientOp]
+        if let fast = WireOpReader.ops(body) {
+            // Fast path: every op has the documented shape (see `WireOpReader`).
+            decodedOps = fast.map { LenientOp(opId: $0.opId, op: $0) }
+        } else {
+            do {
+                decodedOps = try JSONDecoder().decode(LenientEnvelope.self, from: data).ops
+            } catch {
+                throw .badRequest("invalid-json", "expected {\"ops\": [...]}: \(DecodingFailure.describe(error))")
+            }
         }
-        guard !envelope.ops.isEmpty else { throw .badRequest("invalid-request", "ops must not be empty") }
-        guard envelope.ops.count <= maxOps else {
+        guard !decodedOps.isEmpty else { throw .badRequest("invalid-request", "ops must not be empty") }
+        guard decodedOps.count <= maxOps else {
             throw VaultHTTPError(status: 413, code: "too-many-ops", message: "a batch may carry at most \(maxOps) ops")
         }
-        let flagged = try flaggedOps(body, data: data, count: envelope.ops.count)
+        let flagged = try flaggedOps(body, data: data, count: decodedOps.count)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var seen = Set<String>()
         var prepared: [VaultService.PreparedOp] = []
-        prepared.reserveCapacity(envelope.ops.count)
-        for (index, decoded) in envelope.ops.enumerated() {
+        prepared.reserveCapacity(decodedOps.count)
+        for (index, decoded) in decodedOps.enumerated() {
             guard let opId = decoded.opId, Identifier.isValid(opId) else {
                 throw .badRequest("invalid-op-id", "every op needs an opId of 1–128 letters, digits or -._:")
             }
@@ -65,8 +74,12 @@ enum OpsRequestParser {
             var methodJSON: String?
             if var method = op.method {
                 method.isDefault = false
-                guard let json = try? encoder.encode(method) else { throw VaultHTTPError.internalError }
-                methodJSON = String(decoding: json, as: UTF8.self)
+                if let json = WireOpReader.canonicalJSON(method) {
+                    methodJSON = json
+                } else {
+                    guard let json = try? encoder.encode(method) else { throw VaultHTTPError.internalError }
+                    methodJSON = String(decoding: json, as: UTF8.self)
+                }
             }
             prepared.append(.valid(VaultService.ValidOp(op: op, hash: fingerprint(op, methodJSON: methodJSON),
                                                         methodJSON: methodJSON)))

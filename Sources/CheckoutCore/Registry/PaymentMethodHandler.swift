@@ -16,6 +16,11 @@ import Foundation
 /// }
 /// try registry.register(GiftCardHandler())
 /// ```
+///
+/// Most flows only tokenize and call the pipeline; `PaymentFlowMachine` does the rest: it owns
+/// the `PaymentFlowState` and its broadcast, numbers attempts (results of a cancelled or superseded
+/// attempt are ignored), refuses `submit()` while an attempt runs or after success, keeps the
+/// payment awaiting a redirect or challenge and lets one `resume` claim it, and implements `cancel()`.
 public protocol PaymentMethodHandler: Sendable {
     /// The payment-method type this handler serves.
     var type: PaymentMethodType { get }

@@ -1,0 +1,332 @@
+import WireScanner
+import CheckoutCore
+import Foundation
+
+/// Hand-written JSON reading and writing of the sync wire types (the hot paths of pull and push).
+///
+/// Reading goes through `JSONScanner`; on any `JSONScanner.Failure` the callers retry with
+/// `JSONDecoder`, which accepts the odd-but-valid input or reports the precise error, so the
+/// behaviour is exactly the `Codable` one, only faster. Writing produces the same JSON shape as
+/// the synthesized `Encodable` conformances (nil optionals omitted).
+enum WireJSON {
+    // MARK: Reading
+
+    /// Runs `body` over the bytes of `data`.
+    static func scan<T>(_ data: Data, _ body: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
+        let result: Result<T, JSONScanner.Failure> = data.withUnsafeBytes { raw in
+            var scanner = JSONScanner(raw.bindMemory(to: UInt8.self))
+            do throws(JSONScanner.Failure) {
+                let value = try body(&scanner)
+                try scanner.expectEnd()
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads a change page `{"changes": [...], "cursor": "...", "hasMore": bool}`.
+    static func changePage(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> ChangePage {
+        var changes: [RemoteChange]?
+        var cursor: String?
+        var hasMore: Bool?
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "changes":
+                guard changes == nil else { throw JSONScanner.Failure() }
+                var list: [RemoteChange] = []
+                try scanner.readArray { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in
+                    list.append(try remoteChange(&scanner))
+                }
+                changes = list
+            case "cursor":
+                guard cursor == nil else { throw JSONScanner.Failure() }
+                cursor = try scanner.readString()
+            case "hasMore":
+                guard hasMore == nil else { throw JSONScanner.Failure() }
+                hasMore = try scanner.readBool()
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard let changes, let cursor, let hasMore else { throw JSONScanner.Failure() }
+        return ChangePage(changes: changes, cursor: cursor, hasMore: hasMore)
+    }
+
+    /// Reads a change with the strict rules of `RemoteChange.init(from:)`.
+    static func remoteChange(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RemoteChange {
+        var sequence: Int64?
+        var id: String?
+        var version: Int64?
+        var deleted: Bool?
+        var method: VaultedPaymentMethod?
+        var sawMethod = false
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "sequence":
+                guard sequence == nil else { throw JSONScanner.Failure() }
+                sequence = try scanner.readInt64()
+            case "id":
+                guard id == nil else { throw JSONScanner.Failure() }
+                id = try scanner.readString()
+            case "version":
+                guard version == nil else { throw JSONScanner.Failure() }
+                version = try scanner.readInt64()
+            case "deleted":
+                guard deleted == nil else { throw JSONScanner.Failure() }
+                deleted = try scanner.readBool()
+            case "method":
+                guard !sawMethod else { throw JSONScanner.Failure() }
+                sawMethod = true
+                if try !scanner.readNullIfPresent() { method = try vaultedMethod(&scanner) }
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard sequence != nil, let id, let version, let deleted else { throw JSONScanner.Failure() }
+        guard deleted == (method == nil), method.map({ $0.id == id }) ?? true else { throw JSONScanner.Failure() }
+        return RemoteChange(token: id, version: version, method: method)
+    }
+
+    /// Reads `{"results": [...]}` of an ops answer.
+    static func opResults(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> [OpResult] {
+        var results: [OpResult]?
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            guard key == "results" else { try scanner.skipValue(); return }
+            guard results == nil else { throw JSONScanner.Failure() }
+            var list: [OpResult] = []
+            try scanner.readArray { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in
+                list.append(try opResult(&scanner))
+            }
+            results = list
+        }
+        guard let results else { throw JSONScanner.Failure() }
+        return results
+    }
+
+    static func opResult(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> OpResult {
+        var opId: String?
+        var status: OpResult.Status?
+        var version: Int64?
+        var reason: String?
+        var message: String?
+        var current: RemoteChange?
+        var seen = Set<String>()
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            guard seen.insert(key).inserted else { throw JSONScanner.Failure() }
+            switch key {
+            case "opId": opId = try scanner.readString()
+            case "status":
+                guard let value = OpResult.Status(rawValue: try scanner.readString()) else { throw JSONScanner.Failure() }
+                status = value
+            case "version": if try !scanner.readNullIfPresent() { version = try scanner.readInt64() }
+            case "reason": if try !scanner.readNullIfPresent() { reason = try scanner.readString() }
+            case "message": if try !scanner.readNullIfPresent() { message = try scanner.readString() }
+            case "current": if try !scanner.readNullIfPresent() { current = try remoteChange(&scanner) }
+            default: try scanner.skipValue()
+            }
+        }
+        guard let opId, let status else { throw JSONScanner.Failure() }
+        return OpResult(opId: opId, status: status, version: version, reason: reason, message: message, current: current)
+    }
+
+    /// Reads a `VaultedPaymentMethod` as its synthesized `Decodable` conformance does.
+    static func vaultedMethod(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> VaultedPaymentMethod {
+        var id: String?
+        var methodType: String?
+        var instrumentType: String?
+        var data: PaymentInstrumentData?
+        var analyticsId: String?
+        var isDefault: Bool?
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "id":
+                guard id == nil else { throw JSONScanner.Failure() }
+                id = try scanner.readString()
+            case "paymentMethodType":
+                guard methodType == nil else { throw JSONScanner.Failure() }
+                methodType = try scanner.readString()
+            case "paymentInstrumentType":
+                guard instrumentType == nil else { throw JSONScanner.Failure() }
+                instrumentType = try scanner.readString()
+            case "paymentInstrumentData":
+                guard data == nil else { throw JSONScanner.Failure() }
+                data = try instrumentData(&scanner)
+            case "analyticsId":
+                guard analyticsId == nil else { throw JSONScanner.Failure() }
+                analyticsId = try scanner.readString()
+            case "isDefault":
+                guard isDefault == nil else { throw JSONScanner.Failure() }
+                isDefault = try scanner.readBool()
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard let id, let methodType, let instrumentType, let data, let analyticsId, let isDefault else {
+            throw JSONScanner.Failure()
+        }
+        return VaultedPaymentMethod(id: id, paymentMethodType: PaymentMethodType(rawValue: methodType),
+                                    paymentInstrumentType: PaymentInstrumentType(rawValue: instrumentType),
+                                    paymentInstrumentData: data, analyticsId: analyticsId, isDefault: isDefault)
+    }
+
+    private static func instrumentData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> PaymentInstrumentData {
+        var data = PaymentInstrumentData()
+        var seen = 0
+        func first(_ bit: Int) throws(JSONScanner.Failure) {
+            guard seen & bit == 0 else { throw JSONScanner.Failure() }
+            seen |= bit
+        }
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "network":
+                try first(1)
+                if try !scanner.readNullIfPresent() { data.network = CardNetwork(rawValue: try scanner.readString()) }
+            case "first6Digits":
+                try first(2)
+                if try !scanner.readNullIfPresent() { data.first6Digits = try scanner.readString() }
+            case "last4Digits":
+                try first(4)
+                if try !scanner.readNullIfPresent() { data.last4Digits = try scanner.readString() }
+            case "expirationMonth":
+                try first(8)
+                if try !scanner.readNullIfPresent() { data.expirationMonth = try scanner.readInt() }
+            case "expirationYear":
+                try first(16)
+                if try !scanner.readNullIfPresent() { data.expirationYear = try scanner.readInt() }
+            case "cardholderName":
+                try first(32)
+                if try !scanner.readNullIfPresent() { data.cardholderName = try scanner.readString() }
+            case "binData":
+                try first(64)
+                if try !scanner.readNullIfPresent() { data.binData = try binData(&scanner) }
+            default:
+                try scanner.skipValue()
+            }
+        }
+        return data
+    }
+
+    private static func binData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> BinData {
+        var networks: [CardNetwork]?
+        var country: String?
+        var funding: String?
+        var seen = 0
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "networks":
+                guard seen & 1 == 0 else { throw JSONScanner.Failure() }
+                seen |= 1
+                var list: [CardNetwork] = []
+                try scanner.readArray { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in
+                    list.append(CardNetwork(rawValue: try scanner.readString()))
+                }
+                networks = list
+            case "issuerCountry":
+                guard seen & 2 == 0 else { throw JSONScanner.Failure() }
+                seen |= 2
+                if try !scanner.readNullIfPresent() { country = try scanner.readString() }
+            case "accountFundingType":
+                guard seen & 4 == 0 else { throw JSONScanner.Failure() }
+                seen |= 4
+                if try !scanner.readNullIfPresent() { funding = try scanner.readString() }
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard let networks else { throw JSONScanner.Failure() }
+        return BinData(networks: networks, issuerCountry: country, accountFundingType: funding)
+    }
+
+    // MARK: Writing
+
+    /// `{"ops":[...]}` with each op as `OutboundOp`'s synthesized `Encodable` writes it.
+    static func opsRequest(_ ops: [OutboundOp]) -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(16 + ops.count * 400)
+        out += #"{"ops":["#.utf8
+        for (index, op) in ops.enumerated() {
+            if index > 0 { out.append(0x2C) }
+            out += #"{"opId":"#.utf8
+            appendString(op.opId, to: &out)
+            out += #","kind":"#.utf8
+            appendString(op.kind.rawValue, to: &out)
+            out += #","instrumentId":"#.utf8
+            appendString(op.instrumentId, to: &out)
+            if let base = op.baseVersion {
+                out += #","baseVersion":"#.utf8
+                out += String(base).utf8
+            }
+            if let method = op.method {
+                out += #","method":"#.utf8
+                appendMethod(method, to: &out)
+            }
+            out.append(0x7D)
+        }
+        out += "]}".utf8
+        return Data(out)
+    }
+
+    /// A `VaultedPaymentMethod` object (nil optionals omitted, as the synthesized encoder does).
+    static func appendMethod(_ method: VaultedPaymentMethod, to out: inout [UInt8]) {
+        let data = method.paymentInstrumentData
+        out += #"{"id":"#.utf8
+        appendString(method.id, to: &out)
+        out += #","paymentMethodType":"#.utf8
+        appendString(method.paymentMethodType.rawValue, to: &out)
+        out += #","paymentInstrumentType":"#.utf8
+        appendString(method.paymentInstrumentType.rawValue, to: &out)
+        out += #","paymentInstrumentData":{"#.utf8
+        var first = true
+        func key(_ name: String) {
+            if !first { out.append(0x2C) }
+            first = false
+            appendString(name, to: &out)
+            out.append(0x3A)
+        }
+        if let network = data.network { key("network"); appendString(network.rawValue, to: &out) }
+        if let first6 = data.first6Digits { key("first6Digits"); appendString(first6, to: &out) }
+        if let last4 = data.last4Digits { key("last4Digits"); appendString(last4, to: &out) }
+        if let month = data.expirationMonth { key("expirationMonth"); out += String(month).utf8 }
+        if let year = data.expirationYear { key("expirationYear"); out += String(year).utf8 }
+        if let name = data.cardholderName { key("cardholderName"); appendString(name, to: &out) }
+        if let bin = data.binData {
+            key("binData")
+            out += #"{"networks":["#.utf8
+            for (index, network) in bin.networks.enumerated() {
+                if index > 0 { out.append(0x2C) }
+                appendString(network.rawValue, to: &out)
+            }
+            out.append(0x5D)
+            if let country = bin.issuerCountry {
+                out += #","issuerCountry":"#.utf8
+                appendString(country, to: &out)
+            }
+            if let funding = bin.accountFundingType {
+                out += #","accountFundingType":"#.utf8
+                appendString(funding, to: &out)
+            }
+            out.append(0x7D)
+        }
+        out += #"},"analyticsId":"#.utf8
+        appendString(method.analyticsId, to: &out)
+        out += method.isDefault ? #","isDefault":true}"#.utf8 : #","isDefault":false}"#.utf8
+    }
+
+    /// Appends `text` as a JSON string literal (quotes, backslashes and control characters escaped).
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x00..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out += [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(0x22)
+    }
+}

@@ -1,0 +1,260 @@
+import WireScanner
+import CheckoutCore
+import Foundation
+
+/// Hand-written reading of an ops request and writing of a method's canonical JSON: the hot
+/// path of `POST .../ops`, where `JSONDecoder` and `JSONEncoder` cost most of the time on Linux.
+///
+/// Reading is strict (see `JSONScanner`): any op outside the fast subset makes the whole body
+/// go through the `Codable` path instead, so errors and lenient per-op rejections are unchanged.
+/// Writing is byte-identical to `JSONEncoder` with `.sortedKeys` for the values it takes (plain
+/// printable ASCII strings); anything else returns nil and the caller uses `JSONEncoder`.
+enum WireOpReader {
+    /// The ops of `{"ops": [...]}`, or nil when the body is outside the fast subset.
+    static func ops(_ body: [UInt8]) -> [WireOp]? {
+        body.withUnsafeBufferPointer { buffer -> [WireOp]? in
+            var scanner = JSONScanner(buffer)
+            do throws(JSONScanner.Failure) {
+                var ops: [WireOp]?
+                try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+                    guard key == "ops" else { try scanner.skipValue(); return }
+                    guard ops == nil else { throw JSONScanner.Failure() }
+                    var list: [WireOp] = []
+                    try scanner.readArray { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in
+                        list.append(try op(&scanner))
+                    }
+                    ops = list
+                }
+                try scanner.expectEnd()
+                return ops
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    private static func op(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> WireOp {
+        var opId: String?
+        var kind: WireOp.Kind?
+        var instrumentId: String?
+        var baseVersion: Int64?
+        var method: VaultedPaymentMethod?
+        var seen = 0
+        func first(_ bit: Int) throws(JSONScanner.Failure) {
+            guard seen & bit == 0 else { throw JSONScanner.Failure() }
+            seen |= bit
+        }
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "opId":
+                try first(1)
+                opId = try scanner.readString()
+            case "kind":
+                try first(2)
+                guard let value = WireOp.Kind(rawValue: try scanner.readString()) else { throw JSONScanner.Failure() }
+                kind = value
+            case "instrumentId":
+                try first(4)
+                instrumentId = try scanner.readString()
+            case "baseVersion":
+                try first(8)
+                if try !scanner.readNullIfPresent() { baseVersion = try scanner.readInt64() }
+            case "method":
+                try first(16)
+                if try !scanner.readNullIfPresent() { method = try vaultedMethod(&scanner) }
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard let opId, let kind, let instrumentId else { throw JSONScanner.Failure() }
+        return WireOp(opId: opId, kind: kind, instrumentId: instrumentId, baseVersion: baseVersion, method: method)
+    }
+
+    /// Reads a `VaultedPaymentMethod` as its synthesized `Decodable` conformance does.
+    static func vaultedMethod(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> VaultedPaymentMethod {
+        var id: String?
+        var methodType: String?
+        var instrumentType: String?
+        var data: PaymentInstrumentData?
+        var analyticsId: String?
+        var isDefault: Bool?
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "id":
+                guard id == nil else { throw JSONScanner.Failure() }
+                id = try scanner.readString()
+            case "paymentMethodType":
+                guard methodType == nil else { throw JSONScanner.Failure() }
+                methodType = try scanner.readString()
+            case "paymentInstrumentType":
+                guard instrumentType == nil else { throw JSONScanner.Failure() }
+                instrumentType = try scanner.readString()
+            case "paymentInstrumentData":
+                guard data == nil else { throw JSONScanner.Failure() }
+                data = try instrumentData(&scanner)
+            case "analyticsId":
+                guard analyticsId == nil else { throw JSONScanner.Failure() }
+                analyticsId = try scanner.readString()
+            case "isDefault":
+                guard isDefault == nil else { throw JSONScanner.Failure() }
+                isDefault = try scanner.readBool()
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard let id, let methodType, let instrumentType, let data, let analyticsId, let isDefault else {
+            throw JSONScanner.Failure()
+        }
+        return VaultedPaymentMethod(id: id, paymentMethodType: PaymentMethodType(rawValue: methodType),
+                                    paymentInstrumentType: PaymentInstrumentType(rawValue: instrumentType),
+                                    paymentInstrumentData: data, analyticsId: analyticsId, isDefault: isDefault)
+    }
+
+    private static func instrumentData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> PaymentInstrumentData {
+        var data = PaymentInstrumentData()
+        var seen = 0
+        func first(_ bit: Int) throws(JSONScanner.Failure) {
+            guard seen & bit == 0 else { throw JSONScanner.Failure() }
+            seen |= bit
+        }
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "network":
+                try first(1)
+                if try !scanner.readNullIfPresent() { data.network = CardNetwork(rawValue: try scanner.readString()) }
+            case "first6Digits":
+                try first(2)
+                if try !scanner.readNullIfPresent() { data.first6Digits = try scanner.readString() }
+            case "last4Digits":
+                try first(4)
+                if try !scanner.readNullIfPresent() { data.last4Digits = try scanner.readString() }
+            case "expirationMonth":
+                try first(8)
+                if try !scanner.readNullIfPresent() { data.expirationMonth = try scanner.readInt() }
+            case "expirationYear":
+                try first(16)
+                if try !scanner.readNullIfPresent() { data.expirationYear = try scanner.readInt() }
+            case "cardholderName":
+                try first(32)
+                if try !scanner.readNullIfPresent() { data.cardholderName = try scanner.readString() }
+            case "binData":
+                try first(64)
+                if try !scanner.readNullIfPresent() { data.binData = try binData(&scanner) }
+            default:
+                try scanner.skipValue()
+            }
+        }
+        return data
+    }
+
+    private static func binData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> BinData {
+        var networks: [CardNetwork]?
+        var country: String?
+        var funding: String?
+        var seen = 0
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "networks":
+                guard seen & 1 == 0 else { throw JSONScanner.Failure() }
+                seen |= 1
+                var list: [CardNetwork] = []
+                try scanner.readArray { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in
+                    list.append(CardNetwork(rawValue: try scanner.readString()))
+                }
+                networks = list
+            case "issuerCountry":
+                guard seen & 2 == 0 else { throw JSONScanner.Failure() }
+                seen |= 2
+                if try !scanner.readNullIfPresent() { country = try scanner.readString() }
+            case "accountFundingType":
+                guard seen & 4 == 0 else { throw JSONScanner.Failure() }
+                seen |= 4
+                if try !scanner.readNullIfPresent() { funding = try scanner.readString() }
+            default:
+                try scanner.skipValue()
+            }
+        }
+        guard let networks else { throw JSONScanner.Failure() }
+        return BinData(networks: networks, issuerCountry: country, accountFundingType: funding)
+    }
+
+    // MARK: Canonical JSON
+
+    /// `JSONEncoder` (`.sortedKeys`) output for `method`, or nil when a string needs escaping
+    /// (then the caller encodes with `JSONEncoder`, which stays the reference).
+    static func canonicalJSON(_ method: VaultedPaymentMethod) -> String? {
+        let data = method.paymentInstrumentData
+        var out: [UInt8] = []
+        out.reserveCapacity(320)
+        out += #"{"analyticsId":"#.utf8
+        guard plain(method.analyticsId, &out) else { return nil }
+        out += #","id":"#.utf8
+        guard plain(method.id, &out) else { return nil }
+        out += method.isDefault ? #","isDefault":true"#.utf8 : #","isDefault":false"#.utf8
+        out += #","paymentInstrumentData":{"#.utf8
+        var firstKey = true
+        func key(_ name: String) {
+            if !firstKey { out.append(0x2C) }
+            firstKey = false
+            out.append(0x22)
+            out += name.utf8
+            out += #"":"#.utf8
+        }
+        if let bin = data.binData {
+            key("binData")
+            out.append(0x7B)
+            if let funding = bin.accountFundingType {
+                out += #""accountFundingType":"#.utf8
+                guard plain(funding, &out) else { return nil }
+                out.append(0x2C)
+            }
+            if let country = bin.issuerCountry {
+                out += #""issuerCountry":"#.utf8
+                guard plain(country, &out) else { return nil }
+                out.append(0x2C)
+            }
+            out += #""networks":["#.utf8
+            for (index, network) in bin.networks.enumerated() {
+                if index > 0 { out.append(0x2C) }
+                guard plain(network.rawValue, &out) else { return nil }
+            }
+            out += "]}".utf8
+        }
+        if let name = data.cardholderName {
+            key("cardholderName")
+            guard plain(name, &out) else { return nil }
+        }
+        if let month = data.expirationMonth { key("expirationMonth"); out += String(month).utf8 }
+        if let year = data.expirationYear { key("expirationYear"); out += String(year).utf8 }
+        if let first6 = data.first6Digits {
+            key("first6Digits")
+            guard plain(first6, &out) else { return nil }
+        }
+        if let last4 = data.last4Digits {
+            key("last4Digits")
+            guard plain(last4, &out) else { return nil }
+        }
+        if let network = data.network {
+            key("network")
+            guard plain(network.rawValue, &out) else { return nil }
+        }
+        out += #"},"paymentInstrumentType":"#.utf8
+        guard plain(method.paymentInstrumentType.rawValue, &out) else { return nil }
+        out += #","paymentMethodType":"#.utf8
+        guard plain(method.paymentMethodType.rawValue, &out) else { return nil }
+        out.append(0x7D)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `text` quoted when it is printable ASCII without `"`, `\` or `/` (which
+    /// `JSONEncoder` escapes); false otherwise.
+    private static func plain(_ text: String, _ out: inout [UInt8]) -> Bool {
+        out.append(0x22)
+        for byte in text.utf8 {
+            guard byte >= 0x20, byte < 0x7F, byte != 0x22, byte != 0x5C, byte != 0x2F else { return false }
+            out.append(byte)
+        }
+        out.append(0x22)
+        return true
+    }
+}
