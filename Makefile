@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test bench deps build tsan
+.PHONY: demo test bench deps build tsan test-long
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -26,3 +26,9 @@ build: deps
 tsan: deps
 	swift build --build-tests --sanitize=thread --scratch-path .build/tsan
 	swift test --skip-build --sanitize=thread --scratch-path .build/tsan --filter ReliabilityTests.Concurrency
+
+## The long reliability variants (>= 100,000 fuzz cases per target, 50 SIGKILLs of each process,
+## 20 fault schedules). CHECKOUTKIT_FUZZ_CASES=N bounds the fuzzing to fit a CI budget.
+test-long: deps
+	swift build --build-tests
+	CHECKOUTKIT_LONG_TESTS=1 swift test --skip-build --filter ReliabilityTests

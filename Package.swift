@@ -76,6 +76,10 @@ let package = Package(
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines", "VaultServer"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
+        // A child process the crash-safety tests SIGKILL while it writes and syncs.
+        .executableTarget(name: "vault-crash-child", dependencies: ["CheckoutVault", "CheckoutCore"],
+                          path: "Sources/vault-crash-child", swiftSettings: swift6),
+
         // Scaffolding for `checkout new-method`.
         .target(name: "CheckoutScaffold", path: "Sources/CheckoutScaffold", swiftSettings: swift6),
 
@@ -90,6 +94,10 @@ let package = Package(
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore"],
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
+        .testTarget(name: "ReliabilityTests",
+                    dependencies: ["CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
+                                   "CheckoutVaultTesting", "VaultServer"],
+                    path: "Tests/ReliabilityTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutDemoTests", dependencies: ["CheckoutDemo", "CheckoutKit", "VaultServer"],

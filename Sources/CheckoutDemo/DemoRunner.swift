@@ -235,7 +235,7 @@ public final class DemoRunner: Sendable {
             session: ClientSession(token: CheckoutKit.sandboxClientToken(configuration: context.defaults.configuration,
                                                                          now: context.now), paymentMethods: []))
         let added = VaultedPaymentMethod(
-            id: "vt_offline_" + UUID().uuidString.lowercased(), paymentMethodType: .paymentCard,
+            id: SafeIdentifier.random(prefix: "vt_offline_"), paymentMethodType: .paymentCard,
             paymentInstrumentType: .paymentCard, paymentInstrumentData: token.instrumentData ?? PaymentInstrumentData(),
             analyticsId: "an_offline")
         _ = try context.store.upsert(added, scope: context.scope)

@@ -74,3 +74,16 @@ import Testing
         #expect(throws: CheckoutError.self) { try Currency(code: "eur") }
     }
 }
+
+@Suite struct SafeIdentifierTests {
+    @Test func identifiersNeverLookLikeCardNumbers() {
+        var seen = Set<String>()
+        for _ in 0..<20_000 {
+            let id = SafeIdentifier.random(prefix: "vt_")
+            #expect(id.hasPrefix("vt_"))
+            #expect(!PaymentDataRedactor.containsCardNumber(id))
+            seen.insert(id)
+        }
+        #expect(seen.count == 20_000)
+    }
+}

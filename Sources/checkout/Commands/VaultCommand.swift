@@ -195,9 +195,9 @@ enum VaultCommand: CLICommand {
             throw CheckoutError(.paymentFailed, "the sandbox returned no instrument data")
         }
         if !binData.networks.isEmpty { data.binData = binData }
-        return VaultedPaymentMethod(id: "vt_" + UUID().uuidString.lowercased(), paymentMethodType: .paymentCard,
+        return VaultedPaymentMethod(id: SafeIdentifier.random(prefix: "vt_"), paymentMethodType: .paymentCard,
                                     paymentInstrumentType: paymentToken.instrumentType, paymentInstrumentData: data,
-                                    analyticsId: "an_" + UUID().uuidString.lowercased(), isDefault: makeDefault)
+                                    analyticsId: SafeIdentifier.random(prefix: "an_"), isDefault: makeDefault)
     }
 
     /// The list item shape documented in the help.

@@ -1,0 +1,58 @@
+import CheckoutCore
+import CheckoutVault
+import Foundation
+import Synchronization
+import Testing
+
+extension Reliability.HostileInput {
+    /// The next hostile answer, shared between the test and the stub server's threads.
+    final class AnswerBox: Sendable {
+        let answer = Mutex<(status: Int, body: [UInt8])>((200, []))
+    }
+
+    @Test("HTTPRemoteVault: hostile server answers become typed RemoteVaultErrors, never a crash or an echo")
+    func remoteVaultResponses() async throws {
+        let seed = ReliabilityBudget.seed &+ 10
+        var mutator = FuzzMutator(seed: seed)
+        var failures = FuzzFailures(target: "HTTPRemoteVault responses", seed: seed)
+        let box = AnswerBox()
+        let stub = try StubHTTPServer { _ in box.answer.withLock { $0 } }
+        defer { stub.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(stub.port)"))
+        let remote = HTTPRemoteVault(baseURL: url, apiKey: "stub-key", timeout: 10)
+        let scope = VaultScope(merchantId: "merchant_a", customerId: "cust-1")
+        let method = ReliabilityFixture.card("inst-1")
+        let encoder = JSONEncoder()
+        let page = Array(try encoder.encode(ChangePage(changes: [.upsert(method, version: 3), .delete(token: "inst-2", version: 2)],
+                                                       cursor: "v1.9", hasMore: false)))
+        let op = OutboundOp(opId: "op-1", kind: .upsert, instrumentId: "inst-1", baseVersion: nil, method: method)
+        let results = Array(#"{"results":[{"opId":"op-1","status":"applied","version":1}]}"#.utf8)
+        struct InstrumentsBody: Encodable { var instruments: [RemoteInstrument] }
+        let instruments = Array(try encoder.encode(InstrumentsBody(instruments: [RemoteInstrument(id: "inst-1", version: 1,
+                                                                                                  method: method)])))
+        let errorBody = Array(#"{"error":{"code":"internal","message":"internal server error"}}"#.utf8)
+        let statuses = [200, 200, 200, 200, 400, 401, 404, 409, 410, 413, 422, 429, 500, 503]
+        let cases = max(1, Self.cases / 4)  // each case is a real HTTP round trip through URLSession
+
+        for index in 0..<cases {
+            let status = mutator.random.pick(statuses)
+            let endpoint = index % 3
+            let base = status == 200 ? [page, results, instruments][endpoint] : errorBody
+            box.answer.withLock { $0 = (status, index % 10 == 9 ? mutator.randomBytes() : mutator.mutate(base)) }
+            do {
+                switch endpoint {
+                case 0: _ = try await remote.changes(scope: scope, cursor: nil, limit: 10)
+                case 1: _ = try await remote.push(scope: scope, ops: [op])
+                default: _ = try await remote.instruments(scope: scope)
+                }
+            } catch let error as RemoteVaultError {
+                failures.checkStrings(of: error, index)
+                if status == 200, case .httpStatus = error { failures.fail(index, "a 200 answer became an HTTP status error") }
+            } catch {
+                failures.fail(index, "untyped error \(type(of: error))")
+            }
+        }
+        ReliabilityCounters.shared.add("fuzz.remoteVaultResponses", cases)
+        failures.verify()
+    }
+}

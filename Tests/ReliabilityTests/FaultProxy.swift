@@ -1,0 +1,208 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// A loopback HTTP proxy that injects faults on a seeded schedule, between `HTTPRemoteVault` and
+/// the vault server.
+///
+/// It reads each request whole (answering `Expect: 100-continue` itself), then per request draws
+/// one fault: pass, drop the connection before or after forwarding (the server may have applied
+/// the batch; the client sees a cut status line), delay, truncate the response body, forward the request twice, answer 500 or 429
+/// without forwarding, answer 503 after forwarding, or hold the response until another response
+/// has overtaken it (reordering). One thread per connection; blocking POSIX sockets.
+final class FaultProxy: Sendable {
+    enum Fault: String, CaseIterable, Sendable {
+        case pass, dropBeforeForward, dropAfterForward, delay, truncate, duplicate, status500, status503, status429, reorder
+    }
+
+    private struct State {
+        var random: SeededRandom
+        var enabled = true
+        var stopped = false
+        var counts: [Fault: Int] = [:]
+        var delivered = 0
+        var clients: Set<Int32> = []
+    }
+
+    /// `CHECKOUTKIT_PROXY_TRACE=1` logs every request and its fault to stderr.
+    static let trace = ProcessInfo.processInfo.environment["CHECKOUTKIT_PROXY_TRACE"] == "1"
+
+    let port: UInt16
+    private let upstreamPort: UInt16
+    private let listener: Int32
+    /// Percent of requests that get a fault while faults are enabled.
+    private let faultPercent: Int
+    private let state: Mutex<State>
+
+    init(upstreamPort: UInt16, seed: UInt64, faultPercent: Int = 50) throws {
+        self.upstreamPort = upstreamPort
+        self.faultPercent = faultPercent
+        state = Mutex(State(random: SeededRandom(seed: seed)))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawHTTP.SocketError(operation: "socket", code: errno) }
+        var one: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw RawHTTP.SocketError(operation: "bind/listen", code: errno)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        let acceptThread = Thread { [self] in acceptLoop() }
+        acceptThread.start()
+    }
+
+    /// Turns fault injection on or off (off: every request passes).
+    func setFaults(enabled: Bool) { state.withLock { $0.enabled = enabled } }
+
+    /// How often each fault was injected.
+    var counts: [Fault: Int] { state.withLock { $0.counts } }
+
+    /// Stops accepting and closes every client connection.
+    func stop() {
+        let clients = state.withLock { state -> Set<Int32> in
+            state.stopped = true
+            return state.clients
+        }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in clients { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    deinit { stop() }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if state.withLock({ $0.stopped }) { return }
+                continue
+            }
+            let registered = state.withLock { state -> Bool in
+                guard !state.stopped else { return false }
+                state.clients.insert(client)
+                return true
+            }
+            guard registered else {
+                close(client)
+                return
+            }
+            RawHTTP.setTimeouts(client, seconds: 30)
+            let thread = Thread { [self] in
+                serve(client)
+                state.withLock { _ = $0.clients.remove(client) }
+                close(client)
+            }
+            thread.start()
+        }
+    }
+
+    private func nextFault() -> (Fault, delayMicros: UInt32) {
+        state.withLock { state in
+            let delay = UInt32(2_000 + state.random.below(40_000))
+            guard state.enabled, state.random.below(100) < faultPercent else {
+                state.counts[.pass, default: 0] += 1
+                return (.pass, delay)
+            }
+            let fault = state.random.pick(Array(Fault.allCases.dropFirst()))
+            state.counts[fault, default: 0] += 1
+            return (fault, delay)
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        let reader = HTTPStreamReader(fd: client, continueOnExpect: true)
+        while let (_, request) = reader.next() {
+            let (fault, delay) = nextFault()
+            if Self.trace { FileHandle.standardError.write(Data("proxy: \(request.startLine) -> \(fault.rawValue)\n".utf8)) }
+            switch fault {
+            case .pass:
+                guard respond(client, forward(request)) else { return }
+            case .dropBeforeForward:
+                // The connection dies before the server saw the request. A few bytes of a status
+                // line go out first: a close with no response byte at all trips a fatalError in
+                // swift-corelibs-foundation's URLSession (issue #5285), which would end the test process.
+                RawHTTP.writeAll(client, Array("HTTP/1.1 5".utf8))
+                return
+            case .dropAfterForward:
+                // The server applied the request; the answer is lost on the way back.
+                guard let response = forward(request) else { return }
+                RawHTTP.writeAll(client, Array(response.prefix(10)))
+                return
+            case .delay:
+                usleep(delay)
+                guard respond(client, forward(request)) else { return }
+            case .truncate:
+                // Whole head, part of the body, then the connection closes. (A cut inside the
+                // head can also trip swift-corelibs-foundation issue #5285.)
+                guard let response = forward(request), let headEnd = RawHTTP.headEnd(response) else { return }
+                let bodyStart = headEnd + 4
+                let bodyLength = response.count - bodyStart
+                guard bodyLength > 0 else { return }
+                let kept = Int(delay) % bodyLength
+                RawHTTP.writeAll(client, Array(response.prefix(bodyStart + kept)))
+                return
+            case .duplicate:
+                _ = forward(request)
+                guard respond(client, forward(request)) else { return }
+            case .status500:
+                guard respond(client, Self.synthetic(500, "Internal Server Error", code: "internal", retryAfter: nil)) else { return }
+            case .status503:
+                _ = forward(request)
+                guard respond(client, Self.synthetic(503, "Service Unavailable", code: "draining", retryAfter: 0)) else { return }
+            case .status429:
+                guard respond(client, Self.synthetic(429, "Too Many Requests", code: "rate-limited", retryAfter: 0)) else { return }
+            case .reorder:
+                let response = forward(request)
+                let seen = state.withLock { $0.delivered }
+                var waited: UInt32 = 0
+                while waited < 150_000, state.withLock({ $0.delivered == seen && !$0.stopped }) {
+                    usleep(2_000)
+                    waited += 2_000
+                }
+                guard respond(client, response) else { return }
+            }
+        }
+    }
+
+    /// Writes a response (nil: the upstream failed, so the client's connection is dropped).
+    private func respond(_ client: Int32, _ response: [UInt8]?) -> Bool {
+        guard let response, RawHTTP.writeAll(client, response) else { return false }
+        state.withLock { $0.delivered += 1 }
+        return true
+    }
+
+    /// Sends the request to the server on a fresh connection and returns the raw response.
+    private func forward(_ request: RawHTTP.Message) -> [UInt8]? {
+        guard let upstream = try? RawHTTP.connect(port: upstreamPort) else { return nil }
+        defer { close(upstream) }
+        var bytes = Array((request.startLine + "\r\n").utf8)
+        for (name, value) in request.headers where !["connection", "expect", "keep-alive", "content-length"].contains(name) {
+            bytes += Array("\(name): \(value)\r\n".utf8)
+        }
+        bytes += Array("Content-Length: \(request.body.count)\r\nConnection: close\r\n\r\n".utf8)
+        bytes += request.body
+        guard RawHTTP.writeAll(upstream, bytes) else { return nil }
+        return HTTPStreamReader(fd: upstream).next()?.raw
+    }
+
+    static func synthetic(_ status: Int, _ reason: String, code: String, retryAfter: Int?) -> [UInt8] {
+        let body = #"{"error":{"code":"\#(code)","message":"injected by the fault proxy"}}"#
+        var head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+        if let retryAfter { head += "Retry-After: \(retryAfter)\r\n" }
+        return Array((head + "\r\n" + body).utf8)
+    }
+}

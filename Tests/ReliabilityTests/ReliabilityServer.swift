@@ -1,0 +1,91 @@
+import CheckoutCore
+import CheckoutVault
+import Foundation
+import SQLiteKit
+import VaultServer
+
+/// A real in-process `VaultServer` on a free loopback port with SQLite storage under the suite's
+/// temporary root, and a way to read its complete state for before/after comparisons.
+final class ReliabilityServer: Sendable {
+    static let keyA = "rel-key-merchant-a-7f3c9a1e"
+    static let keyB = "rel-key-merchant-b-2d8e4b6f"
+    static let merchantA = "merchant_a"
+    static let merchantB = "merchant_b"
+
+    let server: VaultServer
+    let databasePath: String
+    let port: UInt16
+
+    /// Starts a server on `directory/vault-server.sqlite` (reopening it when it exists) accepting
+    /// `apiKeys` (both merchants' keys by default).
+    init(directory: URL, limits: VaultServerConfiguration.Limits = .init(maxBodyBytes: 256 * 1024),
+         apiKeys: [String: String] = [keyA: merchantA, keyB: merchantB]) throws {
+        databasePath = directory.appendingPathComponent("vault-server.sqlite").path
+        let storage = try SQLiteVaultServerStorage(path: databasePath)
+        let configuration = VaultServerConfiguration(
+            listen: .init(host: "127.0.0.1", port: 0),
+            apiKeys: apiKeys,
+            tombstoneRetentionSeconds: 30 * 24 * 3600, limits: limits, threads: 4)
+        server = VaultServer(configuration: configuration, storage: storage)
+        port = UInt16(try server.start())
+    }
+
+    deinit { server.stop() }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
+
+    /// An HTTP client of the server for `key`.
+    func remote(key: String = keyA) -> HTTPRemoteVault {
+        HTTPRemoteVault(baseURL: baseURL, apiKey: key, timeout: 20)
+    }
+
+    /// Every row of every table of the server database, as text, in a stable order.
+    func state() throws -> [String] {
+        try Self.dump(databasePath)
+    }
+
+    /// Every row of every user table of an SQLite file, as text.
+    static func dump(_ path: String) throws -> [String] {
+        let database = try Database(path: path)
+        let tables = try database.withStatement(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name") { statement in
+            var names: [String] = []
+            while try statement.step() { names.append(statement.string(at: 0)) }
+            return names
+        }
+        var rows: [String] = []
+        for table in tables {
+            try database.withStatement("SELECT * FROM \"\(table)\"") { statement in
+                var tableRows: [String] = []
+                while try statement.step() {
+                    let columns = (0..<statement.columnCount).map { statement.optionalString(at: $0) ?? "NULL" }
+                    tableRows.append(table + "|" + columns.joined(separator: "|"))
+                }
+                rows += tableRows.sorted()
+            }
+        }
+        return rows
+    }
+
+    /// The text cells of a dump that hold a card number, redacted for the failure message.
+    /// Integer cells (millisecond timestamps can pass Luhn) and SHA-256 digests are left out; the
+    /// byte scan for the suite's known card numbers covers digit-only text.
+    static func cardNumberCells(_ rows: [String]) -> [String] {
+        rows.flatMap { $0.split(separator: "|", omittingEmptySubsequences: false) }
+            .filter { cell in !cell.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && !isDigest(cell) }
+            .map(String.init)
+            .filter(PaymentDataRedactor.containsCardNumber)
+            .map { String(PaymentDataRedactor.redact($0).prefix(200)) }
+    }
+
+    /// A SHA-256 hex digest (the server's request fingerprints): hex digit runs can pass Luhn by chance.
+    static func isDigest(_ cell: Substring) -> Bool {
+        cell.utf8.count == 64 && cell.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+
+    /// An op body for the wire, from client types.
+    static func opsBody(_ ops: [OutboundOp]) throws -> [UInt8] {
+        struct Body: Encodable { var ops: [OutboundOp] }
+        return Array(try JSONEncoder().encode(Body(ops: ops)))
+    }
+}

@@ -1,0 +1,190 @@
+import CheckoutCore
+import Foundation
+import Synchronization
+import Testing
+
+/// How hard the reliability suite tries: a small default budget so `make test` stays fast, and a
+/// long variant (`CHECKOUTKIT_LONG_TESTS=1`) for CI's scheduled job.
+enum ReliabilityBudget {
+    /// True when the long variant was asked for.
+    static let isLong = ProcessInfo.processInfo.environment["CHECKOUTKIT_LONG_TESTS"] == "1"
+    /// Fuzz cases per target; `CHECKOUTKIT_FUZZ_CASES` overrides it to fit a CI budget.
+    static let fuzzCases = ProcessInfo.processInfo.environment["CHECKOUTKIT_FUZZ_CASES"].flatMap { Int($0) }
+        ?? (isLong ? 100_000 : 2_000)
+    /// SIGKILLs of the crash child.
+    static let childKills = isLong ? 50 : 8
+    /// SIGKILLs of the vault-server process.
+    static let serverKills = isLong ? 50 : 8
+    /// Seeded fault schedules run through the proxy.
+    static let faultSchedules = isLong ? 20 : 3
+    /// The base seed; `CHECKOUTKIT_SEED` replays a failing run.
+    static let seed: UInt64 = ProcessInfo.processInfo.environment["CHECKOUTKIT_SEED"].flatMap { UInt64($0) } ?? 0xC0FF_EE15_5EED
+}
+
+/// SplitMix64: a tiny seeded generator so every fuzz case and fault schedule can be replayed.
+struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A value in `0..<bound` (bound > 0).
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
+
+    /// True with probability `numerator / denominator`.
+    mutating func chance(_ numerator: Int, in denominator: Int) -> Bool { below(denominator) < numerator }
+
+    /// One element of a non-empty array.
+    mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
+}
+
+/// The card numbers the reliability tests use: every one of them is searched for in every file
+/// the suite leaves behind, and no error string may contain any card number at all.
+enum TestCards {
+    /// Well-known test PANs (all pass Luhn), one per common network.
+    static let numbers = [
+        "4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222", "378282246310005",
+        "371449635398431", "6011111111111117", "3056930009020004", "36227206271667", "3566002020360505",
+        "6200000000000005", "4111111111111111", "5105105105105100", "4012888888881881",
+    ]
+
+    /// A card number in one of the forms a shopper or an attacker might send it.
+    static func variant(_ number: String, _ random: inout SeededRandom) -> String {
+        switch random.below(4) {
+        case 0: return number
+        case 1: return grouped(number, separator: " ")
+        case 2: return grouped(number, separator: "-")
+        default: return "card:" + number + ";"
+        }
+    }
+
+    static func grouped(_ number: String, separator: String) -> String {
+        var out = ""
+        for (index, character) in number.enumerated() {
+            if index > 0 && index % 4 == 0 { out += separator }
+            out.append(character)
+        }
+        return out
+    }
+}
+
+/// Asserts that a string produced from hostile input (an error message, a description, a
+/// response body) holds no card number.
+func expectNoCardNumber(_ text: String, _ context: @autoclosure () -> String,
+                        sourceLocation: SourceLocation = #_sourceLocation) {
+    if PaymentDataRedactor.containsCardNumber(text) {
+        Issue.record("card number echoed in \(context()): \(PaymentDataRedactor.redact(text))",
+                     sourceLocation: sourceLocation)
+    }
+}
+
+/// The one temporary directory every reliability test writes under, so the payment-data scan
+/// can find every database, WAL, log and temporary file the suite produced.
+enum ReliabilityTemp {
+    /// `$TMPDIR/checkoutkit-reliability-<pid>`: one root per test process.
+    static let root: URL = {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("checkoutkit-reliability-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// A fresh directory under the root for one test.
+    static func directory(_ name: String) throws -> URL {
+        let url = root.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+/// Searches files for the ASCII digits of card numbers.
+enum PaymentDataScanner {
+    /// One hit: which file held which number (masked).
+    struct Hit: Sendable, CustomStringConvertible {
+        var file: String
+        var maskedNumber: String
+        var description: String { "\(file): \(maskedNumber)" }
+    }
+
+    /// Every regular file under `directory`, recursively.
+    static func files(under directory: URL) -> [URL] {
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
+        var files: [URL] = []
+        for case let url as URL in enumerator {
+            if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true { files.append(url) }
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    /// The files that contain any of `numbers` (digits only, as stored text would hold them).
+    static func scan(_ files: [URL], for numbers: [String]) -> [Hit] {
+        var hits: [Hit] = []
+        for file in files {
+            guard let data = try? Data(contentsOf: file, options: .alwaysMapped) else { continue }
+            for number in numbers where data.range(of: Data(number.utf8)) != nil {
+                hits.append(Hit(file: file.lastPathComponent,
+                                maskedNumber: CardMask.mask(digits: number.utf8.map { $0 - 48 })))
+            }
+        }
+        return hits
+    }
+}
+
+/// Counts what the suite tried, printed at the end so the README can quote the last run.
+final class ReliabilityCounters: Sendable {
+    static let shared = ReliabilityCounters()
+    private let counts = Mutex<[String: Int]>([:])
+
+    func add(_ name: String, _ amount: Int = 1) {
+        counts.withLock { $0[name, default: 0] += amount }
+    }
+
+    var snapshot: [String: Int] { counts.withLock { $0 } }
+
+    /// One `name=count` per line, sorted.
+    var report: String { snapshot.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n") }
+}
+
+/// Finds an executable built next to the test bundle (`.build/debug/<name>`).
+enum BuiltExecutable {
+    static func url(_ name: String) -> URL? {
+        var candidates: [URL] = []
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").standardizedFileURL
+        candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent(name))
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// The executable, or a recorded failure telling the reader to build first.
+    static func require(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {
+        guard let url = url(name) else {
+            Issue.record("\(name) is not built next to the test bundle: run `swift build` first (`make test` does)",
+                         sourceLocation: sourceLocation)
+            throw MissingExecutable(name: name)
+        }
+        return url
+    }
+
+    struct MissingExecutable: Error { var name: String }
+}
+
+/// Builders for masked instruments.
+enum ReliabilityFixture {
+    static func card(_ id: String, last4: String = "4242", isDefault: Bool = false, name: String? = "Ada Lovelace")
+        -> VaultedPaymentMethod {
+        VaultedPaymentMethod(id: id, paymentMethodType: .paymentCard, paymentInstrumentType: .paymentCard,
+                             paymentInstrumentData: PaymentInstrumentData(network: .visa, first6Digits: "424242",
+                                                                         last4Digits: last4, expirationMonth: 12,
+                                                                         expirationYear: 2031, cardholderName: name),
+                             analyticsId: "an-\(id)", isDefault: isDefault)
+    }
+}
