@@ -117,6 +117,8 @@ size_t cbench_heap_in_use(void) {
 
 void cbench_trim_heap(void) { malloc_trim(0); }
 
+void cbench_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+
 long cbench_rss_bytes(void) {
     FILE *f = fopen("/proc/self/statm", "r");
     if (!f) return 0;

@@ -4,11 +4,16 @@ import Foundation
 
 /// One printed benchmark figure: `name: value unit (baseline: value, ratio: x)`.
 struct Figure: Sendable {
+    /// `section.what`, stable across runs (scripts compare JSON documents by it).
     var name: String
+    /// The median of the measured samples, in `unit`.
     var value: Double
     var unit: String
+    /// (max - min) / median of the samples; nil or NaN when there was only one sample.
     var spread: Double?
+    /// The same work done by the baseline in the same run, in `unit`.
     var baseline: Double?
+    /// What the baseline is, e.g. "raw C".
     var baselineName: String?
     /// How many times slower than the baseline (for times) or baseline/value for rates; nil without baseline.
     var ratio: Double?
@@ -22,7 +27,7 @@ struct Figure: Sendable {
 
     var line: String {
         var text = "\(name): \(Self.format(value)) \(unit)"
-        if let spread { text += " (±\(Self.format(spread * 100))%)" }
+        if let spread, spread.isFinite { text += " (±\(Self.format(spread * 100))%)" }
         if let baseline, let ratio {
             text += " (baseline\(baselineName.map { " \($0)" } ?? ""): \(Self.format(baseline)) \(unit), ratio: \(Self.format(ratio))x)"
         }
@@ -36,11 +41,12 @@ struct Figure: Sendable {
     }
 
     var json: [String: Any] {
-        var object: [String: Any] = ["name": name, "value": value, "unit": unit]
-        if let spread { object["spread"] = spread }
-        if let baseline { object["baseline"] = baseline }
+        // JSON has no NaN: a value that could not be measured is null.
+        var object: [String: Any] = ["name": name, "value": value.isFinite ? value : NSNull(), "unit": unit]
+        if let spread, spread.isFinite { object["spread"] = spread }
+        if let baseline, baseline.isFinite { object["baseline"] = baseline }
         if let baselineName { object["baselineName"] = baselineName }
-        if let ratio { object["ratio"] = ratio }
+        if let ratio, ratio.isFinite { object["ratio"] = ratio }
         if let target { object["target"] = target }
         if let targetMet { object["targetMet"] = targetMet }
         if let reference { object["reference"] = reference }
@@ -64,7 +70,9 @@ struct BenchOptions: Sendable {
     var configDirectory: URL?
     /// The built `checkout-bench` executable, for sections that spawn a second process.
     var executablePath: String
-    var repeats: Int { quick ? 3 : 7 }
+    /// Measured runs per figure (after one warm-up run); sections with long runs use fewer.
+    var repeats: Int { quick ? 2 : 5 }
+    /// `full` in a full run, `quickValue` with `--quick`.
     func scale(_ full: Int, quick quickValue: Int) -> Int { quick ? quickValue : full }
 
     /// The configuration files the sections run on.
@@ -106,10 +114,37 @@ enum Measure {
         return summarize(samples)
     }
 
+    /// A subject and its baseline, each with its median and spread, and the median of the
+    /// per-pair ratios subject/baseline (for times: how many times slower the subject is).
+    struct Paired {
+        var subject: (median: Double, spread: Double)
+        var baseline: (median: Double, spread: Double)
+        var ratio: Double
+    }
+
+    /// Runs `subject` and `baseline` (each returning seconds for the same work) once each to warm
+    /// up, then `repeats` pairs in alternating order, so slow drifts of a shared machine hit both.
+    static func paired(_ repeats: Int, _ subject: () throws -> Double, baseline: () throws -> Double) rethrows -> Paired {
+        _ = try subject()
+        _ = try baseline()
+        var subjects: [Double] = [], baselines: [Double] = [], ratios: [Double] = []
+        for index in 0..<repeats {
+            let first = try index % 2 == 0 ? subject() : baseline()
+            let second = try index % 2 == 0 ? baseline() : subject()
+            let (s, b) = index % 2 == 0 ? (first, second) : (second, first)
+            subjects.append(s)
+            baselines.append(b)
+            ratios.append(s / b)
+        }
+        return Paired(subject: summarize(subjects), baseline: summarize(baselines), ratio: summarize(ratios).median)
+    }
+
     static func summarize(_ samples: [Double]) -> (median: Double, spread: Double) {
         let sorted = samples.sorted()
         guard !sorted.isEmpty else { return (.nan, .nan) }
-        let median = sorted[sorted.count / 2]
+        let middle = sorted.count / 2
+        let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        guard sorted.count > 1 else { return (median, .nan) }
         let spread = median == 0 ? 0 : ((sorted.last ?? median) - (sorted.first ?? median)) / median
         return (median, spread)
     }

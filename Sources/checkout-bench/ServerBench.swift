@@ -60,7 +60,7 @@ enum ServerBench {
         guard page.changes.count == 20, !page.hasMore else { throw BenchFailure("server: the seeded feed is wrong") }
 
         let connections = 8
-        let seconds = options.quick ? 1.5 : 4.0
+        let seconds = options.quick ? 1.0 : 4.0
         let runs = options.quick ? 1 : 3
         let base = "http://127.0.0.1:\(harness.port)/v1/customers/\(scope.customerId)/changes"
         var figures: [Figure] = []
@@ -68,7 +68,7 @@ enum ServerBench {
             ("page_20", base + "?limit=200", "a first sync's page: 20 changes (about 7 KB of JSON)"),
             ("idle", base + "?limit=200&cursor=\(page.cursor)", "an idle sync: the cursor is current, empty page"),
         ] {
-            _ = try await generateLoad(options, url: url, connections: connections, seconds: 0.5)   // warm-up
+            _ = try await generateLoad(options, url: url, connections: connections, seconds: options.quick ? 0.3 : 0.5)   // warm-up
             var reports: [LoadReport] = []
             for _ in 0..<runs {
                 reports.append(try await generateLoad(options, url: url, connections: connections, seconds: seconds))

@@ -114,7 +114,7 @@ enum SessionBench {
         let standardSetup = try standard(options)
 
         // Start to ready: 50 methods, and the standard configuration.
-        let count = options.scale(3_000, quick: 500)
+        let count = options.scale(1_500, quick: 300)
         for (name, setup) in [("50_methods", fifty), ("standard", standardSetup)] {
             let (seconds, spread) = try await Measure.repeated(options.repeats) {
                 try await Measure.seconds {
@@ -134,7 +134,7 @@ enum SessionBench {
         }
 
         // Memory per idle ready session: start N, keep them alive, divide the RSS growth.
-        let idle = options.scale(10_000, quick: 1_000)
+        let idle = options.scale(10_000, quick: 800)
         for (name, setup) in [("standard", standardSetup), ("50_methods", fifty)] {
             let (sessions, rss, heap) = try await idleSessions(setup, count: idle)
             let perSession = Double(rss) / Double(idle) / 1024
@@ -147,9 +147,9 @@ enum SessionBench {
         }
 
         // Select + validate + pay, many concurrent tasks on all cores, sessions started beforehand.
-        let payments = options.scale(10_000, quick: 1_000)
+        let payments = options.scale(5_000, quick: 1_000)
         var paySamples: [Double] = []
-        for _ in 0..<(options.quick ? 2 : 3) {
+        for _ in 0..<(options.quick ? 1 : 2) {
             let (ready, _, _) = try await idleSessions(standardSetup, count: payments)
             let start = DispatchTime.now().uptimeNanoseconds
             let failures = await withTaskGroup(of: String?.self) { group -> [String] in
@@ -171,7 +171,7 @@ enum SessionBench {
                 + "fill the card form (card plugin), submit to SandboxProcessor; sessions started beforehand"))
 
         // 10,000 concurrent sessions: start, select, validate and pay all at once, count errors.
-        let concurrent = options.scale(10_000, quick: 1_000)
+        let concurrent = options.scale(10_000, quick: 800)
         Measure.trimHeap()
         let rssBefore = Measure.rssBytes
         let concurrentStart = DispatchTime.now().uptimeNanoseconds

@@ -62,7 +62,7 @@ enum ThemeBench {
             throw BenchFailure("theme: space.medium is \(check.space.medium) with space.base 5, expected 15")
         }
 
-        let batch = options.scale(400, quick: 100)
+        let batch = options.scale(150, quick: 40)
         let light = try perCall(options, batch: batch) {
             _ = try ThemeResolver.resolve(layers: [.json(files.base, name: ThemeFiles.baseFileName),
                                                    .overrides(overrides, name: "merchant")])
@@ -92,10 +92,10 @@ enum ThemeBench {
         guard largeCheck.count == 5_000, largeCheck.value(at: "group.t4999") == .dimension(11) else {
             throw BenchFailure("theme: the synthetic 5,000-token theme resolved wrongly")
         }
-        let smallTime = try perCall(options, batch: options.scale(40, quick: 10)) {
+        let smallTime = try perCall(options, batch: options.scale(15, quick: 5)) {
             _ = try ThemeResolver.resolveTokens(layers: [small])
         }
-        let largeTime = try perCall(options, batch: options.scale(8, quick: 2)) {
+        let largeTime = try perCall(options, batch: options.scale(3, quick: 1)) {
             _ = try ThemeResolver.resolveTokens(layers: [large])
         }
         figures.append(Figure(name: "theme.synthetic_1000_tokens", value: smallTime.median * 1e3, unit: "ms",

@@ -1,6 +1,5 @@
 import CheckoutKit
 import Foundation
-import Synchronization
 import VaultServer
 
 /// A real `VaultServer` (libmicrohttpd + SQLite storage) on a free loopback port, for the sync
@@ -11,6 +10,8 @@ final class VaultServerHarness {
 
     let scratch: ScratchDirectory
     let server: VaultServer
+    /// The server's storage, for seeding large data sets without going through HTTP.
+    let storage: SQLiteVaultServerStorage
     let port: Int
     let configuration: VaultServerConfiguration
     let baseURL: URL
@@ -22,7 +23,7 @@ final class VaultServerHarness {
         let scratch = try ScratchDirectory(name)
         self.scratch = scratch
         do {
-            (server, port, configuration, baseURL) = try Self.start(options, scratch: scratch)
+            (server, storage, port, configuration, baseURL) = try Self.start(options, scratch: scratch)
         } catch {
             scratch.remove()
             throw error
@@ -30,7 +31,7 @@ final class VaultServerHarness {
     }
 
     private static func start(_ options: BenchOptions, scratch: ScratchDirectory) throws
-        -> (VaultServer, Int, VaultServerConfiguration, URL) {
+        -> (VaultServer, SQLiteVaultServerStorage, Int, VaultServerConfiguration, URL) {
         var configuration = VaultServerConfiguration()
         if let directory = options.configDirectory {
             configuration = try VaultServerConfiguration.load(from: directory.appendingPathComponent("vault-server.json"))
@@ -45,12 +46,32 @@ final class VaultServerHarness {
             server.stop()
             throw BenchFailure("server: bad port \(port)")
         }
-        return (server, port, configuration, url)
+        return (server, storage, port, configuration, url)
     }
 
     func stop() {
         server.stop()
         scratch.remove()
+    }
+
+    /// Writes `count` instruments for `scope` straight into the server's storage, in one
+    /// transaction, the way the server stores an applied upsert (version 1, a fresh sequence, the
+    /// method's sorted-key JSON with the default flag in its column): setup, not a measured figure.
+    func seedDirectly(_ scope: VaultScope, count: Int, customerIndex: Int) throws {
+        let key = CustomerKey(merchant: Self.merchant, customer: scope.customerId)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let records = try (0..<count).map { index -> (String, String) in
+            let method = VaultBench.method(index, customer: customerIndex)
+            return (method.id, String(decoding: try encoder.encode(method), as: UTF8.self))
+        }
+        try storage.transaction { transaction in
+            for (id, json) in records {
+                try transaction.put(key, InstrumentRecord(id: id, version: 1, sequence: try transaction.nextSequence(),
+                                                          deleted: false, isDefault: false, methodJSON: json,
+                                                          deletedAt: nil))
+            }
+        }
     }
 
     /// Creates `count` instruments for `scope` on the server through the ops endpoint (batches of
@@ -71,35 +92,5 @@ final class VaultServerHarness {
                 }
             }
         }
-    }
-}
-
-/// A `RemoteVault` that counts the requests it forwards (each call is one HTTP request).
-final class CountingRemote: RemoteVault {
-    let base: any RemoteVault
-    private let counts = Mutex<[String: Int]>([:])
-
-    init(_ base: any RemoteVault) { self.base = base }
-
-    var requests: Int { counts.withLock { $0.values.reduce(0, +) } }
-    var breakdown: String {
-        counts.withLock { $0.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
-    }
-
-    func reset() { counts.withLock { $0 = [:] } }
-
-    func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
-        counts.withLock { $0["changes", default: 0] += 1 }
-        return try await base.changes(scope: scope, cursor: cursor, limit: limit)
-    }
-
-    func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
-        counts.withLock { $0["push", default: 0] += 1 }
-        return try await base.push(scope: scope, ops: ops)
-    }
-
-    func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
-        counts.withLock { $0["instruments", default: 0] += 1 }
-        return try await base.instruments(scope: scope)
     }
 }

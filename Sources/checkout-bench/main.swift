@@ -1,7 +1,10 @@
+import CBenchBaselines
 import Foundation
 
 /// `checkout-bench [--quick] [--json FILE] [--only SECTION,...] [--config-dir DIR]`: every figure
 /// against a baseline measured in the same run. Build in release: `swift run -c release checkout-bench`.
+// Line-buffered even into a file or pipe, so a long run shows its progress.
+cbench_line_buffer_stdout()
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     USAGE: checkout-bench [--quick] [--json FILE] [--only SECTION,...] [--config-dir DIR]
@@ -11,6 +14,7 @@ let usage = """
     --json FILE   also write every figure to FILE as one JSON document
     --only LIST   run only the named sections (comma-separated)
     --config-dir  the Config directory (default: ./Config when it exists, else the embedded copies)
+    --load-generator URL ...   internal: the server section's second process (see LoadGenerator.swift)
 
     Each figure prints as `name: value unit (±spread%) (baseline NAME: value unit, ratio: x)`;
     the ratio is how many times slower than the baseline (1.0 = as fast). Every figure is the

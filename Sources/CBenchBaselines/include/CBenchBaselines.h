@@ -30,6 +30,9 @@ size_t cbench_heap_in_use(void);
 /// reflects new allocations rather than reuse of memory freed earlier.
 void cbench_trim_heap(void);
 
+/// Makes stdout line-buffered, so progress shows even when it is a file or a pipe.
+void cbench_line_buffer_stdout(void);
+
 /// Resident set size of this process in bytes (from /proc/self/statm), or 0 when unknown.
 long cbench_rss_bytes(void);
 
