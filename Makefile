@@ -9,10 +9,11 @@ demo: deps
 	@swift build -q --product checkout
 	@swift run --skip-build checkout demo
 
-## Builds everything and runs the whole test suite.
+## Builds everything and runs the whole test suite. The PostgreSQL tests run against a throwaway
+## cluster when a PostgreSQL server is installed, and say they were skipped otherwise.
 test: deps
 	swift build --build-tests
-	swift test --skip-build
+	bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build
 
 ## Runs the benchmarks in release mode (see README for the figures).
 bench: deps

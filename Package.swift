@@ -38,7 +38,11 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
-        .executableTarget(name: "vault-server", dependencies: ["VaultServer"],
+        // PostgreSQL storage for several vault-server instances on one vault (libpq).
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
+        .target(name: "VaultServerPostgres", dependencies: ["VaultServer", "CLibPQ"],
+                path: "Sources/VaultServerPostgres", swiftSettings: swift6),
+        .executableTarget(name: "vault-server", dependencies: ["VaultServer", "VaultServerPostgres"],
                           path: "Sources/vault-server", swiftSettings: swift6),
         // Deterministic doubles for sync tests: an in-memory remote vault and a manual clock.
         .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore"],
@@ -100,6 +104,9 @@ let package = Package(
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),
+        .testTarget(name: "VaultServerPostgresTests",
+                    dependencies: ["VaultServerPostgres", "VaultServer", "CheckoutVault", "CheckoutCore"],
+                    path: "Tests/VaultServerPostgresTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutDemoTests", dependencies: ["CheckoutDemo", "CheckoutKit", "VaultServer"],
                     path: "Tests/CheckoutDemoTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutScaffoldTests", dependencies: ["CheckoutScaffold"],

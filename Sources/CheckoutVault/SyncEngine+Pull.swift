@@ -6,18 +6,29 @@ extension SyncEngine {
     /// wiped, outbox kept) and the feed is pulled from the beginning, once per round.
     func pull(_ scope: VaultScope, into report: inout SyncReport) async throws {
         var cursor = try store.cursor(scope: scope)
+        // The next page is fetched while the current one is written: the fetch needs only the
+        // page's cursor, and a failed write discards it (the store's cursor never moved).
+        var prefetched: Task<ChangePage, any Error>?
+        defer { prefetched?.cancel() }
         while true {
             let page: ChangePage
             do {
-                let from = cursor
-                page = try await withRetry {
-                    try await remote.changes(scope: scope, cursor: from, limit: configuration.pageSize)
+                if let next = prefetched {
+                    prefetched = nil
+                    page = try await next.value
+                } else {
+                    page = try await fetchPage(scope, after: cursor)
                 }
             } catch RemoteVaultError.cursorExpired where !report.didReset && cursor != nil {
                 try store.resetSynced(scope: scope)
                 report.didReset = true
                 cursor = nil
                 continue
+            }
+            let progressed = !page.changes.isEmpty && page.cursor != cursor
+            if page.hasMore && progressed {
+                let from = page.cursor
+                prefetched = Task { try await self.fetchPage(scope, after: from) }
             }
             do {
                 try store.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor)
@@ -26,10 +37,16 @@ extension SyncEngine {
             }
             report.pulled += page.changes.count
             guard page.hasMore else { return }
-            guard !page.changes.isEmpty, page.cursor != cursor else {
+            guard progressed else {
                 throw SyncError(.malformedResponse, "the server announced more changes but the page made no progress")
             }
             cursor = page.cursor
+        }
+    }
+
+    private func fetchPage(_ scope: VaultScope, after cursor: String?) async throws -> ChangePage {
+        try await withRetry {
+            try await remote.changes(scope: scope, cursor: cursor, limit: configuration.pageSize)
         }
     }
 }

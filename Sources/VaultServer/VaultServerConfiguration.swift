@@ -56,15 +56,21 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     public var limits: Limits
     /// Worker threads of the HTTP server.
     public var threads: Int
+    /// Where the vault lives: `postgres://...` (shared by several instances) or `sqlite:PATH`.
+    /// Optional: without it, `vault-server --db PATH` (SQLite) or `--storage URL` says where;
+    /// the command line wins over the file. Parsed by `VaultStorageLocation` (VaultServerPostgres).
+    public var storage: String?
 
     /// Creates a configuration; the defaults suit tests and local runs.
     public init(listen: Listen = Listen(), apiKeys: [String: String] = [:],
-                tombstoneRetentionSeconds: Double = 30 * 24 * 3600, limits: Limits = Limits(), threads: Int = 4) {
+                tombstoneRetentionSeconds: Double = 30 * 24 * 3600, limits: Limits = Limits(), threads: Int = 4,
+                storage: String? = nil) {
         self.listen = listen
         self.apiKeys = apiKeys
         self.tombstoneRetentionSeconds = tombstoneRetentionSeconds
         self.limits = limits
         self.threads = threads
+        self.storage = storage
     }
 
     /// Reads and validates a configuration file.
@@ -102,6 +108,9 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             throw VaultServerConfigurationError("limits.rateLimitPerSecond and rateLimitBurst must not be negative")
         }
         guard (1...256).contains(threads) else { throw VaultServerConfigurationError("threads must be 1–256") }
+        if let storage, storage.isEmpty {
+            throw VaultServerConfigurationError("storage must not be empty (omit it to use --db)")
+        }
         for (key, merchant) in apiKeys where key.isEmpty || merchant.isEmpty {
             throw VaultServerConfigurationError("API keys and merchant ids must not be empty")
         }

@@ -1,16 +1,18 @@
 // vault-server: the remote vault service as a process.
 //
-//   vault-server --db PATH [--port N] [--host ADDR] [--config FILE] [--api-key KEY:MERCHANT]...
+//   vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE] [--api-key KEY:MERCHANT]...
 //
 // Prints `listening on http://HOST:PORT` once ready; SIGTERM or SIGINT drain in-flight requests
 // (new ones get 503) and exit 0. Exit 2 on usage errors, 1 when the server cannot start.
 import Dispatch
 import Foundation
 import VaultServer
+import VaultServerPostgres
 
 /// The parsed command line.
 struct ServerOptions {
     var database: String?
+    var storage: String?
     var port: Int?
     var host: String?
     var configPath: String?
@@ -19,9 +21,11 @@ struct ServerOptions {
 }
 
 let usage = """
-    usage: vault-server --db PATH [--port N] [--host ADDR] [--config FILE] [--api-key KEY:MERCHANT]...
+    usage: vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE] [--api-key KEY:MERCHANT]...
 
       --db PATH              SQLite database file (created if missing)
+      --storage URL          postgres://USER@HOST:PORT/DB (several instances may share it) or sqlite:PATH;
+                             default: the config's "storage"
       --port N               TCP port; 0 picks a free one (default: the config's listen.port)
       --host ADDR            IPv4 or IPv6 literal to bind (default: the config's listen.host, 127.0.0.1)
       --config FILE          configuration JSON (default: Config/vault-server.json when it exists)
@@ -43,6 +47,7 @@ func parse(_ arguments: [String]) -> ServerOptions {
     while let argument = iterator.next() {
         switch argument {
         case "--db": options.database = value(argument)
+        case "--storage": options.storage = value(argument)
         case "--port":
             guard let port = Int(value(argument)), (0...65535).contains(port) else { fail("--port must be 0–65535", code: 2) }
             options.port = port
@@ -66,8 +71,6 @@ if options.help {
     print(usage)
     exit(0)
 }
-guard let databasePath = options.database else { fail("--db is required\n\(usage)", code: 2) }
-
 var configuration: VaultServerConfiguration
 do {
     if let path = options.configPath {
@@ -90,11 +93,19 @@ do {
 }
 if configuration.apiKeys.isEmpty { fail("no API keys: pass --api-key KEY:MERCHANT or a config with apiKeys", code: 2) }
 
-let storage: SQLiteVaultServerStorage
+let location: VaultStorageLocation
 do {
-    storage = try SQLiteVaultServerStorage(path: databasePath)
+    location = try VaultStorageLocation.resolve(storageOption: options.storage, databaseOption: options.database,
+                                                configured: configuration.storage)
 } catch {
-    fail("cannot open the database: \(error)", code: 1)
+    fail("\(error.description)\n\(usage)", code: 2)
+}
+let storage: any VaultServerStorage
+do {
+    // One pooled PostgreSQL connection per worker thread; errors never contain the URL.
+    storage = try location.open(poolSize: configuration.threads)
+} catch {
+    fail("cannot open the storage \(location): \(error)", code: 1)
 }
 
 let server = VaultServer(configuration: configuration, storage: storage)

@@ -1,0 +1,66 @@
+/// A failure of the PostgreSQL storage: a connection, a statement or the pool.
+///
+/// Carries the SQLSTATE and the server's primary message, never the bound parameters (they are
+/// payment data) and never the connection URL (it may hold a password). New codes are added as
+/// static members, so a user's `switch` over `code` never breaks.
+public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, as a stable code.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Sendable {
+            case invalidURL = "invalid-url"
+            case connectionFailed = "connection-failed"
+            case connectionLost = "connection-lost"
+            case statementFailed = "statement-failed"
+            case poolExhausted = "pool-exhausted"
+            case invalidParameter = "invalid-parameter"
+            case unexpectedResult = "unexpected-result"
+            case misuse = "misuse"
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The storage URL is not a `postgres://` or `postgresql://` URL.
+        public static let invalidURL = Code(.invalidURL)
+        /// A new connection could not be opened.
+        public static let connectionFailed = Code(.connectionFailed)
+        /// The connection broke while a statement ran; the outcome of an open transaction is unknown.
+        public static let connectionLost = Code(.connectionLost)
+        /// The server refused a statement; `sqlState` says why.
+        public static let statementFailed = Code(.statementFailed)
+        /// Every pooled connection stayed busy for the whole acquire timeout.
+        public static let poolExhausted = Code(.poolExhausted)
+        /// A parameter cannot be sent as text (it holds a NUL character).
+        public static let invalidParameter = Code(.invalidParameter)
+        /// A result did not have the shape the storage expects (a schema drift or a bug).
+        public static let unexpectedResult = Code(.unexpectedResult)
+        /// The storage was used against its contract (e.g. a sequence taken before any row lock).
+        public static let misuse = Code(.misuse)
+
+        /// The code as stable kebab-case text, e.g. `pool-exhausted`.
+        public var description: String { value.rawValue }
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// The server's five-character SQLSTATE (e.g. `40001`), when the server reported one.
+    public let sqlState: String?
+    /// A human-readable explanation without parameter values or credentials.
+    public let message: String
+
+    /// Creates an error; `message` must not contain bound values or credentials.
+    public init(_ code: Code, sqlState: String? = nil, message: String) {
+        self.code = code
+        self.sqlState = sqlState
+        self.message = message
+    }
+
+    /// True for failures that a fresh attempt of the whole transaction may cure: serialization
+    /// failures (40001) and deadlocks (40P01).
+    public var isTransient: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    /// The code, the SQLSTATE when known, and the message: safe to log.
+    public var description: String {
+        "PostgreSQL \(code)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "") + ": \(message)"
+    }
+}

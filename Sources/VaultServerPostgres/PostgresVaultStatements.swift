@@ -1,0 +1,81 @@
+/// Every statement the PostgreSQL vault storage runs, prepared once per connection.
+///
+/// All values are `$n` parameters sent as text; PostgreSQL casts them to the column types.
+enum PostgresVaultStatements {
+    private static let columns = "id, version, seq, deleted, is_default, method_json, deleted_at"
+
+    /// Serialises the writers of one customer until commit (see `PostgresVaultServerStorage`).
+    /// The two-key form keeps customer locks apart from the one-key migration lock.
+    static let lockCustomer = PostgresStatement(
+        name: "vault_lock_customer", sql: "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))")
+
+    static let instrument = PostgresStatement(
+        name: "vault_instrument", sql: """
+            SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND id = $3
+            """)
+
+    /// Every row of a customer, tombstones included, up to `$3` of them (the transaction's cache).
+    static let customerRows = PostgresStatement(
+        name: "vault_customer_rows", sql: """
+            SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 LIMIT $3
+            """)
+
+    static let liveInstruments = PostgresStatement(
+        name: "vault_live_instruments", sql: """
+            SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND NOT deleted
+            ORDER BY is_default DESC, id COLLATE "C"
+            """)
+
+    static let changes = PostgresStatement(
+        name: "vault_changes", sql: """
+            SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND seq > $3
+            ORDER BY seq LIMIT $4
+            """)
+
+    static let put = PostgresStatement(
+        name: "vault_put", sql: """
+            INSERT INTO vault_instrument (merchant, customer, id, version, seq, deleted, is_default, method_json, deleted_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            ON CONFLICT (merchant, customer, id) DO UPDATE SET
+                version = excluded.version, seq = excluded.seq, deleted = excluded.deleted,
+                is_default = excluded.is_default, method_json = excluded.method_json, deleted_at = excluded.deleted_at
+            """)
+
+    /// `$1` fresh sequence values. The sequence must keep `CACHE 1` (the default): a per-session
+    /// cache would let one session hand out a number below one another session already committed.
+    static let nextSequences = PostgresStatement(
+        name: "vault_next_sequences", sql: "SELECT nextval('vault_change_seq') FROM generate_series(1, $1::integer)")
+
+    static let hasTombstones = PostgresStatement(
+        name: "vault_has_tombstones", sql: """
+            SELECT 1 FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND deleted AND deleted_at <= $3 LIMIT 1
+            """)
+
+    static let purgeHorizon = PostgresStatement(
+        name: "vault_purge_horizon", sql: "SELECT seq FROM vault_purge_horizon WHERE merchant = $1 AND customer = $2")
+
+    /// Deletes the expired tombstones and raises the horizon to the highest purged sequence in one
+    /// statement (a no-op on the horizon when nothing was purged).
+    static let purgeTombstones = PostgresStatement(
+        name: "vault_purge_tombstones", sql: """
+            WITH purged AS (
+                DELETE FROM vault_instrument
+                WHERE merchant = $1 AND customer = $2 AND deleted AND deleted_at <= $3
+                RETURNING seq
+            )
+            INSERT INTO vault_purge_horizon (merchant, customer, seq)
+            SELECT $1, $2, max(seq) FROM purged HAVING count(*) > 0
+            ON CONFLICT (merchant, customer) DO UPDATE SET seq = greatest(vault_purge_horizon.seq, excluded.seq)
+            """)
+
+    static let opRecord = PostgresStatement(
+        name: "vault_op_record", sql: """
+            SELECT body_hash, result_json, created_at FROM vault_op_log WHERE merchant = $1 AND customer = $2 AND op_id = $3
+            """)
+
+    static let putOpRecord = PostgresStatement(
+        name: "vault_put_op_record", sql: """
+            INSERT INTO vault_op_log (merchant, customer, op_id, body_hash, result_json, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """)
+}

@@ -1,0 +1,300 @@
+import CheckoutCore
+import CheckoutVault
+import Foundation
+import Testing
+import VaultServer
+@testable import VaultServerPostgres
+
+/// VaultServerTests' HTTP scenarios, run against a server whose storage is PostgreSQL.
+///
+/// Every storage-dependent test of `VaultServerAPITests` (those it runs once per storage) is
+/// repeated here unchanged but for the server it starts, so both backends answer the same API
+/// the same way. Keep the two in step: a new storage scenario there belongs here too.
+@Suite(.enabled(if: PostgresTestEnvironment.isConfigured,
+                "PostgreSQL tests skipped: CHECKOUTKIT_POSTGRES_URL not set (run: scripts/with-postgres.sh swift test)"))
+struct PostgresAPIScenarioTests {
+    @Test("health answers 200 without credentials")
+    func health() async throws {
+        let server = try PostgresTestServer()
+        let response = try await server.send("GET", "/health", authorization: nil)
+        #expect(response.status == 200)
+        #expect(response.text == #"{"status":"ok"}"#)
+        #expect(response.headers["content-type"] == "application/json")
+    }
+
+    @Test("another merchant's ids are 404 and change nothing")
+    func crossMerchant() async throws {
+        let server = try PostgresTestServer()
+        let a = server.remote()
+        let b = server.remote(apiKey: PostgresTestServer.keyB)
+        let scope = Fixture.scope("shared-customer")
+        _ = try await a.push(scope: scope, ops: [Fixture.upsert("a1", Fixture.card("tok-a", isDefault: true))])
+        let before = try await Fixture.allChanges(a, scope)
+
+        #expect(try await b.instruments(scope: scope).isEmpty)
+        #expect(try await b.changes(scope: scope, cursor: nil, limit: 10).changes.isEmpty)
+        let deleted = try await server.send("DELETE", "/v1/customers/shared-customer/instruments/tok-a",
+                                            authorization: "Bearer \(PostgresTestServer.keyB)")
+        #expect(deleted.status == 404)
+        #expect(deleted.errorCode == "not-found")
+        let results = try await b.push(scope: scope, ops: [Fixture.delete("b1", "tok-a", base: 1),
+                                                           Fixture.setDefault("b2", "tok-a", base: 1),
+                                                           Fixture.upsert("b3", Fixture.card("tok-a", last4: "1111"), base: 1)])
+        #expect(results == [
+            OpResult(opId: "b1", status: .rejected, reason: "not-found", message: "no such instrument"),
+            OpResult(opId: "b2", status: .rejected, reason: "not-found", message: "no such instrument"),
+            OpResult(opId: "b3", status: .conflict, reason: "not-found",
+                     message: "the instrument does not exist (it may have been deleted and purged)"),
+        ])
+        // Merchant A's op id reused by merchant B is B's own key: no 422, no replay of A's result.
+        let reused = try await b.push(scope: scope, ops: [Fixture.setDefault("a1", "tok-a")])
+        #expect(reused.map(\.status) == [.rejected])
+
+        #expect(try await Fixture.allChanges(a, scope) == before)
+        #expect(try await a.instruments(scope: scope) == [RemoteInstrument(id: "tok-a", version: 1,
+                                                                           method: Fixture.card("tok-a", isDefault: true))])
+    }
+
+    @Test("the same op twice is applied once; the same id with another body is 422")
+    func idempotency() async throws {
+        let server = try PostgresTestServer()
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        let op = Fixture.upsert("op-1", Fixture.card("tok-1"))
+        let first = try await remote.push(scope: scope, ops: [op])
+        let second = try await remote.push(scope: scope, ops: [op])
+        #expect(first == [OpResult(opId: "op-1", status: .applied, version: 1)])
+        #expect(second == first)
+        let changes = try await Fixture.allChanges(remote, scope)
+        #expect(changes == [RemoteChange(token: "tok-1", version: 1, method: Fixture.card("tok-1"))])
+
+        let other = Fixture.upsert("op-1", Fixture.card("tok-1", last4: "0005"))
+        await #expect(throws: RemoteVaultError.httpStatus(status: 422, code: "idempotency-key-reused",
+                                                          message: "an op id was reused with a different body",
+                                                          retryAfterSeconds: nil)) {
+            try await remote.push(scope: scope, ops: [Fixture.upsert("op-2", Fixture.card("tok-2")), other])
+        }
+        // Nothing of the refused batch was applied, not even its valid first op.
+        #expect(try await Fixture.allChanges(remote, scope) == changes)
+
+        // The same op serialised with other key order and whitespace is the same op: replayed.
+        let reordered = #"{ "ops" : [ { "method": {"isDefault":false,"analyticsId":"analytics-tok-1","id":"tok-1","#
+            + #""paymentInstrumentType":"PAYMENT_CARD","paymentMethodType":"PAYMENT_CARD","paymentInstrumentData":"#
+            + #"{"expirationYear":2030,"expirationMonth":12,"last4Digits":"4242","first6Digits":"424242","network":"VISA"}},"#
+            + #" "instrumentId": "tok-1", "kind": "upsert", "opId": "op-1" } ] }"#
+        let replay = try await server.send("POST", "/v1/customers/c1/ops", body: Data(reordered.utf8))
+        #expect(replay.status == 200)
+        #expect(replay.text == #"{"results":[{"opId":"op-1","status":"applied","version":1}]}"#)
+        #expect(try await Fixture.allChanges(remote, scope) == changes)
+    }
+
+    @Test("delete wins over setDefault, in either order")
+    func deleteWins() async throws {
+        let server = try PostgresTestServer()
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        _ = try await remote.push(scope: scope, ops: [Fixture.upsert("u1", Fixture.card("tok-1", isDefault: true)),
+                                                      Fixture.upsert("u2", Fixture.card("tok-2", last4: "1111"))])
+        // Device A deletes tok-2, then device B (still at version 1) makes it the default.
+        let deleted = try await remote.push(scope: scope, ops: [Fixture.delete("a-del", "tok-2", base: 1)])
+        let setDefault = try await remote.push(scope: scope, ops: [Fixture.setDefault("b-def", "tok-2", base: 1)])
+        #expect(deleted == [OpResult(opId: "a-del", status: .applied, version: 2)])
+        #expect(setDefault == [OpResult(opId: "b-def", status: .conflict, reason: "deleted", message: "the instrument was deleted",
+                                        current: RemoteChange(token: "tok-2", version: 2, method: nil))])
+        #expect(try await remote.instruments(scope: scope) == [
+            RemoteInstrument(id: "tok-1", version: 1, method: Fixture.card("tok-1", isDefault: true)),
+        ])
+
+        // The other order: setDefault first, then delete; the delete still wins.
+        _ = try await remote.push(scope: scope, ops: [Fixture.upsert("u3", Fixture.card("tok-3", last4: "0005"))])
+        let results = try await remote.push(scope: scope, ops: [Fixture.setDefault("b-def3", "tok-3", base: 1),
+                                                                 Fixture.delete("a-del3", "tok-3", base: 1)])
+        #expect(results == [OpResult(opId: "b-def3", status: .applied, version: 2),
+                            OpResult(opId: "a-del3", status: .applied, version: 3)])
+        // tok-1 lost its default to tok-3 (version 2), and tok-3 is gone: no default is left.
+        #expect(try await remote.instruments(scope: scope) == [
+            RemoteInstrument(id: "tok-1", version: 2, method: Fixture.card("tok-1", isDefault: false)),
+        ])
+        // An upsert of a deleted instrument is a conflict too.
+        let resurrect = try await remote.push(scope: scope, ops: [Fixture.upsert("u4", Fixture.card("tok-3"), base: 3)])
+        #expect(resurrect.map(\.reason) == ["deleted"])
+    }
+
+    @Test("one default per customer; stale edits conflict with the server's state")
+    func defaultsAndVersions() async throws {
+        let server = try PostgresTestServer()
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        let results = try await remote.push(scope: scope, ops: [
+            Fixture.upsert("u1", Fixture.card("tok-1", isDefault: true)),
+            Fixture.upsert("u2", Fixture.card("tok-2", isDefault: true)),
+            Fixture.upsert("u3", Fixture.card("tok-3")),
+            Fixture.setDefault("d3", "tok-3"),
+            Fixture.upsert("u1b", Fixture.card("tok-1", name: "Ada"), base: 1),
+        ])
+        #expect(results.map(\.status) == [.applied, .applied, .applied, .applied, .conflict])
+        #expect(results[4].reason == "version-mismatch")
+        #expect(results[4].current == RemoteChange(token: "tok-1", version: 2, method: Fixture.card("tok-1")))
+        let instruments = try await remote.instruments(scope: scope)
+        #expect(instruments == [
+            RemoteInstrument(id: "tok-3", version: 2, method: Fixture.card("tok-3", isDefault: true)),
+            RemoteInstrument(id: "tok-1", version: 2, method: Fixture.card("tok-1")),
+            RemoteInstrument(id: "tok-2", version: 2, method: Fixture.card("tok-2")),
+        ])
+        let edit = try await remote.push(scope: scope, ops: [Fixture.upsert("u1c", Fixture.card("tok-1", name: "Ada"), base: 2)])
+        #expect(edit == [OpResult(opId: "u1c", status: .applied, version: 3)])
+    }
+
+    @Test("the change feed pages with hasMore and an opaque cursor, tombstones included")
+    func changeFeed() async throws {
+        let server = try PostgresTestServer()
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        let ids = (0..<25).map { String(format: "tok-%02d", $0) }
+        _ = try await remote.push(scope: scope, ops: ids.map { Fixture.upsert("op-\($0)", Fixture.card($0)) })
+
+        var pages: [ChangePage] = []
+        var cursor: String?
+        repeat {
+            let page = try await remote.changes(scope: scope, cursor: cursor, limit: 10)
+            pages.append(page)
+            cursor = page.cursor
+        } while pages.last?.hasMore == true
+        #expect(pages.map(\.changes.count) == [10, 10, 5])
+        #expect(pages.map(\.hasMore) == [true, true, false])
+        #expect(pages.flatMap(\.changes).map(\.token) == ids)
+        #expect(Set(pages.map(\.cursor)).count == 3)
+
+        let idle = try await remote.changes(scope: scope, cursor: cursor, limit: 10)
+        #expect(idle == ChangePage(changes: [], cursor: try #require(cursor), hasMore: false))
+
+        _ = try await remote.push(scope: scope, ops: [Fixture.delete("del-07", "tok-07", base: 1),
+                                                      Fixture.upsert("edit-03", Fixture.card("tok-03", name: "Ada"), base: 1)])
+        let next = try await remote.changes(scope: scope, cursor: cursor, limit: 10)
+        #expect(next.changes == [RemoteChange(token: "tok-07", version: 2, method: nil),
+                                 RemoteChange(token: "tok-03", version: 2, method: Fixture.card("tok-03", name: "Ada"))])
+        #expect(!next.hasMore)
+
+        // A fresh pull sees the compacted state: every instrument once, the tombstone included.
+        let fresh = try await Fixture.allChanges(remote, scope, limit: 7)
+        #expect(fresh.count == 25)
+        #expect(fresh.filter(\.isDeleted).map(\.token) == ["tok-07"])
+    }
+
+    @Test("a cursor older than a purged tombstone gets 410")
+    func cursorExpired() async throws {
+        let clock = ManualClock()
+        let server = try PostgresTestServer(retentionSeconds: 60, clock: clock.clock)
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        _ = try await remote.push(scope: scope, ops: [Fixture.upsert("u1", Fixture.card("tok-1")),
+                                                      Fixture.upsert("u2", Fixture.card("tok-2"))])
+        let old = try await remote.changes(scope: scope, cursor: nil, limit: 100).cursor
+        _ = try await remote.push(scope: scope, ops: [Fixture.delete("d1", "tok-1", base: 1)])
+        let current = try await remote.changes(scope: scope, cursor: old, limit: 100)
+        #expect(current.changes == [RemoteChange(token: "tok-1", version: 2, method: nil)])
+
+        clock.advance(seconds: 30)
+        #expect(try await remote.changes(scope: scope, cursor: old, limit: 100).changes.count == 1)
+
+        clock.advance(seconds: 31)
+        await #expect(throws: RemoteVaultError.cursorExpired) {
+            try await remote.changes(scope: scope, cursor: old, limit: 100)
+        }
+        let raw = try await server.send("GET", "/v1/customers/c1/changes?cursor=\(old)")
+        #expect(raw.status == 410)
+        #expect(raw.errorCode == "cursor-expired")
+        // A cursor past the tombstone and a pull from scratch still work; the tombstone is gone.
+        #expect(try await remote.changes(scope: scope, cursor: current.cursor, limit: 100).changes.isEmpty)
+        let fresh = try await Fixture.allChanges(remote, scope)
+        #expect(fresh == [RemoteChange(token: "tok-2", version: 1, method: Fixture.card("tok-2"))])
+    }
+
+    @Test("a body over the limit gets 413, as do too many ops")
+    func bodyTooLarge() async throws {
+        let server = try PostgresTestServer(limits: .init(maxBodyBytes: 2048, maxOpsPerBatch: 3))
+        let big = Data(#"{"ops":[{"opId":"x","kind":"delete","instrumentId":"\#(String(repeating: "a", count: 4000))"}]}"#.utf8)
+        let response = try await server.send("POST", "/v1/customers/c1/ops", body: big)
+        #expect(response.status == 413)
+        #expect(response.errorCode == "payload-too-large")
+
+        let ops = (0..<4).map { Fixture.delete("d\($0)", "tok-\($0)") }
+        await #expect(throws: RemoteVaultError.httpStatus(status: 413, code: "too-many-ops",
+                                                          message: "a batch may carry at most 3 ops", retryAfterSeconds: nil)) {
+            try await server.remote().push(scope: Fixture.scope("c1"), ops: ops)
+        }
+        #expect(try await server.remote().instruments(scope: Fixture.scope("c1")).isEmpty)
+    }
+
+    @Test("an op holding a card number is rejected, never stored and never echoed")
+    func cardNumberRefused() async throws {
+        let server = try PostgresTestServer()
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        let pan = "4111111111111111"
+        let results = try await remote.push(scope: scope, ops: [
+            Fixture.upsert("p1", Fixture.card("tok-1", name: "4111 1111 1111 1111")),
+            Fixture.upsert("ok", Fixture.card("tok-2")),
+            OutboundOp(opId: "p2", kind: .upsert, instrumentId: "tok-3", baseVersion: nil,
+                       method: VaultedPaymentMethod(id: "tok-3", paymentMethodType: .paymentCard,
+                                                    paymentInstrumentType: .paymentCard,
+                                                    paymentInstrumentData: PaymentInstrumentData(first6Digits: "411111",
+                                                                                                 last4Digits: "1111"),
+                                                    analyticsId: pan)),
+        ])
+        #expect(results.map(\.status) == [.rejected, .applied, .rejected])
+        #expect(results.map(\.reason) == ["sensitive-data-rejected", nil, "sensitive-data-rejected"])
+        #expect(try await remote.instruments(scope: scope).map(\.id) == ["tok-2"])
+
+        // As a raw JSON number in an unknown field, and inside the op id: refused without echo.
+        let numeric = try await server.send("POST", "/v1/customers/c1/ops", body: Data(
+            #"{"ops":[{"opId":"p4","kind":"delete","instrumentId":"tok-2","extra":4111111111111111}]}"#.utf8))
+        #expect(numeric.status == 200)
+        #expect(numeric.text.contains("sensitive-data-rejected"))
+        let inId = try await server.send("POST", "/v1/customers/c1/ops", body: Data(
+            #"{"ops":[{"opId":"4111-1111-1111-1111","kind":"delete","instrumentId":"tok-2"}]}"#.utf8))
+        let inPath = try await server.send("GET", "/v1/customers/\(pan)/instruments")
+        for response in [numeric, inId, inPath] {
+            #expect(!response.text.contains("1111111111"))
+            #expect(!response.text.contains("4111-1111"))
+        }
+        let escaped = try await server.send("POST", "/v1/customers/c1/ops", body: Data(
+            #"{"ops":[{"opId":"p5","kind":"upsert","instrumentId":"tok-5","method":{"id":"tok-5","paymentMethodType":"PAYMENT_CARD","paymentInstrumentType":"PAYMENT_CARD","paymentInstrumentData":{"cardholderName":"\u0034111111111111111"},"analyticsId":"x","isDefault":false}}]}"#.utf8))
+        #expect(escaped.text == #"{"results":[{"opId":"p5","status":"rejected","reason":"sensitive-data-rejected","message":"the op holds something that looks like a card number"}]}"#)
+        #expect(inId.status == 400)
+        #expect(inPath.status == 400)
+        #expect(try await remote.instruments(scope: scope).map(\.id) == ["tok-2"])
+        // Nothing anywhere in the schema's tables holds the number, in any spacing.
+        let connection = try server.schema.connect()
+        for table in ["vault_instrument", "vault_op_log", "vault_purge_horizon"] {
+            let hits = try connection.execute("""
+                SELECT count(*) FROM \(table) AS t
+                WHERE strpos(regexp_replace(t::text, '[^0-9]', '', 'g'), '4111111111111111') > 0
+                """)
+            #expect(try hits.int64(0, 0) == 0, "\(table) holds a card number")
+        }
+    }
+
+    @Test("429 with Retry-After over the rate limit, until tokens refill")
+    func rateLimited() async throws {
+        let clock = ManualClock()
+        let server = try PostgresTestServer(limits: .init(rateLimitPerSecond: 1, rateLimitBurst: 2), clock: clock.clock)
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        _ = try await remote.instruments(scope: scope)
+        _ = try await remote.instruments(scope: scope)
+        let limited = try await server.send("GET", "/v1/customers/c1/instruments")
+        #expect(limited.status == 429)
+        #expect(limited.headers["retry-after"] == "1")
+        #expect(limited.errorCode == "rate-limited")
+        await #expect(throws: RemoteVaultError.httpStatus(status: 429, code: "rate-limited", message: "too many requests",
+                                                          retryAfterSeconds: 1)) {
+            try await remote.instruments(scope: scope)
+        }
+        // Another merchant has its own bucket.
+        #expect(try await server.remote(apiKey: PostgresTestServer.keyB).instruments(scope: scope).isEmpty)
+        clock.advance(seconds: 1)
+        #expect(try await remote.instruments(scope: scope).isEmpty)
+    }
+}
+
