@@ -28,8 +28,8 @@ let package = Package(
         .target(name: "CheckoutTheme", path: "Sources/CheckoutTheme", swiftSettings: swift6),
         // SQLite wrapper shared by the client store (and later the server).
         .target(name: "SQLiteKit", dependencies: ["CSQLite"], path: "Sources/SQLiteKit", swiftSettings: swift6),
-        // The strict JSON byte reader both ends of the sync wire use on their hot paths.
-        .target(name: "WireScanner", path: "Sources/WireScanner", swiftSettings: swift6),
+        // The strict JSON byte reader (and saved-method readers) both ends of the sync wire use.
+        .target(name: "WireScanner", dependencies: ["CheckoutCore"], path: "Sources/WireScanner", swiftSettings: swift6),
         // Offline vault cache with outbox.
         .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID", "WireScanner"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),

@@ -1,3 +1,4 @@
+import WireScanner
 import CheckoutCore
 import Foundation
 import SQLiteKit
@@ -33,7 +34,7 @@ extension VaultStore {
                 do {
                     let data = Data(payload.utf8)
                     // Fast path: the strict hand-written reader; JSONDecoder for anything it does not take.
-                    if let fast = try? WireJSON.scan(data, WireJSON.vaultedMethod) {
+                    if let fast = try? WireJSON.scan(data, JSONScanner.vaultedMethod) {
                         method = fast
                     } else {
                         method = try decoder.decode(VaultedPaymentMethod.self, from: data)

@@ -61,121 +61,13 @@ enum WireOpReader {
                 if try !scanner.readNullIfPresent() { baseVersion = try scanner.readInt64() }
             case "method":
                 try first(16)
-                if try !scanner.readNullIfPresent() { method = try vaultedMethod(&scanner) }
+                if try !scanner.readNullIfPresent() { method = try JSONScanner.vaultedMethod(&scanner) }
             default:
                 try scanner.skipValue()
             }
         }
         guard let opId, let kind, let instrumentId else { throw JSONScanner.Failure() }
         return WireOp(opId: opId, kind: kind, instrumentId: instrumentId, baseVersion: baseVersion, method: method)
-    }
-
-    /// Reads a `VaultedPaymentMethod` as its synthesized `Decodable` conformance does.
-    static func vaultedMethod(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> VaultedPaymentMethod {
-        var id: String?
-        var methodType: String?
-        var instrumentType: String?
-        var data: PaymentInstrumentData?
-        var analyticsId: String?
-        var isDefault: Bool?
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
-            switch key {
-            case "id":
-                guard id == nil else { throw JSONScanner.Failure() }
-                id = try scanner.readString()
-            case "paymentMethodType":
-                guard methodType == nil else { throw JSONScanner.Failure() }
-                methodType = try scanner.readString()
-            case "paymentInstrumentType":
-                guard instrumentType == nil else { throw JSONScanner.Failure() }
-                instrumentType = try scanner.readString()
-            case "paymentInstrumentData":
-                guard data == nil else { throw JSONScanner.Failure() }
-                data = try instrumentData(&scanner)
-            case "analyticsId":
-                guard analyticsId == nil else { throw JSONScanner.Failure() }
-                analyticsId = try scanner.readString()
-            case "isDefault":
-                guard isDefault == nil else { throw JSONScanner.Failure() }
-                isDefault = try scanner.readBool()
-            default:
-                try scanner.skipValue()
-            }
-        }
-        guard let id, let methodType, let instrumentType, let data, let analyticsId, let isDefault else {
-            throw JSONScanner.Failure()
-        }
-        return VaultedPaymentMethod(id: id, paymentMethodType: PaymentMethodType(rawValue: methodType),
-                                    paymentInstrumentType: PaymentInstrumentType(rawValue: instrumentType),
-                                    paymentInstrumentData: data, analyticsId: analyticsId, isDefault: isDefault)
-    }
-
-    private static func instrumentData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> PaymentInstrumentData {
-        var data = PaymentInstrumentData()
-        var seen = 0
-        func first(_ bit: Int) throws(JSONScanner.Failure) {
-            guard seen & bit == 0 else { throw JSONScanner.Failure() }
-            seen |= bit
-        }
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
-            switch key {
-            case "network":
-                try first(1)
-                if try !scanner.readNullIfPresent() { data.network = CardNetwork(rawValue: try scanner.readString()) }
-            case "first6Digits":
-                try first(2)
-                if try !scanner.readNullIfPresent() { data.first6Digits = try scanner.readString() }
-            case "last4Digits":
-                try first(4)
-                if try !scanner.readNullIfPresent() { data.last4Digits = try scanner.readString() }
-            case "expirationMonth":
-                try first(8)
-                if try !scanner.readNullIfPresent() { data.expirationMonth = try scanner.readInt() }
-            case "expirationYear":
-                try first(16)
-                if try !scanner.readNullIfPresent() { data.expirationYear = try scanner.readInt() }
-            case "cardholderName":
-                try first(32)
-                if try !scanner.readNullIfPresent() { data.cardholderName = try scanner.readString() }
-            case "binData":
-                try first(64)
-                if try !scanner.readNullIfPresent() { data.binData = try binData(&scanner) }
-            default:
-                try scanner.skipValue()
-            }
-        }
-        return data
-    }
-
-    private static func binData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> BinData {
-        var networks: [CardNetwork]?
-        var country: String?
-        var funding: String?
-        var seen = 0
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
-            switch key {
-            case "networks":
-                guard seen & 1 == 0 else { throw JSONScanner.Failure() }
-                seen |= 1
-                var list: [CardNetwork] = []
-                try scanner.readArray { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in
-                    list.append(CardNetwork(rawValue: try scanner.readString()))
-                }
-                networks = list
-            case "issuerCountry":
-                guard seen & 2 == 0 else { throw JSONScanner.Failure() }
-                seen |= 2
-                if try !scanner.readNullIfPresent() { country = try scanner.readString() }
-            case "accountFundingType":
-                guard seen & 4 == 0 else { throw JSONScanner.Failure() }
-                seen |= 4
-                if try !scanner.readNullIfPresent() { funding = try scanner.readString() }
-            default:
-                try scanner.skipValue()
-            }
-        }
-        guard let networks else { throw JSONScanner.Failure() }
-        return BinData(networks: networks, issuerCountry: country, accountFundingType: funding)
     }
 
     // MARK: Canonical JSON
