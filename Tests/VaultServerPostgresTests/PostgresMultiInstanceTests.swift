@@ -56,9 +56,9 @@ final class SharedCounter: Sendable {
                 "PostgreSQL tests skipped: CHECKOUTKIT_POSTGRES_URL not set (run: scripts/with-postgres.sh swift test)"))
 struct PostgresMultiInstanceTests {
     /// Two instances sharing a fresh schema.
-    private static func instances() throws -> (PostgresTestServer, PostgresTestServer) {
-        let first = try PostgresTestServer()
-        return (first, try PostgresTestServer(schema: first.schema))
+    private static func instances() throws -> (TestServer, TestServer) {
+        let first = try TestServer(.postgres)
+        return (first, try TestServer(.postgres, schema: first.schema))
     }
 
     @Test("devices syncing through either instance, alternately, converge")

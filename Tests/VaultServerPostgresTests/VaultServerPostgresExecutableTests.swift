@@ -1,79 +1,8 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 
-/// Finds the built `vault-server` next to the test bundle (as VaultServerTests does).
-enum PostgresVaultServerBinary {
-    static let url: URL? = {
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").standardizedFileURL
-        let candidates = [
-            executable.deletingLastPathComponent().appendingPathComponent("vault-server"),
-            Bundle.main.bundleURL.appendingPathComponent("vault-server"),
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("vault-server"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
-}
-
-/// A `vault-server` process; stopped with SIGTERM by `terminate()`.
-struct ServerProcess {
-    let process: Process
-    let port: Int
-
-    /// Starts the binary with `arguments`; returns nil with the exit status when it exits before
-    /// printing its address.
-    static func launch(_ arguments: [String]) async throws -> (server: ServerProcess?, exitStatus: Int32?, stderr: String) {
-        let binary = try #require(PostgresVaultServerBinary.url)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let line = try await Task.detached { () throws -> String in
-            var bytes: [UInt8] = []
-            while !bytes.contains(0x0A) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                bytes += chunk
-            }
-            return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
-        }.value
-        let prefix = "listening on http://127.0.0.1:"
-        guard line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) else {
-            await Task.detached { process.waitUntilExit() }.value
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return (nil, process.terminationStatus, message)
-        }
-        return (ServerProcess(process: process, port: port), nil, "")
-    }
-
-    /// Sends SIGTERM and returns the exit status.
-    func terminate() async -> Int32 {
-        process.terminate()
-        await Task.detached { process.waitUntilExit() }.value
-        return process.terminationStatus
-    }
-
-    func request(_ method: String, _ path: String, body: String? = nil) async throws -> (Int, String) {
-        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
-        request.httpMethod = method
-        request.setValue("Bearer exe-pg-key", forHTTPHeaderField: "Authorization")
-        if let body {
-            request.httpBody = Data(body.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
-    }
-}
-
 /// `vault-server --storage postgres://...`: two processes on one database serve one vault.
-@Suite(.enabled(if: PostgresVaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"))
+@Suite(.enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"))
 struct VaultServerPostgresExecutableTests {
     @Test("two vault-server processes with --storage postgres:// share one vault and exit 0 on SIGTERM",
           .enabled(if: PostgresTestEnvironment.isConfigured,
@@ -88,13 +17,13 @@ struct VaultServerPostgresExecutableTests {
         let op = #"{"ops":[{"opId":"op-1","kind":"upsert","instrumentId":"tok-1","method":{"id":"tok-1","#
             + #""paymentMethodType":"PAYMENT_CARD","paymentInstrumentType":"PAYMENT_CARD","#
             + #""paymentInstrumentData":{"first6Digits":"424242","last4Digits":"4242"},"analyticsId":"a","isDefault":true}}]}"#
-        let pushed = try await first.request("POST", "/v1/customers/c1/ops", body: op)
+        let pushed = try await first.request("POST", "/v1/customers/c1/ops", apiKey: "exe-pg-key", body: op)
         #expect(pushed.0 == 200)
         #expect(pushed.1 == #"{"results":[{"opId":"op-1","status":"applied","version":1}]}"#)
         // The same op through the other process is a replay, not a second apply.
-        let replayed = try await second.request("POST", "/v1/customers/c1/ops", body: op)
+        let replayed = try await second.request("POST", "/v1/customers/c1/ops", apiKey: "exe-pg-key", body: op)
         #expect(replayed.1 == pushed.1)
-        let listed = try await second.request("GET", "/v1/customers/c1/instruments")
+        let listed = try await second.request("GET", "/v1/customers/c1/instruments", apiKey: "exe-pg-key")
         #expect(listed.0 == 200)
         #expect(listed.1.contains(#""id":"tok-1""#))
         #expect(listed.1.contains(#""version":1"#))

@@ -7,11 +7,20 @@ import FoundationNetworking
 import Synchronization
 import Testing
 @testable import VaultServer
+@testable import VaultServerPostgres
 
-/// The two storages every applicable test runs against.
-enum StorageKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case memory, sqlite
+/// The storages every applicable test runs against.
+///
+/// This file is also compiled into VaultServerPostgresTests (through a symbolic link there), so
+/// both test targets start their servers the same way.
+enum StorageKind: String, Sendable, CustomTestStringConvertible {
+    case memory, sqlite, postgres
     var testDescription: String { rawValue }
+
+    /// The kinds this run can test: PostgreSQL only when `CHECKOUTKIT_POSTGRES_URL` is set (the
+    /// always-running `PostgresAvailabilityTests` reports the skip otherwise).
+    static let available: [StorageKind] = PostgresTestEnvironment.isConfigured ? [.memory, .sqlite, .postgres]
+                                                                               : [.memory, .sqlite]
 }
 
 /// A clock the test moves by hand.
@@ -70,20 +79,37 @@ final class TestServer: Sendable {
     let storage: any VaultServerStorage
     let baseURL: URL
     let databasePath: String?
+    /// The PostgreSQL schema of a `.postgres` server (shared by servers started on it).
+    let schema: PostgresTestSchema?
+    private let postgres: PostgresVaultServerStorage?
     private let session: URLSession
 
-    init(_ kind: StorageKind, limits: VaultServerConfiguration.Limits = .init(), retentionSeconds: Double = 3600,
-         clock: VaultServerClock = .system, wrap: (any VaultServerStorage) -> any VaultServerStorage = { $0 }) throws {
+    /// Starts a server on `kind`; a `.postgres` server gets a fresh schema, or `schema` to be
+    /// another instance of the same vault.
+    init(_ kind: StorageKind, schema: PostgresTestSchema? = nil, limits: VaultServerConfiguration.Limits = .init(),
+         retentionSeconds: Double = 3600, clock: VaultServerClock = .system,
+         wrap: (any VaultServerStorage) -> any VaultServerStorage = { $0 }) throws {
         let inner: any VaultServerStorage
         switch kind {
         case .memory:
             inner = InMemoryVaultServerStorage()
             databasePath = nil
+            self.schema = nil
+            postgres = nil
         case .sqlite:
             let path = FileManager.default.temporaryDirectory
                 .appendingPathComponent("vault-server-test-\(UUID().uuidString).sqlite").path
             inner = try SQLiteVaultServerStorage(path: path)
             databasePath = path
+            self.schema = nil
+            postgres = nil
+        case .postgres:
+            let schema = try schema ?? PostgresTestSchema()
+            let storage = try schema.storage()
+            inner = storage
+            databasePath = nil
+            self.schema = schema
+            postgres = storage
         }
         storage = wrap(inner)
         let configuration = VaultServerConfiguration(
@@ -95,13 +121,14 @@ final class TestServer: Sendable {
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw VaultServerStartError("bad URL") }
         baseURL = url
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = 30
+        sessionConfiguration.timeoutIntervalForRequest = 60
         session = URLSession(configuration: sessionConfiguration)
     }
 
     deinit {
         server.stop()
         session.finishTasksAndInvalidate()
+        postgres?.closeIdleConnections()
         if let databasePath {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
         }
@@ -109,7 +136,7 @@ final class TestServer: Sendable {
 
     /// An `HTTPRemoteVault` authenticated as merchant A (or with `apiKey`).
     func remote(apiKey: String = keyA) -> HTTPRemoteVault {
-        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 30)
+        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 60)
     }
 
     /// Sends a raw request; `authorization` nil sends none.

@@ -84,7 +84,7 @@ struct VaultServerLifecycleTests {
     }
 
     @Test("50 customers x 20 ops in parallel, each batch sent twice: nothing lost or duplicated",
-          arguments: StorageKind.allCases)
+          arguments: StorageKind.available)
     func concurrentClients(_ kind: StorageKind) async throws {
         let server = try TestServer(kind)
         let remote = server.remote()

@@ -1,0 +1,76 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Finds the built `vault-server` next to the test bundle.
+enum VaultServerBinary {
+    static let url: URL? = {
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").standardizedFileURL
+        let candidates = [
+            executable.deletingLastPathComponent().appendingPathComponent("vault-server"),
+            Bundle.main.bundleURL.appendingPathComponent("vault-server"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("vault-server"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+}
+
+/// A `vault-server` process; stopped with SIGTERM by `terminate()`.
+///
+/// This file is also compiled into VaultServerPostgresTests (through a symbolic link there).
+struct ServerProcess {
+    let process: Process
+    let port: Int
+
+    /// Starts the binary with `arguments`; returns nil with the exit status when it exits before
+    /// printing its address.
+    static func launch(_ arguments: [String]) async throws -> (server: ServerProcess?, exitStatus: Int32?, stderr: String) {
+        let binary = try #require(VaultServerBinary.url)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let line = try await Task.detached { () throws -> String in
+            var bytes: [UInt8] = []
+            while !bytes.contains(0x0A) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                bytes += chunk
+            }
+            return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+        }.value
+        let prefix = "listening on http://127.0.0.1:"
+        guard line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) else {
+            await Task.detached { process.waitUntilExit() }.value
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (nil, process.terminationStatus, message)
+        }
+        return (ServerProcess(process: process, port: port), nil, "")
+    }
+
+    /// Sends SIGTERM and returns the exit status.
+    func terminate() async -> Int32 {
+        process.terminate()
+        await Task.detached { process.waitUntilExit() }.value
+        return process.terminationStatus
+    }
+
+    /// Sends a request authenticated with `apiKey`; returns the status and the body.
+    func request(_ method: String, _ path: String, apiKey: String, body: String? = nil) async throws -> (Int, String) {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+        request.httpMethod = method
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+}
