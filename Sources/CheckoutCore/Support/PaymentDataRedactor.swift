@@ -106,7 +106,7 @@ public enum CardMask {
 
     /// Masks digits keeping at most the first 6 and the last 4. A partial number (fewer than 13
     /// digits, e.g. while typing) reveals fewer trailing digits, so at least 3 stay hidden once
-    /// more than 6 have been typed: `4242424242424242` -> `424242••••••4242`.
+    /// more than 6 have been typed: `4242 4242 4242 4242` -> `424242••••••4242`.
     public static func mask(digits: some Collection<UInt8>) -> String {
         let all = Array(digits)
         let count = all.count

@@ -51,9 +51,10 @@ enum PayCommand: CLICommand {
                               with null for absent fields.
           --help              Show this help.
 
-        SANDBOX CARDS: 4242424242424242 succeeds, 4000000000000002 is declined, 4000000000003220
-        needs 3-D Secure, 4000000000009995 fails once with a network error (retried), 4000000000000119
-        always fails with a network error. VAULTED with CVV 000 is declined.
+        SANDBOX CARDS: "4242 4242 4242 4242" succeeds, "4000 0000 0000 0002" is declined,
+        "4000 0000 0000 3220" needs 3-D Secure, "4000 0000 0000 9995" fails once with a network
+        error (retried), "4000 0000 0000 0119" always fails with a network error.
+        VAULTED with CVV 000 is declined.
 
         EXIT CODES: 0 paid; 1 the payment failed or was dismissed (the outcome is still printed);
         2 usage error.
