@@ -64,7 +64,7 @@ public struct CardNetworkTable: Sendable, Equatable {
         do {
             file = try JSONDecoder().decode(TableFile.self, from: data)
         } catch {
-            throw CardNetworkTableError(.malformedJSON, Self.describe(error))
+            throw CardNetworkTableError(.malformedJSON, DecodingErrorDescription.describe(error))
         }
         var rules: [CardNetworkRule] = []
         for (index, entry) in file.networks.enumerated() {
@@ -171,22 +171,6 @@ public struct CardNetworkTable: Sendable, Equatable {
         }
         guard !rule.securityCodeName.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw fail(.badSecurityCode, "securityCode.name must not be empty")
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "not valid JSON" }
-        func path(_ keys: [any CodingKey]) -> String {
-            let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
-            return text.isEmpty ? "<root>" : String(text.drop { $0 == "." })
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): required key is missing"
-        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): expected \(type), found null"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)): invalid value"
-        @unknown default: return "not valid JSON"
         }
     }
 

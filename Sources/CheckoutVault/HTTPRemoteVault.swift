@@ -141,25 +141,9 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
-            throw RemoteVaultError.malformedResponse(reason: Self.describe(error))
+            throw RemoteVaultError.malformedResponse(reason: DecodingErrorDescription.describe(error))
         } catch {
             throw RemoteVaultError.malformedResponse(reason: "not valid JSON")
-        }
-    }
-
-    /// Names the JSON path of a decoding failure without echoing any value.
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
-            return text.isEmpty ? "<root>" : String(text.drop(while: { $0 == "." }))
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])): required key is missing"
-        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): expected \(type), found null"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)): invalid value"
-        @unknown default: return "not valid JSON"
         }
     }
 }

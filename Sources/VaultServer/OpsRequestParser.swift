@@ -38,7 +38,7 @@ enum OpsRequestParser {
             do {
                 decodedOps = try JSONDecoder().decode(LenientEnvelope.self, from: data).ops
             } catch {
-                throw .badRequest("invalid-json", "expected {\"ops\": [...]}: \(DecodingFailure.describe(error))")
+                throw .badRequest("invalid-json", "expected {\"ops\": [...]}: \(DecodingErrorDescription.describe(error))")
             }
         }
         guard !decodedOps.isEmpty else { throw .badRequest("invalid-request", "ops must not be empty") }

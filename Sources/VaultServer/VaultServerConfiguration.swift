@@ -1,3 +1,4 @@
+import CheckoutCore
 import Foundation
 
 /// The vault server's settings, as read from `Config/vault-server.json`.
@@ -85,7 +86,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         do {
             configuration = try JSONDecoder().decode(VaultServerConfiguration.self, from: data)
         } catch {
-            throw VaultServerConfigurationError("\(url.lastPathComponent): \(DecodingFailure.describe(error))")
+            throw VaultServerConfigurationError("\(url.lastPathComponent): \(DecodingErrorDescription.describe(error))")
         }
         try configuration.validate()
         return configuration
