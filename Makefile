@@ -15,9 +15,11 @@ test: deps
 	swift build --build-tests
 	bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build
 
-## Runs the benchmarks in release mode (see README for the figures).
+## Runs the benchmarks in release mode (see README for the figures); the PostgreSQL section runs
+## on a throwaway cluster when a PostgreSQL server is installed, and says it was skipped otherwise.
 bench: deps
-	swift run -c release checkout-bench
+	swift build -c release --product checkout-bench
+	bash scripts/with-postgres.sh --optional swift run -c release --skip-build checkout-bench
 
 build: deps
 	swift build

@@ -12,5 +12,6 @@ enum BenchSections {
         Section(name: "sessions", run: SessionBench.run),
         Section(name: "sync", run: SyncBench.run),
         Section(name: "server", run: ServerBench.run),
+        Section(name: "postgres", run: PostgresBench.run),
     ]
 }

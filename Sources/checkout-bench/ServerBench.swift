@@ -32,7 +32,14 @@ enum ServerBench {
             try await Task.sleep(for: .seconds(seconds + 30))
             kill(child, SIGTERM)
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        // The blocking reads run on a thread of their own, so several loads can run at once
+        // without tying up the cooperative pool (the watchdog needs it).
+        let reader = output.fileHandleForReading
+        let data = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
+            Thread {
+                continuation.resume(returning: reader.readDataToEndOfFile())
+            }.start()
+        }
         process.waitUntilExit()
         watchdog.cancel()
         guard process.terminationStatus == 0,

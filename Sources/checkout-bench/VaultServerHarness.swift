@@ -2,8 +2,8 @@ import CheckoutKit
 import Foundation
 import VaultServer
 
-/// A real `VaultServer` (libmicrohttpd + SQLite storage) on a free loopback port, for the sync
-/// and server sections.
+/// A real `VaultServer` (libmicrohttpd, SQLite storage unless another is given) on a free
+/// loopback port, for the sync, server and PostgreSQL sections.
 final class VaultServerHarness {
     static let apiKey = "bench-key-merchant-bench"
     static let merchant = "m_bench"
@@ -11,7 +11,7 @@ final class VaultServerHarness {
     let scratch: ScratchDirectory
     let server: VaultServer
     /// The server's storage, for seeding large data sets without going through HTTP.
-    let storage: SQLiteVaultServerStorage
+    let storage: any VaultServerStorage
     let port: Int
     let configuration: VaultServerConfiguration
     let baseURL: URL
@@ -19,19 +19,29 @@ final class VaultServerHarness {
     /// Starts the server: `Config/vault-server.json`'s settings when there is a config directory,
     /// with a free port, the benchmark's API key and rate limiting off (the figures measure the
     /// server, not the limiter).
-    init(_ options: BenchOptions, name: String) throws {
+    ///
+    /// `storage` opens the server's storage (given the scratch directory and the configuration);
+    /// the default is a fresh SQLite file in the scratch directory.
+    init(_ options: BenchOptions, name: String,
+         storage: (ScratchDirectory, VaultServerConfiguration) throws -> any VaultServerStorage = VaultServerHarness.sqliteStorage) throws {
         let scratch = try ScratchDirectory(name)
         self.scratch = scratch
         do {
-            (server, storage, port, configuration, baseURL) = try Self.start(options, scratch: scratch)
+            (server, self.storage, port, configuration, baseURL) = try Self.start(options, scratch: scratch, storage: storage)
         } catch {
             scratch.remove()
             throw error
         }
     }
 
-    private static func start(_ options: BenchOptions, scratch: ScratchDirectory) throws
-        -> (VaultServer, SQLiteVaultServerStorage, Int, VaultServerConfiguration, URL) {
+    /// A fresh SQLite server database in the scratch directory.
+    static func sqliteStorage(_ scratch: ScratchDirectory, _ configuration: VaultServerConfiguration) throws -> any VaultServerStorage {
+        try SQLiteVaultServerStorage(path: scratch.url.appendingPathComponent("server.sqlite").path)
+    }
+
+    private static func start(_ options: BenchOptions, scratch: ScratchDirectory,
+                              storage makeStorage: (ScratchDirectory, VaultServerConfiguration) throws -> any VaultServerStorage) throws
+        -> (VaultServer, any VaultServerStorage, Int, VaultServerConfiguration, URL) {
         var configuration = VaultServerConfiguration()
         if let directory = options.configDirectory {
             configuration = try VaultServerConfiguration.load(from: directory.appendingPathComponent("vault-server.json"))
@@ -39,7 +49,7 @@ final class VaultServerHarness {
         configuration.listen = .init(host: "127.0.0.1", port: 0)
         configuration.apiKeys = [Self.apiKey: Self.merchant]
         configuration.limits.rateLimitPerSecond = 0
-        let storage = try SQLiteVaultServerStorage(path: scratch.url.appendingPathComponent("server.sqlite").path)
+        let storage = try makeStorage(scratch, configuration)
         let server = VaultServer(configuration: configuration, storage: storage)
         let port = try server.start()
         guard let url = URL(string: "http://127.0.0.1:\(port)") else {
