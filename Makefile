@@ -24,11 +24,15 @@ bench: deps
 build: deps
 	swift build
 
-## Runs the concurrency stress tests under the thread sanitizer, in their own build directory so
-## the normal build is not rebuilt. Set CHECKOUTKIT_LONG_TESTS=1 for the long reliability variants.
+## Runs the concurrency stress test and every suite that shares sessions, stores, engines or the
+## server between tasks under the thread sanitizer, in their own build directory so the normal
+## build is not rebuilt. CHECKOUTKIT_TSAN makes `Locked` (Sources/CheckoutLocking) show its lock
+## to the sanitizer; any report fails the run (the sanitizer exits 66). CI runs this.
+TSAN_FLAGS = --sanitize=thread -Xswiftc -DCHECKOUTKIT_TSAN --scratch-path .build/tsan
+TSAN_SUITES = ReliabilityTests.Concurrency|CheckoutCoreTests|CardPaymentMethodTests|PaymentMethodsTests|SQLiteKitTests|CheckoutVaultTests|SyncEngineTests|VaultServerTests
 tsan: deps
-	swift build --build-tests --sanitize=thread --scratch-path .build/tsan
-	swift test --skip-build --sanitize=thread --scratch-path .build/tsan --filter ReliabilityTests.Concurrency
+	swift build --build-tests $(TSAN_FLAGS)
+	swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)"
 
 ## The long reliability variants (>= 100,000 fuzz cases per target, 50 SIGKILLs of each process,
 ## 20 fault schedules). CHECKOUTKIT_FUZZ_CASES=N bounds the fuzzing to fit a CI budget.

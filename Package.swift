@@ -22,34 +22,36 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibUUID", path: "Sources/CLibUUID", providers: [.apt(["uuid-dev"])]),
 
+        // The package's lock: a Mutex the thread sanitizer can see (`make tsan`).
+        .target(name: "CheckoutLocking", path: "Sources/CheckoutLocking", swiftSettings: swift6),
         // Pure domain: no I/O, no C.
-        .target(name: "CheckoutCore", path: "Sources/CheckoutCore", swiftSettings: swift6),
+        .target(name: "CheckoutCore", dependencies: ["CheckoutLocking"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
-        .target(name: "CheckoutTheme", path: "Sources/CheckoutTheme", swiftSettings: swift6),
+        .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
         // SQLite wrapper shared by the client store (and later the server).
-        .target(name: "SQLiteKit", dependencies: ["CSQLite"], path: "Sources/SQLiteKit", swiftSettings: swift6),
+        .target(name: "SQLiteKit", dependencies: ["CSQLite", "CheckoutLocking"], path: "Sources/SQLiteKit", swiftSettings: swift6),
         // The strict JSON byte reader (and saved-method readers) both ends of the sync wire use.
         .target(name: "WireScanner", dependencies: ["CheckoutCore"], path: "Sources/WireScanner", swiftSettings: swift6),
         // Offline vault cache with outbox.
-        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID", "WireScanner"],
+        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID", "WireScanner", "CheckoutLocking"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner"],
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
         // PostgreSQL storage for several vault-server instances on one vault (libpq).
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
-        .target(name: "VaultServerPostgres", dependencies: ["VaultServer", "CLibPQ"],
+        .target(name: "VaultServerPostgres", dependencies: ["VaultServer", "CLibPQ", "CheckoutLocking"],
                 path: "Sources/VaultServerPostgres", swiftSettings: swift6),
         .executableTarget(name: "vault-server", dependencies: ["VaultServer", "VaultServerPostgres"],
                           path: "Sources/vault-server", swiftSettings: swift6),
         // Deterministic doubles for sync tests: an in-memory remote vault and a manual clock.
-        .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore"],
+        .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutLocking"],
                 path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
 
         // Payment-method modules: each depends on CheckoutCore only.
-        .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore"],
+        .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore", "CheckoutLocking"],
                 path: "Plugins/CardPaymentMethod", swiftSettings: swift6),
 
         .target(name: "RedirectPaymentMethod", dependencies: ["CheckoutCore"],
@@ -66,7 +68,7 @@ let package = Package(
                                "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod"],
                 path: "Sources/CheckoutKit", swiftSettings: swift6),
         // `checkout demo`, as a library so that a test can run it end to end.
-        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer"],
+        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer", "CheckoutLocking"],
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout",
@@ -78,7 +80,7 @@ let package = Package(
         // Benchmarks: run in release. C baselines live in their own small C target.
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines", "VaultServer",
-                                                             "VaultServerPostgres", "CLibPQ"],
+                                                             "VaultServerPostgres", "CLibPQ", "CheckoutLocking"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.
@@ -101,7 +103,7 @@ let package = Package(
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
-                                   "CheckoutVaultTesting", "VaultServer"],
+                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),

@@ -1,6 +1,6 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 
 /// The card form: field updates, network detection with co-badged BIN lookup, validation, and
 /// one payment at a time (tokenize, create payment, 3-D Secure challenge).
@@ -10,7 +10,7 @@ import Synchronization
 /// snapshots. The raw number and CVV live only in private storage: never in a snapshot, a
 /// description or a mirror, and they are wiped after success or cancellation.
 ///
-/// Every method is safe to call from any task; state changes are serialised by a `Mutex` and
+/// Every method is safe to call from any task; state changes are serialised by a `Locked` and
 /// published in the order they were made.
 ///
 /// BIN lookup: once the number has 8 digits, the first 8 are looked up (once per distinct BIN:
@@ -55,7 +55,7 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
     private let configurationError: CheckoutError?
     private let currency: Currency?
     private let vaultOnSuccess: Bool
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
     private let formBroadcaster: StateBroadcaster<CardFormState>
     private let flowBroadcaster = StateBroadcaster(PaymentFlowState.idle)
 

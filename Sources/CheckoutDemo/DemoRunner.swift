@@ -1,6 +1,6 @@
 import CheckoutKit
+import CheckoutLocking
 import Foundation
-import Synchronization
 import VaultServer
 
 /// `checkout demo`: the whole product end to end on the embedded defaults, in seconds.
@@ -39,7 +39,7 @@ public final class DemoRunner: Sendable {
 
     private let options: Options
     private let write: @Sendable (String) -> Void
-    private let server = Mutex<VaultServer?>(nil)
+    private let server = Locked<VaultServer?>(nil)
 
     /// Creates a runner that prints through `write` (one call per line).
     public init(options: Options = Options(), write: @escaping @Sendable (String) -> Void) {

@@ -1,13 +1,13 @@
+import CheckoutLocking
 import Foundation
-import Synchronization
 
 /// Resolves each mode's theme once and hands out the same immutable value afterwards.
 ///
-/// An instance the host owns (no global mutable state); thread-safe through a `Mutex`. Failures are
+/// An instance the host owns (no global mutable state); thread-safe through a `Locked`. Failures are
 /// not cached, so fixing a token file and asking again works.
 public final class ThemeCache: Sendable {
     private let load: @Sendable (ThemeMode) throws(ThemeError) -> ResolvedTheme
-    private let themes = Mutex<[ThemeMode: ResolvedTheme]>([:])
+    private let themes = Locked<[ThemeMode: ResolvedTheme]>([:])
 
     /// A cache over any loader, e.g. one that resolves token JSON embedded in the binary.
     public init(load: @escaping @Sendable (ThemeMode) throws(ThemeError) -> ResolvedTheme) {

@@ -1,5 +1,5 @@
 import CheckoutCore
-import Synchronization
+import CheckoutLocking
 
 /// Keeps a `VaultStore` in sync with a `RemoteVault` in the background.
 ///
@@ -63,13 +63,13 @@ public final class SyncEngine: Sendable {
     /// The settings the engine was created with.
     public let configuration: Configuration
     let clock: any SyncClock
-    let random: Mutex<RetryPolicy.Generator>
+    let random: Locked<RetryPolicy.Generator>
     let trigger = SyncTrigger()
     /// The largest batch the server accepted after it answered 413 to a bigger one (nil: none learned).
-    let learnedBatchLimit = Mutex<Int?>(nil)
+    let learnedBatchLimit = Locked<Int?>(nil)
     let rejectionHub = SyncEventHub<SyncRejection>()
     private let broadcaster: StateBroadcaster<SyncStatus>
-    private let state = Mutex(EngineState())
+    private let state = Locked(EngineState())
 
     /// One round of one customer, shared by every caller that joins it.
     private struct Round {
@@ -103,7 +103,7 @@ public final class SyncEngine: Sendable {
         self.remote = remote
         self.configuration = configuration
         self.clock = clock
-        self.random = Mutex(configuration.randomSeed.map(RetryPolicy.Generator.init(seed:)) ?? RetryPolicy.Generator())
+        self.random = Locked(configuration.randomSeed.map(RetryPolicy.Generator.init(seed:)) ?? RetryPolicy.Generator())
         self.broadcaster = StateBroadcaster(SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: nil))
         refreshPendingCount()
     }

@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// Delivers events (not state) to any number of `AsyncStream` subscribers.
 ///
@@ -11,7 +11,7 @@ final class SyncEventHub<Event: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A stream of the events sent from now on.
     func stream() -> AsyncStream<Event> {

@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// Wakes the sync engine's background loop: a local write, a reconnect, or a request to stop waiting.
 ///
@@ -23,7 +23,7 @@ final class SyncTrigger: Sendable {
         var waiter: Waiter?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Delivers `kind` to the waiter if it accepts it, else remembers it.
     func fire(_ kind: Kind) {

@@ -1,7 +1,7 @@
 import CheckoutCore
+import CheckoutLocking
 import CheckoutVault
 import Foundation
-import Synchronization
 
 /// A `RemoteVault` in memory with the same rules as `vault-server`, plus switches to inject faults.
 ///
@@ -91,7 +91,7 @@ public final class InMemoryRemoteVault: RemoteVault {
     public let limits: Limits
     private let retentionMillis: Int64
     private let now: @Sendable () -> Int64
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty vault. `now` is the server's clock in Unix milliseconds (tombstone
     /// retention); pass a test clock to expire cursors without waiting.

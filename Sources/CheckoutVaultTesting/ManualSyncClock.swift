@@ -1,5 +1,5 @@
+import CheckoutLocking
 import CheckoutVault
-import Synchronization
 
 /// A `SyncClock` that only moves when the test says so.
 ///
@@ -28,11 +28,11 @@ public final class ManualSyncClock: SyncClock {
         var observers: [Observer] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A clock reading `startMillis` (Unix milliseconds) until advanced.
     public init(startMillis: Int64 = 1_800_000_000_000) {
-        state = Mutex(State(nowNanos: startMillis * 1_000_000))
+        state = Locked(State(nowNanos: startMillis * 1_000_000))
     }
 
     /// The manual time in Unix milliseconds.

@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// A parked call of `InMemoryRemoteVault`: the test waits until the call arrives, looks at the
 /// world while it hangs (e.g. checkout still lists the cache), then lets it continue.
@@ -10,7 +10,7 @@ public final class RemoteVaultHold: Sendable {
         var reachedWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 

@@ -1,5 +1,5 @@
+import CheckoutLocking
 import Dispatch
-import Synchronization
 
 /// One writer connection and a small pool of reader connections on a WAL database.
 ///
@@ -8,7 +8,7 @@ import Synchronization
 /// page). A connection is never used by two threads at once: the writer is used only under its
 /// mutex, a reader only by the caller that took it out of the idle list.
 public final class DatabasePool: Sendable {
-    /// Holds a connection so it can sit inside `Mutex`es.
+    /// Holds a connection so it can sit inside `Locked` values.
     ///
     /// `@unchecked Sendable` is safe because the pool guarantees exclusive use: the writer's
     /// `Connection` is only dereferenced inside `writer.withLock`, and a reader's only by the one
@@ -22,15 +22,15 @@ public final class DatabasePool: Sendable {
     /// The database file.
     public let path: String
     private let configuration: DatabaseConfiguration
-    private let writer: Mutex<Connection>
-    private let idleReaders = Mutex<[Connection]>([])
+    private let writer: Locked<Connection>
+    private let idleReaders = Locked<[Connection]>([])
     private let readerPermits: DispatchSemaphore
 
     /// Opens the writer connection (creating the file and switching it to WAL). Readers open lazily.
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
         self.path = path
         self.configuration = configuration
-        self.writer = Mutex(Connection(try Database(path: path, configuration: configuration, role: .writer)))
+        self.writer = Locked(Connection(try Database(path: path, configuration: configuration, role: .writer)))
         self.readerPermits = DispatchSemaphore(value: max(1, configuration.maximumReaderCount))
     }
 

@@ -1,9 +1,9 @@
-import Synchronization
+import CheckoutLocking
 
 /// The op ids currently being processed, so a concurrent duplicate gets 409 instead of racing.
 final class InFlightOps: Sendable {
     private struct Key: Hashable { var customer: CustomerKey; var opId: String }
-    private let keys = Mutex<Set<Key>>([])
+    private let keys = Locked<Set<Key>>([])
 
     /// Reserves every id, or none when one is already in flight (returns false).
     func reserve(_ customer: CustomerKey, _ opIds: [String]) -> Bool {

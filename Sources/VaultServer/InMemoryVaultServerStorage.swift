@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// A `VaultServerStorage` in memory, for tests: the same primitives as the SQLite storage.
 ///
@@ -71,7 +71,7 @@ public final class InMemoryVaultServerStorage: VaultServerStorage {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty storage.
     public init() {}

@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// A token bucket per merchant: `burst` requests at once, refilled at `perSecond`.
 ///
@@ -7,7 +7,7 @@ final class RateLimiter: Sendable {
     private struct Bucket { var tokens: Double; var updatedAt: Int64 }
     private let perSecond: Double
     private let burst: Double
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Locked<[String: Bucket]>([:])
 
     init(perSecond: Double, burst: Int) {
         self.perSecond = perSecond

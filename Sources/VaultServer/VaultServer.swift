@@ -1,6 +1,6 @@
 import CMicroHTTPD
+import CheckoutLocking
 import Foundation
-import Synchronization
 
 /// The remote vault service: HTTP/1.1 on libmicrohttpd in front of `VaultServerStorage`.
 ///
@@ -16,7 +16,7 @@ import Synchronization
 public final class VaultServer: Sendable {
     private let configuration: VaultServerConfiguration
     private let handler: VaultRequestHandler
-    private let state = Mutex(RunState())
+    private let state = Locked(RunState())
 
     private struct RunState {
         var daemon: DaemonHandle?

@@ -1,10 +1,10 @@
+import CheckoutLocking
 import Dispatch
-import Synchronization
 
 /// A bounded pool of libpq connections, opened lazily and reused.
 ///
 /// At most `capacity` connections exist at once (a counting semaphore holds the permits; a
-/// `Mutex` guards the idle list). A caller that finds every connection busy waits up to
+/// `Locked` guards the idle list). A caller that finds every connection busy waits up to
 /// `acquireTimeout`, then gets `PostgresError.poolExhausted` instead of piling up connections on
 /// the server. Waiting blocks the calling thread, which is what the synchronous storage protocol
 /// asks for (libmicrohttpd's worker threads never wait on async work). A connection that broke,
@@ -15,7 +15,7 @@ final class PostgresConnectionPool: Sendable {
     private let url: String
     private let acquireTimeout: Duration
     private let permits: DispatchSemaphore
-    private let idle = Mutex<[PostgresConnection]>([])
+    private let idle = Locked<[PostgresConnection]>([])
 
     init(url: String, capacity: Int, acquireTimeout: Duration) {
         self.url = url

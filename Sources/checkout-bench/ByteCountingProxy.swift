@@ -1,3 +1,4 @@
+import CheckoutLocking
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -16,7 +17,7 @@ final class ByteCountingProxy: Sendable {
     let port: UInt16
     private let target: UInt16
     private let listener: Int32
-    private let sockets = Mutex<[Int32]>([])
+    private let sockets = Locked<[Int32]>([])
     private let stopped = Atomic<Bool>(false)
 
     /// Listens on 127.0.0.1 (a free port) and forwards to 127.0.0.1:`target`.

@@ -1,10 +1,10 @@
 import CheckoutKit
-import Synchronization
+import CheckoutLocking
 
 /// A `RemoteVault` that counts the requests it forwards (each call is one HTTP request).
 final class CountingRemote: RemoteVault {
     let base: any RemoteVault
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Locked<[String: Int]>([:])
 
     init(_ base: any RemoteVault) { self.base = base }
 

@@ -1,5 +1,5 @@
+import CheckoutLocking
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +42,7 @@ enum LoadGenerator {
             FileHandle.standardError.write(Data("checkout-bench --load-generator: \(error)\n".utf8))
             return 2
         }
-        let tally = Mutex(Tally())
+        let tally = Locked(Tally())
         let remaining = RequestBudget(options.maxRequests)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(options.seconds * 1e9)
         let done = DispatchGroup()

@@ -1,13 +1,13 @@
 import CheckoutCore
+import CheckoutLocking
 import CheckoutVault
 import Foundation
-import Synchronization
 import Testing
 
 extension Reliability.HostileInput {
     /// The next hostile answer, shared between the test and the stub server's threads.
     final class AnswerBox: Sendable {
-        let answer = Mutex<(status: Int, body: [UInt8])>((200, []))
+        let answer = Locked<(status: Int, body: [UInt8])>((200, []))
     }
 
     @Test("HTTPRemoteVault: hostile server answers become typed RemoteVaultErrors, never a crash or an echo")

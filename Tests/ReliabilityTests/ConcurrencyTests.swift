@@ -1,5 +1,6 @@
 import CardPaymentMethod
 import CheckoutCore
+import CheckoutLocking
 import CheckoutVault
 import CheckoutVaultTesting
 import Foundation
@@ -116,11 +117,12 @@ struct Concurrency {
         }
     }
 
-    /// The control for the sanitizer run: nothing but a `Mutex`-guarded counter. On Linux the
-    /// contended path of `Synchronization.Mutex` waits in the kernel (futex, inside the
-    /// uninstrumented libswiftSynchronization.so), so the thread sanitizer cannot see that lock
-    /// hand-off; if it reports a race here, every report inside a `withLock` body is that artefact.
-    @Test("control: a Mutex-guarded counter under contention counts every increment")
+    /// The control for the sanitizer run: nothing but a `Locked` counter under contention. On Linux
+    /// the contended path of `Synchronization.Mutex` waits in the kernel (futex, inside the
+    /// uninstrumented libswiftSynchronization.so), so the thread sanitizer cannot see that hand-off
+    /// by itself; `Locked` annotates it in the sanitized build (`make tsan`). A race reported here
+    /// means the annotation is missing, and every report inside a `withLock` body would be suspect.
+    @Test("control: a Locked counter under contention counts every increment")
     func mutexControl() async {
         let counter = Counter()
         await withTaskGroup(of: Void.self) { group in
@@ -135,6 +137,6 @@ struct Concurrency {
 
     /// A shared counter.
     final class Counter: Sendable {
-        let value = Mutex(0)
+        let value = Locked(0)
     }
 }

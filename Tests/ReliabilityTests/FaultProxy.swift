@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
+import CheckoutLocking
 
 /// A loopback HTTP proxy that injects faults on a seeded schedule, between `HTTPRemoteVault` and
 /// the vault server.
@@ -34,12 +34,12 @@ final class FaultProxy: Sendable {
     private let listener: Int32
     /// Percent of requests that get a fault while faults are enabled.
     private let faultPercent: Int
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(upstreamPort: UInt16, seed: UInt64, faultPercent: Int = 50) throws {
         self.upstreamPort = upstreamPort
         self.faultPercent = faultPercent
-        state = Mutex(State(random: SeededRandom(seed: seed)))
+        state = Locked(State(random: SeededRandom(seed: seed)))
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTP.SocketError(operation: "socket", code: errno) }
         var one: Int32 = 1

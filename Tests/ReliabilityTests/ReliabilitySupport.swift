@@ -1,6 +1,6 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 import Testing
 
 /// How hard the reliability suite tries: a small default budget so `make test` stays fast, and a
@@ -141,7 +141,7 @@ enum PaymentDataScanner {
 /// Counts what the suite tried, printed at the end so the README can quote the last run.
 final class ReliabilityCounters: Sendable {
     static let shared = ReliabilityCounters()
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Locked<[String: Int]>([:])
 
     func add(_ name: String, _ amount: Int = 1) {
         counts.withLock { $0[name, default: 0] += amount }

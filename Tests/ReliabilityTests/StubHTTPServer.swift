@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
+import CheckoutLocking
 
 /// A loopback HTTP server whose answers a test computes: for feeding hostile responses to
 /// `HTTPRemoteVault`. Every answer is complete (head and `Content-Length` body), keep-alive.
@@ -11,11 +11,11 @@ final class StubHTTPServer: Sendable {
 
     let port: UInt16
     private let listener: Int32
-    private let responder: Mutex<Responder>
-    private let stopped = Mutex(false)
+    private let responder: Locked<Responder>
+    private let stopped = Locked(false)
 
     init(responder: @escaping Responder) throws {
-        self.responder = Mutex(responder)
+        self.responder = Locked(responder)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTP.SocketError(operation: "socket", code: errno) }
         var address = sockaddr_in()

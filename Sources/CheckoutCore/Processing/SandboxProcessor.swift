@@ -1,5 +1,5 @@
+import CheckoutLocking
 import Foundation
-import Synchronization
 
 /// A deterministic, in-process payments backend for development, tests and the demo.
 ///
@@ -58,7 +58,7 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
         var failedOnce: Set<String> = []
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
     /// Co-badged BIN table: first 8 digits -> networks (most specific first) and issuer country.
     private let binTable: [String: BinData]
 

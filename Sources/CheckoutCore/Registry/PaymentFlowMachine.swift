@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// The attempt and state rules every `PaymentFlow` shares, so that a plugin's flow only
 /// tokenizes, calls the `PaymentPipeline` and hands each step back here.
@@ -86,11 +86,11 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
         }
     }
 
-    private let storage: Mutex<Current>
+    private let storage: Locked<Current>
     private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
 
     /// Creates an `idle` machine holding `extra`.
-    public init(extra: Extra) { storage = Mutex(Current(extra: extra)) }
+    public init(extra: Extra) { storage = Locked(Current(extra: extra)) }
 
     // MARK: Observation
 

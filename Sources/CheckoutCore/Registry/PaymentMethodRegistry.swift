@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// The set of payment-method handlers one host has loaded. An instance, never a global.
 ///
@@ -16,7 +16,7 @@ public final class PaymentMethodRegistry: Sendable {
         var factories: [String: HandlerFactory] = [:]
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     /// Creates an empty registry.
     public init() {}

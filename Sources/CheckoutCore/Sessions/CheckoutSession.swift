@@ -1,5 +1,5 @@
+import CheckoutLocking
 import Foundation
-import Synchronization
 
 /// The owner of one checkout: decodes the client token, resolves the payment methods, and hands
 /// out the child sessions (selection, payment flows) once ready. Headless, `Sendable`, and safe
@@ -52,8 +52,8 @@ public final class CheckoutSession: Sendable {
     private let vault: (any VaultProvider)?
     private let now: @Sendable () -> Date
     private let phaseState = StateBroadcaster(Phase.initializing)
-    private let run = Mutex(Run())
-    private let hookStorage: Mutex<HookStorage>
+    private let run = Locked(Run())
+    private let hookStorage: Locked<HookStorage>
 
     /// Creates a session; nothing happens until `start()`.
     ///
@@ -75,7 +75,7 @@ public final class CheckoutSession: Sendable {
         self.processor = processor
         self.vault = vault
         self.now = now
-        hookStorage = Mutex(HookStorage(idempotencyKey: idempotencyKey, beforePaymentCreate: nil))
+        hookStorage = Locked(HookStorage(idempotencyKey: idempotencyKey, beforePaymentCreate: nil))
     }
 
     // MARK: Observation

@@ -1,5 +1,5 @@
+import CheckoutLocking
 import Foundation
-import Synchronization
 
 /// Drives payment-method selection: the list, search, the selected method's flow, and saved
 /// (vaulted) methods with CVV recapture and deletion.
@@ -18,7 +18,7 @@ public final class SelectionSession: Sendable {
         var flow: (any PaymentFlow)?
     }
 
-    private let storage: Mutex<Internal>
+    private let storage: Locked<Internal>
     private let broadcaster: StateBroadcaster<PaymentMethodSelectionState>
     private let routeBroadcaster = StateBroadcaster(SelectionRoute.methods)
     private let requiresCvvRecapture: Bool
@@ -29,7 +29,7 @@ public final class SelectionSession: Sendable {
     init(methods: [CheckoutPaymentMethod], vaulted: [VaultedPaymentMethod], vaultError: String?,
          requiresCvvRecapture: Bool, scope: VaultScope, vault: (any VaultProvider)?, flowFactory: @escaping FlowFactory) {
         let state = PaymentMethodSelectionState(paymentMethods: methods, error: vaultError)
-        storage = Mutex(Internal(state: state, vaulted: vaulted))
+        storage = Locked(Internal(state: state, vaulted: vaulted))
         broadcaster = StateBroadcaster(state)
         self.requiresCvvRecapture = requiresCvvRecapture
         self.scope = scope

@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// Holds a current value and delivers every change to any number of `AsyncStream` subscribers.
 ///
@@ -14,10 +14,10 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
         var finished = false
     }
 
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
 
     /// Creates a broadcaster holding `initial`.
-    public init(_ initial: Value) { storage = Mutex(Storage(value: initial)) }
+    public init(_ initial: Value) { storage = Locked(Storage(value: initial)) }
 
     /// The current value.
     public var value: Value { storage.withLock { $0.value } }

@@ -1,4 +1,4 @@
-import Synchronization
+import CheckoutLocking
 
 /// A `VaultProvider` kept in memory: for tests, previews and hosts that do not persist the vault.
 ///
@@ -10,7 +10,7 @@ public final class InMemoryVaultProvider: VaultProvider {
         var lastUsed: UInt64
     }
 
-    private let entries = Mutex<(clock: UInt64, byScope: [VaultScope: [String: Entry]])>((0, [:]))
+    private let entries = Locked<(clock: UInt64, byScope: [VaultScope: [String: Entry]])>((0, [:]))
 
     public init() {}
 
