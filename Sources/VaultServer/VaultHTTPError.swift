@@ -34,5 +34,7 @@ public struct VaultHTTPError: Error, Sendable, Equatable {
         .init(status: 429, code: "rate-limited", message: "too many requests", retryAfterSeconds: retryAfter)
     }
     static let draining = Self(status: 503, code: "draining", message: "the server is shutting down", retryAfterSeconds: 1)
+    static let storageUnavailable = Self(status: 503, code: "storage-unavailable",
+                                         message: "the storage is busy or unreachable; retry later", retryAfterSeconds: 1)
     static let internalError = Self(status: 500, code: "internal", message: "internal server error")
 }

@@ -28,6 +28,8 @@ final class VaultRequestHandler: Sendable {
             return try route(request)
         } catch let error as VaultHTTPError {
             return Self.errorResponse(error)
+        } catch let error as any TemporaryStorageFailure where error.isTemporary {
+            return Self.errorResponse(.storageUnavailable)
         } catch {
             return Self.errorResponse(.internalError)
         }

@@ -18,6 +18,15 @@ public protocol VaultServerStorage: Sendable {
     func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T
 }
 
+/// A storage error that may say its failure is temporary (every pooled connection busy, the
+/// database briefly unreachable). The server answers a temporary failure with 503 and
+/// `Retry-After` instead of 500, so clients back off and retry (ops are idempotent by op id, so a
+/// retry is safe even when the outcome of the failed call is unknown).
+public protocol TemporaryStorageFailure: Error {
+    /// True when the same request may succeed if retried shortly.
+    var isTemporary: Bool { get }
+}
+
 /// The operations available inside one storage transaction. Every call is scoped by merchant
 /// and customer; nothing here can reach another tenant's rows.
 public protocol VaultStorageTransaction {

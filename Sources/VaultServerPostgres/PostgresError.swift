@@ -1,9 +1,11 @@
+import VaultServer
+
 /// A failure of the PostgreSQL storage: a connection, a statement or the pool.
 ///
 /// Carries the SQLSTATE and the server's primary message, never the bound parameters (they are
 /// payment data) and never the connection URL (it may hold a password). New codes are added as
 /// static members, so a user's `switch` over `code` never breaks.
-public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible, TemporaryStorageFailure {
     /// What went wrong, as a stable code.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
@@ -58,6 +60,13 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     /// True for failures that a fresh attempt of the whole transaction may cure: serialization
     /// failures (40001) and deadlocks (40P01).
     public var isTransient: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    /// True when a retry shortly after may succeed: the pool stayed busy, the server could not be
+    /// reached or dropped the connection, or a transient failure outlived the attempts. The vault
+    /// server answers these with 503 and `Retry-After` rather than 500.
+    public var isTemporary: Bool {
+        isTransient || code == .poolExhausted || code == .connectionFailed || code == .connectionLost
+    }
 
     /// The code, the SQLSTATE when known, and the message: safe to log.
     public var description: String {

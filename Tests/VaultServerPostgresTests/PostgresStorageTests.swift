@@ -1,3 +1,4 @@
+import CheckoutVault
 import Dispatch
 import Foundation
 import Synchronization
@@ -520,5 +521,59 @@ struct PostgresStorageTests {
         let error = #expect(throws: PostgresError.self) { try PostgresVaultServerStorage(url: url) }
         #expect(error?.code == code)
         #expect(error.map { !$0.description.contains("s3cret") } == true)
+    }
+}
+
+/// The pool seen from HTTP: a request that finds every connection busy for the whole acquire
+/// timeout gets 503 with Retry-After (not 500), and the next one succeeds once a connection is free.
+@Suite(.enabled(if: PostgresTestEnvironment.isConfigured,
+                "PostgreSQL tests skipped: CHECKOUTKIT_POSTGRES_URL not set (run: scripts/with-postgres.sh swift test)"))
+struct PostgresPoolExhaustionTests {
+    @Test("an exhausted pool answers 503 storage-unavailable with Retry-After, then recovers")
+    func exhaustedPoolIs503() async throws {
+        let schema = try PostgresTestSchema()
+        defer { withExtendedLifetime(schema) {} }
+        let storage = try PostgresVaultServerStorage(url: schema.url, options: .init(poolSize: 1, acquireTimeout: .milliseconds(200)))
+        let server = VaultServer(configuration: VaultServerConfiguration(listen: .init(host: "127.0.0.1", port: 0),
+                                                                         apiKeys: [TestServer.keyA: "merchant_a"], threads: 2),
+                                 storage: storage)
+        let port = try server.start()
+        defer { server.stop() }
+        let remote = HTTPRemoteVault(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: TestServer.keyA)
+        let scope = Fixture.scope("c1")
+
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            _ = try? storage.read { _ in holding.signal(); release.wait() }
+        }
+        holding.wait()
+        let error = await #expect(throws: RemoteVaultError.self) {
+            try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("vt_1"))])
+        }
+        #expect(error == .httpStatus(status: 503, code: "storage-unavailable",
+                                     message: "the storage is busy or unreachable; retry later", retryAfterSeconds: 1))
+        release.signal()
+        group.wait()
+
+        let results = try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("vt_1"))])
+        #expect(results.map(\.status) == [.applied])
+        #expect(try await remote.instruments(scope: scope).map(\.id) == ["vt_1"])
+    }
+
+    @Test("temporary PostgreSQL failures are the pool, the connection and transient SQLSTATEs", arguments: [
+        (PostgresError(.poolExhausted, message: "m"), true),
+        (PostgresError(.connectionFailed, message: "m"), true),
+        (PostgresError(.connectionLost, message: "m"), true),
+        (PostgresError(.statementFailed, sqlState: "40001", message: "m"), true),
+        (PostgresError(.statementFailed, sqlState: "40P01", message: "m"), true),
+        (PostgresError(.statementFailed, sqlState: "23505", message: "m"), false),
+        (PostgresError(.unexpectedResult, message: "m"), false),
+        (PostgresError(.invalidParameter, message: "m"), false),
+        (PostgresError(.misuse, message: "m"), false),
+    ])
+    func temporaryClassification(error: PostgresError, temporary: Bool) {
+        #expect(error.isTemporary == temporary)
     }
 }
