@@ -2,8 +2,8 @@
 /// (1-8), the 8-digit space split into disjoint segments, each owned by the network whose longest
 /// prefix covers it, plus a 1000-entry index on the first three digits into those segments.
 ///
-/// A lookup is one multiply, one table read and (almost always) one comparison: no search, no
-/// allocation. Built once at load (a few hundred segments per digit count).
+/// A lookup is one multiply and one table read (plus, in a bucket several segments share, usually
+/// one comparison): no search, no allocation. Built once at load (a few hundred segments per digit count).
 final class PrefixIndex: Sendable {
     /// The 8-digit space: leading digits are padded with zeros to 8 digits.
     static let space: UInt32 = 100_000_000
@@ -17,7 +17,8 @@ final class PrefixIndex: Sendable {
     /// The rule index owning each segment, -1 for none; parallel to `ends`.
     private let owners: [Int8]
     /// For digit count `n` and bucket `b`, `buckets[(n - 1) * 1000 + b]` is the index in `ends`
-    /// of the segment containing the bucket's first value.
+    /// of the segment containing the bucket's first value, or, when that one segment covers the
+    /// whole bucket, `-2 - owner` (the answer itself, no search).
     private let buckets: [Int32]
 
     /// Builds the index from `(range, rule index)` pairs.
@@ -58,7 +59,8 @@ final class PrefixIndex: Sendable {
             for bucket in 0..<Self.bucketCount {
                 let value = UInt32(bucket) * Self.bucketWidth
                 while ends[segment] <= value { segment += 1 }
-                buckets.append(Int32(segment))
+                let covered = ends[segment] >= value + Self.bucketWidth
+                buckets.append(covered ? -2 - Int32(owners[segment]) : Int32(segment))
             }
         }
         self.ends = ends
@@ -78,8 +80,11 @@ final class PrefixIndex: Sendable {
             missing -= 1
         }
         guard padded < Self.space else { return -1 }
+        let entry = Int(buckets[(typed - 1) * Self.bucketCount + Int(padded / Self.bucketWidth)])
+        // Most buckets lie in one segment: the entry is the owner.
+        if entry < 0 { return -2 - entry }
         return ends.withUnsafeBufferPointer { ends in
-            var index = Int(buckets[(typed - 1) * Self.bucketCount + Int(padded / Self.bucketWidth)])
+            var index = entry
             while index < ends.count && ends[index] <= padded { index += 1 }
             return index < ends.count ? Int(owners[index]) : -1
         }
