@@ -21,14 +21,16 @@ public struct CardExpiry: Sendable, Hashable, CustomStringConvertible {
         self = expiry
     }
 
-    /// `MM/YY` when the year is in 2000-2099, else `MM/YYYY`.
+    /// `MM/YY` when the year is in 2000-2099, else `MM/YYYY` (the year zero-padded to four digits,
+    /// so the text always parses back to the same expiry).
     public var description: String {
         let monthText = month < 10 ? "0\(month)" : "\(month)"
         if (2000...2099).contains(year) {
             let short = year - 2000
             return monthText + "/" + (short < 10 ? "0\(short)" : "\(short)")
         }
-        return monthText + "/\(year)"
+        let yearText = "\(year)"
+        return monthText + "/" + String(repeating: "0", count: max(0, 4 - yearText.count)) + yearText
     }
 
     /// Months since year 0, for comparisons.

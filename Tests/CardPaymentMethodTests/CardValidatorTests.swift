@@ -254,6 +254,15 @@ struct CardValidatorTests {
         #expect(CardExpiry(month: 3, year: 2030)?.description == "03/30")
     }
 
+    /// Found by the long fuzz run: a year below 1000 printed unpadded (`01/5`) and did not parse back.
+    @Test("an expiry's description parses back to the same expiry", arguments: [
+        (1, 0), (1, 5), (2, 99), (3, 999), (4, 1000), (5, 1999), (6, 2000), (7, 2099), (8, 2100), (12, 9999),
+    ])
+    func descriptionRoundTrips(month: Int, year: Int) throws {
+        let expiry = try #require(CardExpiry(month: month, year: year))
+        #expect(CardExpiry(parsing: expiry.description) == expiry, "\(expiry.description)")
+    }
+
     struct NameCase: Sendable, CustomStringConvertible {
         let name: String
         let code: CardValidationError.Code?
