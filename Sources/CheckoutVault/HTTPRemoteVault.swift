@@ -1,49 +1,41 @@
 import CheckoutCore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// A `RemoteVault` that talks to `vault-server` over HTTP with `URLSession`.
+/// A `RemoteVault` that talks to `vault-server` over HTTP/1.1 with `HTTPClient`.
 ///
-/// One long-lived session per instance (create one per process and share it): connections are
-/// reused across sync rounds. Responses are decoded strictly; anything that is not the promised
-/// JSON becomes `RemoteVaultError.malformedResponse` and nothing of it is returned. The API key
-/// is never included in errors or descriptions.
+/// One client per instance (create one per process and share it across tasks): a bounded pool
+/// of keep-alive connections reused across sync rounds, socket I/O off Swift concurrency's
+/// threads. Responses are decoded strictly; anything that is not the promised JSON becomes
+/// `RemoteVaultError.malformedResponse` and nothing of it is returned; a connection that fails
+/// or ends before a whole response is `unreachable`. The API key is never included in errors or
+/// descriptions.
 public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
     private let baseURL: URL
     private let authorization: String
-    private let session: URLSession
-    private let requestTimeout: TimeInterval
+    private let client: HTTPClient
 
     /// Creates a client for the server at `baseURL` (e.g. `http://127.0.0.1:8080`), authenticating
-    /// with `apiKey`. `timeout` bounds each request; `resourceTimeout` bounds a request's retries.
+    /// with `apiKey`. `timeout` bounds connecting and each read or write; `resourceTimeout` bounds a
+    /// whole request, including a reconnect.
     public init(baseURL: URL, apiKey: String, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60) {
         self.baseURL = baseURL
         self.authorization = "Bearer \(apiKey)"
-        self.requestTimeout = timeout
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = resourceTimeout
-        configuration.httpMaximumConnectionsPerHost = 8
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        self.session = URLSession(configuration: configuration)
-    }
-
-    deinit {
-        session.finishTasksAndInvalidate()
+        self.client = HTTPClient(baseURL: baseURL,
+                                 limits: HTTPClientLimits(timeout: timeout, exchangeTimeout: resourceTimeout),
+                                 maxConnections: 8)
     }
 
     /// A one-line explanation, safe to log.
     public var description: String { "HTTPRemoteVault(\(baseURL.absoluteString))" }
 
+    /// The transport's counters (connections opened, reused, stale retries), for tests and benchmarks.
+    package var transportStatistics: HTTPClient.Statistics { client.statistics }
+
     /// Fetches one page of the change feed (`GET /v1/customers/{customer}/changes`).
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
-        var query = [URLQueryItem(name: "limit", value: String(limit))]
-        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-        let data = try await send(method: "GET", path: customerPath(scope) + "/changes", query: query, body: nil)
+        var query = "?limit=\(limit)"
+        if let cursor { query += "&cursor=" + Self.percentEncoded(cursor) }
+        let data = try await send(method: "GET", path: customerPath(scope) + "/changes" + query, body: nil)
         // Fast path: a hand-written strict reader; anything it does not take goes through JSONDecoder.
         if let page = try? WireJSON.scan(data, WireJSON.changePage) { return page }
         return try decode(ChangePage.self, from: data)
@@ -51,8 +43,8 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
 
     /// Sends a batch (`POST /v1/customers/{customer}/ops`); the results match the ops one to one.
     public func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
-        let body = WireJSON.opsRequest(ops)
-        let data = try await send(method: "POST", path: customerPath(scope) + "/ops", query: [], body: body)
+        let body = WireJSON.opsRequestBytes(ops)
+        let data = try await send(method: "POST", path: customerPath(scope) + "/ops", body: body)
         let results: [OpResult]
         if let fast = try? WireJSON.scan(data, WireJSON.opResults) {
             results = fast
@@ -67,7 +59,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
 
     /// Lists live instruments (`GET /v1/customers/{customer}/instruments`).
     public func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
-        let data = try await send(method: "GET", path: customerPath(scope) + "/instruments", query: [], body: nil)
+        let data = try await send(method: "GET", path: customerPath(scope) + "/instruments", body: nil)
         return try decode(InstrumentsResponseBody.self, from: data).instruments
     }
 
@@ -82,64 +74,61 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
 
     /// The path of a customer's resources, with the customer id percent-encoded as one segment.
     private func customerPath(_ scope: VaultScope) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let segment = scope.customerId.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-        return "/v1/customers/\(segment)"
+        "/v1/customers/" + Self.percentEncoded(scope.customerId)
     }
 
-    private func send(method: String, path: String, query: [URLQueryItem], body: Data?) async throws -> Data {
-        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
-            throw RemoteVaultError.unreachable(reason: "invalid server URL")
+    /// `text` with every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) percent-encoded.
+    static func percentEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E:
+                out.append(byte)
+            default:
+                out += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
         }
-        let basePath = components.percentEncodedPath.hasSuffix("/")
-            ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
-        components.percentEncodedPath = basePath + path
-        components.queryItems = query.isEmpty ? nil : query
-        guard let url = components.url else { throw RemoteVaultError.unreachable(reason: "invalid server URL") }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: requestTimeout)
-        request.httpMethod = method
-        request.setValue(authorization, forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let body {
-            request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let data: Data
-        let response: URLResponse
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One exchange: GETs are idempotent by nature, and so is the ops POST, because every op
+    /// carries its id as idempotency key (a replay is answered from the server's op log), so
+    /// the transport may resend either once after a stale keep-alive connection.
+    private func send(method: String, path: String, body: [UInt8]?) async throws -> [UInt8] {
+        var headers: [(name: String, value: String)] = [("Authorization", authorization), ("Accept", "application/json")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let request = HTTPClientRequest(method: method, target: path, headers: headers, body: body, isIdempotent: true)
+        let response: HTTPClientResponse
         do {
-            (data, response) = try await session.data(for: request)
-        } catch let error as URLError {
-            throw RemoteVaultError.unreachable(reason: "\(error.code.rawValue) \(error.localizedDescription)")
+            response = try await client.send(request)
         } catch {
-            throw RemoteVaultError.unreachable(reason: String(describing: type(of: error)))
+            throw error.remoteVaultError
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw RemoteVaultError.malformedResponse(reason: "not an HTTP response")
-        }
-        switch http.statusCode {
+        switch response.status {
         case 200..<300:
-            return data
+            return response.body
         case 401:
             throw RemoteVaultError.unauthorized
         case 410:
             throw RemoteVaultError.cursorExpired
         default:
-            let detail = try? JSONDecoder().decode(ErrorBody.self, from: data)
-            let retryAfter = (http.value(forHTTPHeaderField: "Retry-After"))
+            let detail = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
+            let retryAfter = response.header("Retry-After")
                 .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 .map { max(0, $0) }
             // The error body is the server's text: never keep a card number in it (dump and Mirror show it raw).
-            throw RemoteVaultError.httpStatus(status: http.statusCode,
+            throw RemoteVaultError.httpStatus(status: response.status,
                                               code: detail.map { PaymentDataRedactor.redact($0.error.code) },
                                               message: detail.map { PaymentDataRedactor.redact($0.error.message) },
                                               retryAfterSeconds: retryAfter)
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    private func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: data)
+            return try JSONDecoder().decode(type, from: Data(bytes))
         } catch let error as DecodingError {
             throw RemoteVaultError.malformedResponse(reason: DecodingErrorDescription.describe(error))
         } catch {

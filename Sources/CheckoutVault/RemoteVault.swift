@@ -199,9 +199,11 @@ public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertibl
         case .httpStatus(let status, let code, let message, let retryAfter):
             var text = "vault server answered HTTP \(status)"
             if let code { text += " \(code)" }
-            if let message { text += ": \(PaymentDataRedactor.redact(message))" }
+            if let message { text += ": \(message)" }
             if let retryAfter { text += " (retry after \(retryAfter)s)" }
-            return text
+            // Redacted as a whole: the status and a code of digits, each harmless alone, join
+            // across the space into one run that can pass for a card number (found by fuzzing).
+            return PaymentDataRedactor.redact(text)
         case .cursorExpired: return "the sync cursor expired on the server (HTTP 410)"
         case .unauthorized: return "the vault server did not accept the API key (HTTP 401)"
         case .malformedResponse(let reason): return "malformed response from the vault server: \(reason)"

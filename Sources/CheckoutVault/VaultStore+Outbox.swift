@@ -60,6 +60,13 @@ extension VaultStore {
         }
     }
 
+    /// How many operations wait to be pushed, over every scope of the file.
+    func pendingCountOfAllScopes() throws -> Int {
+        try pool.read { database in
+            try database.withStatement("SELECT count(*) FROM outbox") { try $0.step() ? $0.int(at: 0) : 0 }
+        }
+    }
+
     /// Every scope with queued operations (for an engine syncing all customers of the file).
     public func pendingScopes() throws -> [VaultScope] {
         try pool.read { database in
@@ -137,14 +144,15 @@ extension VaultStore {
     }
 
     private static func takeOp(_ database: Database, id: String) throws -> TakenOp? {
-        let op = try database.withStatement("SELECT merchant_id, customer_id, token, seq FROM outbox WHERE op_id = ?") {
+        // One statement: the row leaves the queue and tells what it was.
+        try database.withStatement("DELETE FROM outbox WHERE op_id = ? RETURNING merchant_id, customer_id, token, seq") {
             try $0.bind(id, at: 1)
-            return try $0.step() ? TakenOp(merchantId: $0.string(at: 0), customerId: $0.string(at: 1),
-                                           token: $0.string(at: 2), seq: $0.int64(at: 3)) : nil
+            guard try $0.step() else { return nil }
+            let op = TakenOp(merchantId: $0.string(at: 0), customerId: $0.string(at: 1), token: $0.string(at: 2),
+                             seq: $0.int64(at: 3))
+            while try $0.step() {}
+            return op
         }
-        guard let op else { return nil }
-        try database.run("DELETE FROM outbox WHERE seq = ?") { try $0.bind(op.seq, at: 1) }
-        return op
     }
 
     private static func bind(_ op: TakenOp, to statement: Statement, from index: Int32) throws {

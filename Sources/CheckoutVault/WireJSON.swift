@@ -11,8 +11,8 @@ import Foundation
 enum WireJSON {
     // MARK: Reading
 
-    /// Runs `body` over the bytes of `data`.
-    static func scan<T>(_ data: Data, _ body: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
+    /// Runs `body` over the bytes of `data` (a `Data` or a byte array).
+    static func scan<T>(_ data: some ContiguousBytes, _ body: (inout JSONScanner) throws(JSONScanner.Failure) -> T) throws(JSONScanner.Failure) -> T {
         let result: Result<T, JSONScanner.Failure> = data.withUnsafeBytes { raw in
             var scanner = JSONScanner(raw.bindMemory(to: UInt8.self))
             do throws(JSONScanner.Failure) {
@@ -135,6 +135,11 @@ enum WireJSON {
 
     /// `{"ops":[...]}` with each op as `OutboundOp`'s synthesized `Encodable` writes it.
     static func opsRequest(_ ops: [OutboundOp]) -> Data {
+        Data(opsRequestBytes(ops))
+    }
+
+    /// `opsRequest` as the bytes the HTTP client sends.
+    static func opsRequestBytes(_ ops: [OutboundOp]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(16 + ops.count * 400)
         out += #"{"ops":["#.utf8
@@ -157,7 +162,7 @@ enum WireJSON {
             out.append(0x7D)
         }
         out += "]}".utf8
-        return Data(out)
+        return out
     }
 
     /// A `VaultedPaymentMethod` object (nil optionals omitted, as the synthesized encoder does).

@@ -16,54 +16,80 @@ public enum SHA256 {
 
     /// The 32-byte digest of `bytes`.
     public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var message = Array(bytes)
-        let bitLength = UInt64(message.count) &* 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
-
-        var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            for i in 0..<16 {
-                let base = chunk + i * 4
-                w[i] = UInt32(message[base]) << 24 | UInt32(message[base + 1]) << 16
-                    | UInt32(message[base + 2]) << 8 | UInt32(message[base + 3])
-            }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ majority
-                hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-            }
-            h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
-            h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
-        }
+        let state = bytes.withContiguousStorageIfAvailable { hash($0) } ?? Array(bytes).withUnsafeBufferPointer { hash($0) }
         var out: [UInt8] = []
         out.reserveCapacity(32)
-        for word in h { for shift in [24, 16, 8, 0] { out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) } }
+        for word in state { for shift in [24, 16, 8, 0] { out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) } }
         return out
     }
 
     /// The digest of `bytes` as 64 lower-case hex characters.
     public static func hexDigest(_ bytes: some Collection<UInt8>) -> String {
-        let digits: [Character] = Array("0123456789abcdef")
-        var text = ""
-        for byte in digest(bytes) {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
+        let state = bytes.withContiguousStorageIfAvailable { hash($0) } ?? Array(bytes).withUnsafeBufferPointer { hash($0) }
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for word in state {
+            for shift in stride(from: 28, through: 0, by: -4) { text.append(digits[Int((word >> UInt32(shift)) & 0xF)]) }
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 
-    private static func rotr(_ value: UInt32, _ count: UInt32) -> UInt32 { (value >> count) | (value << (32 - count)) }
+    /// The eight state words after hashing `message` (padding applied on the fly, no copy of
+    /// the message: the hot path of the ops endpoint fingerprints every op).
+    private static func hash(_ message: UnsafeBufferPointer<UInt8>) -> [UInt32] {
+        var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+        let fullBlocks = message.count / 64
+        // The tail: the last partial block, 0x80, zeros and the bit length (one or two blocks).
+        let tailCount = message.count - fullBlocks * 64
+        var tail = [UInt8](repeating: 0, count: tailCount + 9 <= 64 ? 64 : 128)
+        for index in 0..<tailCount { tail[index] = message[fullBlocks * 64 + index] }
+        tail[tailCount] = 0x80
+        let bitLength = UInt64(message.count) &* 8
+        for index in 0..<8 { tail[tail.count - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(index * 8)) }
+        k.withUnsafeBufferPointer { k in
+            h.withUnsafeMutableBufferPointer { h in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                    if let base = message.baseAddress {
+                        for block in 0..<fullBlocks { compress(base + block * 64, h, w, k) }
+                    }
+                    tail.withUnsafeBufferPointer { tail in
+                        guard let base = tail.baseAddress else { return }
+                        for block in 0..<(tail.count / 64) { compress(base + block * 64, h, w, k) }
+                    }
+                }
+            }
+        }
+        return h
+    }
+
+    /// One 64-byte block into the state.
+    @inline(__always)
+    private static func compress(_ block: UnsafePointer<UInt8>, _ h: UnsafeMutableBufferPointer<UInt32>,
+                                 _ w: UnsafeMutableBufferPointer<UInt32>, _ k: UnsafeBufferPointer<UInt32>) {
+        for i in 0..<16 {
+            let base = i * 4
+            w[i] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16 | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+        }
+        for i in 16..<64 {
+            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+        for i in 0..<64 {
+            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let t1 = hh &+ s1 &+ choice &+ k[i] &+ w[i]
+            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = s0 &+ majority
+            hh = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
+        }
+        h[0] = h[0] &+ a; h[1] = h[1] &+ b; h[2] = h[2] &+ c; h[3] = h[3] &+ d
+        h[4] = h[4] &+ e; h[5] = h[5] &+ f; h[6] = h[6] &+ g; h[7] = h[7] &+ hh
+    }
+
+    @inline(__always)
+    private static func rotr(_ value: UInt32, _ count: UInt32) -> UInt32 { (value >> count) | (value << (32 &- count)) }
 }

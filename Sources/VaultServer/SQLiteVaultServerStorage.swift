@@ -61,19 +61,55 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
 
     /// Runs `body` atomically; see `VaultServerStorage.transaction`.
     public func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
-        try pool.write { database in try body(Transaction(database: database)) }
+        try pool.write { database in
+            let sequences = SequenceBlock()
+            let result = try body(Transaction(database: database, sequences: sequences))
+            try sequences.store(database)
+            return result
+        }
+    }
+
+    /// The sequences one write transaction hands out: the counter is read at the first
+    /// `nextSequence()` and written back once before the commit (a batch of ops costs two
+    /// statements, not one per op). Writers are serialised (`BEGIN IMMEDIATE`), and a failed
+    /// transaction rolls back, the counter with it, so sequences stay unique and increasing.
+    private final class SequenceBlock {
+        private var last: Int64?
+        private var dirty = false
+
+        func next(_ database: Database) throws -> Int64 {
+            let current: Int64
+            if let last {
+                current = last
+            } else {
+                current = try database.withStatement("SELECT value FROM sequence_counter WHERE id = 1") { statement in
+                    guard try statement.step() else { throw SQLiteError(.corrupt, message: "sequence_counter row is missing") }
+                    return statement.int64(at: 0)
+                }
+            }
+            last = current + 1
+            dirty = true
+            return current + 1
+        }
+
+        func store(_ database: Database) throws {
+            guard dirty, let last else { return }
+            try database.run("UPDATE sequence_counter SET value = ? WHERE id = 1") { try $0.bind(last, at: 1) }
+        }
     }
 
     /// Runs `body` on a read-only snapshot; see `VaultServerStorage.read`.
     public func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
         try pool.read { database in
-            try database.transaction(.deferred) { try body(Transaction(database: database)) }
+            try database.transaction(.deferred) { try body(Transaction(database: database, sequences: nil)) }
         }
     }
 
     /// The primitives over one open transaction of the writer connection.
     private struct Transaction: VaultStorageTransaction {
         let database: Database
+        /// Write transactions only (nil for reads, which never hand out sequences).
+        var sequences: SequenceBlock?
 
         private static let columns = "id, version, seq, deleted, is_default, method_json, deleted_at"
 
@@ -140,7 +176,8 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
         }
 
         func nextSequence() throws -> Int64 {
-            try database.withStatement("UPDATE sequence_counter SET value = value + 1 WHERE id = 1 RETURNING value") { statement in
+            if let sequences { return try sequences.next(database) }
+            return try database.withStatement("UPDATE sequence_counter SET value = value + 1 WHERE id = 1 RETURNING value") { statement in
                 guard try statement.step() else { throw SQLiteError(.corrupt, message: "sequence_counter row is missing") }
                 let value = statement.int64(at: 0)
                 while try statement.step() {}

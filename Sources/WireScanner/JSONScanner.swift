@@ -126,11 +126,13 @@ public struct JSONScanner {
         try expect(0x22)
         let start = index
         var hasEscape = false
+        var highBits: UInt8 = 0
         while true {
             guard index < bytes.count else { throw Failure() }
             let byte = bytes[index]
             if byte == 0x22 { break }
             if byte < 0x20 { throw Failure() }
+            highBits |= byte
             if byte == 0x5C {
                 hasEscape = true
                 index += 2
@@ -142,6 +144,9 @@ public struct JSONScanner {
         let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
         index += 1
         if !hasEscape {
+            // All ASCII (the usual ids, tokens and dates) is valid UTF-8 by construction: skip the
+            // generic validating initializer, a measurable share of a pull.
+            if highBits < 0x80 { return String(decoding: raw, as: UTF8.self) }
             guard let text = String(validating: raw, as: UTF8.self) else { throw Failure() }
             return text
         }

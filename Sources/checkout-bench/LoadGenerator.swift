@@ -1,4 +1,5 @@
 import CheckoutLocking
+import CheckoutVault
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 /// the second process of the server benchmark.
 ///
 /// Opens N keep-alive HTTP/1.1 connections to a loopback URL and sends GET requests back to back
-/// on each (one blocking thread per connection, no client library in the way), for S seconds or
+/// on each (one blocking thread per connection, each with its own `HTTPClientConnection`), for S seconds or
 /// M requests in all, whichever comes first. Prints one JSON line: requests, errors, seconds and
 /// latency percentiles in microseconds. Refuses any host but loopback.
 enum LoadGenerator {
@@ -134,29 +135,27 @@ enum LoadGenerator {
     static func runConnection(_ options: Options, deadline: UInt64, remaining: RequestBudget) -> Tally {
         var tally = Tally()
         tally.latencies.reserveCapacity(200_000)
-        let request = Array("""
-            GET \(options.pathAndQuery) HTTP/1.1\r
-            Host: \(options.host):\(options.port)\r
-            Authorization: Bearer \(options.apiKey)\r
-            Accept: application/json\r
-            \r\n
-            """.utf8)
-        var connection: HTTPConnection?
+        let connection: HTTPClientConnection
+        let request: [UInt8]
+        do {
+            guard let url = URL(string: "http://\(options.host):\(options.port)") else { throw HTTPClientError.invalidURL(reason: "") }
+            let endpoint = try HTTPEndpoint(url: url)
+            connection = HTTPClientConnection(endpoint: endpoint, limits: HTTPClientLimits(timeout: 10, exchangeTimeout: 10))
+            request = try HTTPClientRequest(method: "GET", target: options.pathAndQuery,
+                                            headers: [("Authorization", "Bearer \(options.apiKey)"), ("Accept", "application/json")])
+                .serialized(for: endpoint)
+        } catch {
+            tally.errors += 1
+            tally.firstError = "\(error)"
+            return tally
+        }
         while DispatchTime.now().uptimeNanoseconds < deadline {
             guard remaining.take() else { break }
-            if connection == nil {
-                connection = HTTPConnection(host: options.host, port: options.port)
-                if connection == nil {
-                    tally.errors += 1
-                    if tally.firstError == nil { tally.firstError = "connect failed: errno \(errno)" }
-                    usleep(1000)
-                    continue
-                }
-            }
-            guard let open = connection else { continue }
             let sent = DispatchTime.now().uptimeNanoseconds
-            switch open.exchange(request) {
-            case .success(let response):
+            do {
+                // Reconnects by itself when the previous answer closed the connection.
+                if !connection.isReusable { connection.close() }
+                let response = try connection.exchange(serialized: request, method: "GET", deadline: MonotonicClock.now() + 10)
                 let elapsed = DispatchTime.now().uptimeNanoseconds - sent
                 tally.requests += 1
                 tally.latencies.append(UInt32(min(elapsed / 1000, UInt64(UInt32.max))))
@@ -164,11 +163,11 @@ enum LoadGenerator {
                     tally.errors += 1
                     tally.statusErrors[response.status, default: 0] += 1
                 }
-                if response.closes { connection = nil }
-            case .failure(let error):
+            } catch {
                 tally.errors += 1
                 if tally.firstError == nil { tally.firstError = error.description }
-                connection = nil
+                connection.close()
+                usleep(1000)
             }
         }
         return tally

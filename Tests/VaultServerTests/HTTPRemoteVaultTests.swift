@@ -35,7 +35,12 @@ final class CannedHTTPServer: Sendable {
         let thread = Thread {
             while true {
                 let client = accept(fd, nil, nil)
-                if client < 0 { return }
+                if client < 0 {
+                    // The listener is closed here, not in deinit: a number closed there could be
+                    // reused by another test's listener before this loop calls accept again.
+                    close(fd)
+                    return
+                }
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 var received: [UInt8] = []
                 // Read the head and a Content-Length body, then answer.
@@ -60,8 +65,7 @@ final class CannedHTTPServer: Sendable {
     var url: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
 
     deinit {
-        shutdown(socket, Int32(SHUT_RDWR))
-        close(socket)
+        shutdown(socket, Int32(SHUT_RDWR))  // wakes the accept loop, which closes the listener
     }
 }
 

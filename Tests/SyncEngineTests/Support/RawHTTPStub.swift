@@ -4,108 +4,237 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
-/// A tiny loopback HTTP listener that answers every request with fixed bytes, so tests can send
-/// `HTTPRemoteVault` what no real server would: garbage, truncated JSON, a connection cut mid-body.
+/// A tiny loopback HTTP listener whose answers a test scripts byte for byte, so tests can send
+/// the HTTP client what no real server would: garbage, truncated heads and bodies, chunked
+/// bodies, a connection closed instead of an answer, a keep-alive connection dropped between
+/// requests.
 ///
-/// One thread (ending when the listener closes) accepts connections one at a time, reads the request head (and the body announced
-/// by `Content-Length`), writes the canned bytes for the request's method and closes.
+/// Every accepted connection gets a thread that reads requests (head plus the body announced by
+/// `Content-Length`) and asks the script what to do with each. The requests seen and the
+/// connections closed are recorded for the test to check.
 final class RawHTTPStub: Sendable {
+    /// One request as the stub read it.
+    struct Request: Sendable {
+        /// The connection's number, in accept order from 0.
+        let connection: Int
+        /// The request's number on its connection, from 0.
+        let index: Int
+        /// The method, target and header lines as sent.
+        let method: String
+        let target: String
+        let headerLines: [String]
+        let body: [UInt8]
+    }
+
+    /// What the stub does with one request.
+    enum Action: Sendable {
+        /// Writes the bytes; then closes the connection (`close`) or waits for the next request.
+        case reply([UInt8], close: Bool)
+        /// Closes the connection without writing anything.
+        case close
+        /// Writes nothing and keeps the connection open (a server that hangs).
+        case hang
+    }
+
+    typealias Script = @Sendable (Request) -> Action
+
     let port: Int
     let baseURL: URL
     private let listener: Int32
+    /// What the connection threads record; they hold this, not the stub, so the stub can go away
+    /// (closing its listener) while they run.
+    private let shared = Shared()
 
-    /// Starts listening on 127.0.0.1 with a free port. `responses` maps an HTTP method to the raw
-    /// bytes written back (status line, headers and body exactly as given).
-    init(responses: [String: [UInt8]]) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
+    private struct State {
+        var requests: [Request] = []
+        var accepted = 0
+        var closed = 0
+        var hanging: [Int32] = []
+        var stopped = false
+    }
+
+    /// Starts listening on 127.0.0.1 (or ::1 with `ipv6`) with a free port; `script` decides every answer.
+    init(ipv6: Bool = false, script: @escaping Script) throws {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        var port: UInt16 = 0
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_addr = in6addr_loopback
+            port = try Self.bindAndListen(fd, &address)
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            port = try Self.bindAndListen(fd, &address)
         }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        guard let url = URL(string: "http://127.0.0.1:\(port)") else {
+        self.port = Int(port)
+        guard let url = URL(string: ipv6 ? "http://[::1]:\(port)" : "http://127.0.0.1:\(port)") else {
             close(fd)
             throw POSIXError(.EINVAL)
         }
         baseURL = url
         listener = fd
-        let thread = Thread {
+        let shared = shared
+        Thread {
             while true {
                 let client = accept(fd, nil, nil)
-                if client < 0 { return }  // the listener was closed
-                let method = Self.readRequest(client)
-                let bytes = responses[method] ?? Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
-                bytes.withUnsafeBytes { raw in
-                    guard let base = raw.baseAddress else { return }
-                    var offset = 0
-                    while offset < raw.count {
-                        let written = send(client, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                        if written <= 0 { break }
-                        offset += written
-                    }
+                if client < 0 {
+                    // Only this thread closes the listener, after the stub stopped: a descriptor
+                    // number closed elsewhere could be reused by another test's socket.
+                    guard shared.state.withLock({ $0.stopped }) else { continue }
+                    close(fd)
+                    return
                 }
-                shutdown(client, Int32(SHUT_RDWR))
-                close(client)
+                let number = shared.state.withLock { state in
+                    defer { state.accepted += 1 }
+                    return state.accepted
+                }
+                Thread { Self.serve(client, connection: number, script: script, shared: shared) }.start()
             }
+        }.start()
+    }
+
+    /// Answers every request with the fixed bytes for its method, then closes the connection.
+    /// `responses` maps an HTTP method to the raw bytes (status line, headers and body exactly as given).
+    convenience init(responses: [String: [UInt8]]) throws {
+        try self.init { request in
+            .reply(responses[request.method]
+                   ?? Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), close: true)
         }
-        thread.start()
     }
 
     deinit {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        // Under the lock: a connection leaves the list before its descriptor is closed, and the
+        // accept thread closes the listener once it sees `stopped`.
+        shared.state.withLock { state in
+            state.stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
+            for fd in state.hanging { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
     }
 
-    /// Reads the request head and its announced body; returns the method.
-    private static func readRequest(_ client: Int32) -> String {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let separator = Array("\r\n\r\n".utf8)
-        var headEnd: Int?
-        while headEnd == nil {
-            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return "" }
-            received += buffer[0..<count]
-            if received.count >= 4 {
-                headEnd = (0...(received.count - 4)).first { Array(received[$0..<($0 + 4)]) == separator }
+    /// The requests read so far, in arrival order.
+    var requests: [Request] { shared.state.withLock { $0.requests } }
+    /// Connections accepted so far.
+    var acceptedConnections: Int { shared.state.withLock { $0.accepted } }
+    /// Connections the stub has closed so far.
+    var closedConnections: Int { shared.state.withLock { $0.closed } }
+
+    private static func serve(_ client: Int32, connection: Int, script: Script, shared: Shared) {
+        var pending: [UInt8] = []
+        var index = 0
+        defer {
+            shared.state.withLock { $0.hanging.removeAll { $0 == client } }
+            shutdown(client, Int32(SHUT_RDWR))
+            close(client)
+            shared.state.withLock { $0.closed += 1 }
+        }
+        while let request = readRequest(client, connection: connection, index: index, pending: &pending) {
+            shared.state.withLock { $0.requests.append(request) }
+            index += 1
+            switch script(request) {
+            case .reply(let bytes, let closeAfter):
+                guard writeAll(client, bytes), !closeAfter else { return }
+            case .close:
+                return
+            case .hang:
+                shared.state.withLock { $0.hanging.append(client) }
+                var byte: UInt8 = 0
+                while recv(client, &byte, 1, 0) > 0 {}  // until the peer or deinit ends it
+                return
             }
         }
-        let head = String(decoding: received[0..<(headEnd ?? 0)], as: UTF8.self)
-        let lines = head.split(separator: "\r\n")
-        let method = lines.first.map { String($0.split(separator: " ").first ?? "") } ?? ""
+    }
+
+    /// Binds `fd` to `address` (port 0), listens, and returns the port the system chose.
+    private static func bindAndListen<Address>(_ fd: Int32, _ address: inout Address) throws -> UInt16 {
+        let size = socklen_t(MemoryLayout<Address>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = size
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        // sin_port and sin6_port sit at the same offset, right after the family.
+        return withUnsafeBytes(of: &address) { raw in
+            UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: MemoryLayout<sa_family_t>.size, as: UInt16.self))
+        }
+    }
+
+    private static func writeAll(_ client: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return true }
+            var offset = 0
+            while offset < raw.count {
+                let written = send(client, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    /// Reads one request head and its announced body; nil when the peer closed first.
+    private static func readRequest(_ client: Int32, connection: Int, index: Int, pending: inout [UInt8]) -> Request? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let separator = Array("\r\n\r\n".utf8)
+        func headEnd() -> Int? {
+            guard pending.count >= 4 else { return nil }
+            return (0...(pending.count - 4)).first { Array(pending[$0..<($0 + 4)]) == separator }
+        }
+        while headEnd() == nil {
+            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return nil }
+            pending += buffer[0..<count]
+        }
+        let end = headEnd() ?? 0
+        let head = String(decoding: pending[0..<end], as: UTF8.self)
+        pending.removeFirst(end + 4)
+        let lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.first?.split(separator: " ").map(String.init) ?? []
         let contentLength = lines.dropFirst().compactMap { line -> Int? in
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
             return Int(parts[1].trimmingCharacters(in: .whitespaces))
         }.first ?? 0
-        var bodyReceived = received.count - (headEnd ?? 0) - 4
-        while bodyReceived < contentLength {
+        while pending.count < contentLength {
             let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            bodyReceived += count
+            if count <= 0 { return nil }
+            pending += buffer[0..<count]
         }
-        return method
+        let body = Array(pending.prefix(contentLength))
+        pending.removeFirst(contentLength)
+        return Request(connection: connection, index: index, method: requestLine.first ?? "",
+                       target: requestLine.count > 1 ? requestLine[1] : "", headerLines: Array(lines.dropFirst()), body: body)
     }
 
     /// A complete response with `body` and a `Content-Length` of `announcedLength` (default: the
-    /// body's real length; larger announces bytes that never come).
+    /// body's real length; larger announces bytes that never come), asking the client to close.
     static func response(status: Int = 200, body: String, announcedLength: Int? = nil) -> [UInt8] {
         let bytes = Array(body.utf8)
         let head = "HTTP/1.1 \(status) OK\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(announcedLength ?? bytes.count)\r\nConnection: close\r\n\r\n"
         return Array(head.utf8) + bytes
+    }
+
+    /// A complete keep-alive response with `body`.
+    static func keepAlive(status: Int = 200, body: String, headers: [String] = []) -> [UInt8] {
+        let bytes = Array(body.utf8)
+        var head = "HTTP/1.1 \(status) OK\r\nContent-Length: \(bytes.count)\r\n"
+        for header in headers { head += header + "\r\n" }
+        return Array((head + "\r\n").utf8) + bytes
     }
 }
