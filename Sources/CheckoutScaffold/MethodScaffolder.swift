@@ -162,26 +162,34 @@ public struct MethodScaffolder: Sendable {
         /// The payment flow of \(request.type).
         ///
         /// Not implemented yet: `submit()` fails with `invalidState` so that nobody mistakes the
-        /// scaffold for a working method. Replace it with: tokenize through `context.processor`,
-        /// then `context.pipeline.createPayment(token:)`, and map the pipeline's step to a state.
+        /// scaffold for a working method. `PaymentFlowMachine` already keeps the state, the
+        /// attempts and the outcome rules every flow shares; replace the failure in `submit()`
+        /// with a tokenization and the pipeline, e.g.:
+        /// ```swift
+        /// return await machine.pay(attempt, surcharge: context.advertised.options.surcharge ?? 0,
+        ///                          through: context.pipeline,
+        ///                          tokenizeFailure: "the \(request.name) details could not be tokenized",
+        ///                          unsupported: { _ in "\(request.name) cannot follow a redirect or challenge" }) {
+        ///     try await context.processor.tokenize(/* your TokenizationRequest */, session: context.session)
+        /// }
+        /// ```
         public final class \(request.name)PaymentFlow: PaymentFlow {
             private let context: PaymentFlowContext
-            private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
+            private let machine = PaymentFlowMachine()
 
             init(context: PaymentFlowContext) { self.context = context }
 
             public var paymentMethodType: PaymentMethodType { context.method.type }
-            public var state: PaymentFlowState { broadcaster.value }
-            public func states() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
+            public var state: PaymentFlowState { machine.state }
+            public func states() -> AsyncStream<PaymentFlowState> { machine.states() }
 
             public func submit() async -> PaymentFlowState {
+                guard let attempt = machine.beginAttempt() else { return machine.state }
                 let error = CheckoutError(.invalidState, "\(request.type) payments are not implemented yet")
-                let state = PaymentFlowState.failed(error)
-                broadcaster.send(state)
-                return state
+                return machine.fail(error, attempt: attempt, through: context.pipeline)
             }
 
-            public func cancel() async { broadcaster.send(.cancelled) }
+            public func cancel() async { machine.cancel() }
 
             public func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
                 throw CheckoutError(.invalidState, "\(request.type) has no redirect or challenge to resume")

@@ -65,7 +65,7 @@ import Testing
 
     /// Copies this package (sources and manifest, no build products) to a temporary directory,
     /// scaffolds a method there and builds the new module and its tests with the real toolchain.
-    @Test func scaffoldedModuleBuildsInACopyOfThePackage() throws {
+    @Test func scaffoldedModuleBuildsInACopyOfThePackage() async throws {
         let fileManager = FileManager.default
         let copy = fileManager.temporaryDirectory.appendingPathComponent("checkoutkit-scaffold-\(UUID().uuidString)")
         try fileManager.createDirectory(at: copy, withIntermediateDirectories: true)
@@ -74,7 +74,7 @@ import Testing
             try fileManager.copyItem(at: Self.packageRoot.appendingPathComponent(item), to: copy.appendingPathComponent(item))
         }
         try MethodScaffolder(packageRoot: copy).scaffold(.init(name: "GiftCard", type: "GIFT_CARD"))
-        let result = try run(["swift", "build", "--target", "GiftCardPaymentMethodTests"], in: copy)
+        let result = try await run(["swift", "build", "--target", "GiftCardPaymentMethodTests"], in: copy)
         #expect(result.status == 0, "swift build failed:\n\(result.output.suffix(4000))")
         #expect(!result.output.contains("warning:"), "the scaffold must build without warnings:\n\(result.output.suffix(4000))")
     }
@@ -99,7 +99,9 @@ import Testing
         return root
     }
 
-    func run(_ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
+    /// Runs a command to its end. The blocking read happens on a thread of its own: a minute-long
+    /// build must not hold one of Swift concurrency's few threads while other suites run.
+    func run(_ arguments: [String], in directory: URL) async throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -108,7 +110,10 @@ import Testing
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let reader = pipe.fileHandleForReading
+        let data = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
+            Thread { continuation.resume(returning: reader.readDataToEndOfFile()) }.start()
+        }
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }

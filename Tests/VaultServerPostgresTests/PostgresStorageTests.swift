@@ -498,17 +498,10 @@ struct PostgresStorageTests {
         let schema = try PostgresTestSchema()
         defer { withExtendedLifetime(schema) {} }
         let storage = try PostgresVaultServerStorage(url: schema.url, options: .init(poolSize: 1, acquireTimeout: .milliseconds(200)))
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
-            _ = try? storage.read { _ in holding.signal(); release.wait() }
-        }
-        holding.wait()
+        let hold = ConnectionHold(storage)
         let error = #expect(throws: PostgresError.self) { try storage.read { _ in 0 } }
         #expect(error?.code == .poolExhausted)
-        release.signal()
-        group.wait()
+        hold.release()
         #expect(try storage.read { _ in 1 } == 1)
     }
 
@@ -542,20 +535,13 @@ struct PostgresPoolExhaustionTests {
         let remote = HTTPRemoteVault(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: TestServer.keyA)
         let scope = Fixture.scope("c1")
 
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
-            _ = try? storage.read { _ in holding.signal(); release.wait() }
-        }
-        holding.wait()
+        let hold = ConnectionHold(storage)
         let error = await #expect(throws: RemoteVaultError.self) {
             try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("vt_1"))])
         }
         #expect(error == .httpStatus(status: 503, code: "storage-unavailable",
                                      message: "the storage is busy or unreachable; retry later", retryAfterSeconds: 1))
-        release.signal()
-        group.wait()
+        hold.release()
 
         let results = try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("vt_1"))])
         #expect(results.map(\.status) == [.applied])
@@ -575,5 +561,26 @@ struct PostgresPoolExhaustionTests {
     ])
     func temporaryClassification(error: PostgresError, temporary: Bool) {
         #expect(error.isTemporary == temporary)
+    }
+}
+
+/// Holds one pooled connection of a storage in an open read on another thread until `release()`.
+final class ConnectionHold: Sendable {
+    private let released = DispatchSemaphore(value: 0)
+    private let finished = DispatchGroup()
+
+    /// Returns once the connection is taken.
+    init(_ storage: PostgresVaultServerStorage) {
+        let holding = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async(group: finished) { [released] in
+            _ = try? storage.read { _ in holding.signal(); released.wait() }
+        }
+        holding.wait()
+    }
+
+    /// Gives the connection back and waits until the read has ended.
+    func release() {
+        released.signal()
+        finished.wait()
     }
 }
