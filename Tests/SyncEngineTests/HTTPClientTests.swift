@@ -307,7 +307,12 @@ struct HTTPClientTests {
             usleep(2_000)
             return .reply(RawHTTPStub.keepAlive(body: request.target), close: false)
         }
-        let client = Self.client(stub, maxConnections: 3)
+        // Generous time limits: this test is about the bound, not timing, and the whole suite runs
+        // beside it on two cores (a lost wake-up would still fail it, at the limit).
+        var limits = Self.limits
+        limits.timeout = 60
+        limits.exchangeTimeout = 120
+        let client = Self.client(stub, limits: limits, maxConnections: 3)
         let bodies = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<40 {
                 group.addTask { String(decoding: try await client.send(Self.get("/r\(index)")).body, as: UTF8.self) }
