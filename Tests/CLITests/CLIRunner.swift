@@ -1,5 +1,5 @@
+import CheckoutLocking
 import Foundation
-import Synchronization
 import Testing
 
 /// What one run of the `checkout` binary produced.
@@ -145,5 +145,5 @@ enum CLI {
 
 /// Whether the child has ended, shared between its termination handler and the watchdog.
 private final class Flag: Sendable {
-    let value = Mutex(false)
+    let value = Locked(false)
 }

@@ -1,7 +1,7 @@
 import CardPaymentMethod
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 import Testing
 
 /// Shared fixtures: the real network table, fixed clocks, Luhn helpers and a seeded generator.
@@ -99,7 +99,7 @@ final class GatedBinLookup: BinLookup {
         var requests: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let requestContinuation: AsyncStream<String>.Continuation
     /// Every BIN asked for, in order.
     let requested: AsyncStream<String>

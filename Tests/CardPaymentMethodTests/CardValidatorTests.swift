@@ -1,7 +1,7 @@
 import CardPaymentMethod
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("Card validator")
@@ -211,7 +211,7 @@ struct CardValidatorTests {
 
     @Test("one validator follows its clock across month and year boundaries, forwards and backwards")
     func movingClock() {
-        let clock = Mutex(Fixtures.date(2027, 1, 1, 11, 59, 59))
+        let clock = Locked(Fixtures.date(2027, 1, 1, 11, 59, 59))
         let validator = CardValidator(table: Fixtures.table, now: { clock.withLock { $0 } })
         func code() -> CardValidationError.Code? {
             validator.validate(number: "4242424242424242", expiry: "12/26").error(for: .expiryDate)

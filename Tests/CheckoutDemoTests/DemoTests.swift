@@ -1,12 +1,12 @@
 import CheckoutDemo
+import CheckoutLocking
 import Foundation
-import Synchronization
 import Testing
 
 /// Runs `checkout demo` end to end, in process, against the real embedded vault server.
 @Suite(.serialized) struct DemoTests {
     final class Lines: Sendable {
-        let storage = Mutex<[String]>([])
+        let storage = Locked<[String]>([])
         func append(_ line: String) { storage.withLock { $0.append(line) } }
         var all: [String] { storage.withLock { $0 } }
     }

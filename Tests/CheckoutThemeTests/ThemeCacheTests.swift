@@ -1,12 +1,12 @@
+import CheckoutLocking
 import CheckoutTheme
 import Foundation
-import Synchronization
 import Testing
 
 /// The cache resolves each mode once, even under concurrent use, and never caches failures.
 @Suite struct ThemeCacheTests {
     @Test func resolvesEachModeOnceUnderConcurrency() async throws {
-        let loads = Mutex<[ThemeMode: Int]>([:])
+        let loads = Locked<[ThemeMode: Int]>([:])
         let cache = ThemeCache { (mode) throws(ThemeError) in
             loads.withLock { $0[mode, default: 0] += 1 }
             return try ResolvedTheme.load(configDirectory: TestSupport.configDirectory, mode: mode)
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func failuresAreNotCached() throws {
-        let attempts = Mutex(0)
+        let attempts = Locked(0)
         let cache = ThemeCache { (_) throws(ThemeError) in
             let attempt = attempts.withLock { value -> Int in
                 value += 1

@@ -1,6 +1,6 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 import Testing
 import VaultedPaymentMethod
 import WalletPaymentMethods
@@ -9,7 +9,7 @@ import WalletPaymentMethods
 /// them, any other result fails them. Everything else goes to the sandbox.
 final class ChallengingProcessor: PaymentProcessor {
     private let sandbox = SandboxProcessor()
-    private let counter = Mutex(0)
+    private let counter = Locked(0)
 
     func clientSession(for token: ClientToken) async throws -> ClientSession { try await sandbox.clientSession(for: token) }
 

@@ -1,7 +1,7 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
 import RedirectPaymentMethod
-import Synchronization
 import Testing
 import VaultedPaymentMethod
 import WalletPaymentMethods
@@ -116,7 +116,7 @@ struct PipelineThroughHandlersTests {
 
     @Test func theHooksKeyWinsAndIsReusedOnRetry() async throws {
         let harness = try await WalletPaymentFlowTests.harness(RecordingAuthorizer(), failFirstCreateCalls: 1)
-        let seen = Mutex<[PaymentCreationData]>([])
+        let seen = Locked<[PaymentCreationData]>([])
         harness.session.onBeforePaymentCreate = { data in
             seen.withLock { $0.append(data) }
             return .continue(idempotencyKey: "order-42")

@@ -1,12 +1,12 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
 import RedirectPaymentMethod
-import Synchronization
 import Testing
 
 /// Something a polling test sets up after the clock exists (the clock is needed to build the session).
 final class LateAction: Sendable {
-    private let action = Mutex<(@Sendable () async -> Void)?>(nil)
+    private let action = Locked<(@Sendable () async -> Void)?>(nil)
 
     func set(_ body: @escaping @Sendable () async -> Void) { action.withLock { $0 = body } }
 
@@ -100,7 +100,7 @@ struct RedirectPollingTests {
         let (flow, states, url) = try await Support.redirected(harness)
         let paymentId = try #require(flow.paymentId)
         let returnURL = try #require(harness.sandbox.simulateRedirect(url))
-        let resumed = Mutex<PaymentFlowState?>(nil)
+        let resumed = Locked<PaymentFlowState?>(nil)
         late.set {
             let state = try? await flow.resume(with: .returnURL(returnURL))
             resumed.withLock { $0 = state }

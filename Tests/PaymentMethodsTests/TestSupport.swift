@@ -1,6 +1,6 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 import Testing
 
 /// Everything a test needs to pay against the sandbox through a real `CheckoutSession`.
@@ -35,7 +35,7 @@ struct Harness {
 
 /// Hands out `key-1`, `key-2`, ... and counts how often it was asked.
 final class KeySource: Sendable {
-    private let counter = Mutex(0)
+    private let counter = Locked(0)
 
     func next() -> String {
         counter.withLock { count in
@@ -59,11 +59,11 @@ final class RecordingProcessor: PaymentProcessor {
     }
 
     let sandbox: SandboxProcessor
-    private let log: Mutex<Log>
+    private let log: Locked<Log>
 
     init(_ sandbox: SandboxProcessor, failFirstCreateCalls: Int = 0) {
         self.sandbox = sandbox
-        log = Mutex(Log(remainingFailures: failFirstCreateCalls))
+        log = Locked(Log(remainingFailures: failFirstCreateCalls))
     }
 
     /// The idempotency keys of every create-payment call, retries included, in order.

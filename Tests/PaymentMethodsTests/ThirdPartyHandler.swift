@@ -1,5 +1,5 @@
 import CheckoutCore
-import Synchronization
+import CheckoutLocking
 
 /// A payment method that exists only in this test target: a retailer's private-label store card.
 ///
@@ -18,7 +18,7 @@ struct StoreCardHandler: PaymentMethodHandler {
 final class StoreCardFlow: PaymentFlow {
     let paymentMethodType: PaymentMethodType
     private let context: PaymentFlowContext
-    private let card = Mutex<CardDetails?>(nil)
+    private let card = Locked<CardDetails?>(nil)
     private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
 
     init(context: PaymentFlowContext) {

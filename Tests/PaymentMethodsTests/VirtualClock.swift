@@ -1,11 +1,11 @@
+import CheckoutLocking
 import RedirectPaymentMethod
-import Synchronization
 
 /// Virtual time for polling tests: `sleep` returns at once after advancing `now` and recording
 /// the requested duration. An optional hook runs on every sleep (1-based index) to let a test
 /// act "while" the flow waits, e.g. complete the payment at the provider or cancel the flow.
 final class VirtualClock: PollingClock {
-    private let storage = Mutex<(now: Duration, sleeps: [Duration])>((.zero, []))
+    private let storage = Locked<(now: Duration, sleeps: [Duration])>((.zero, []))
     private let onSleep: (@Sendable (Int) async -> Void)?
 
     init(onSleep: (@Sendable (Int) async -> Void)? = nil) { self.onSleep = onSleep }

@@ -1,12 +1,12 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 import Testing
 import WalletPaymentMethods
 
 /// An authorizer that records every request and delegates to the sandbox authorizer.
 final class RecordingAuthorizer: WalletAuthorizer {
-    private let requests = Mutex<[WalletPaymentRequest]>([])
+    private let requests = Locked<[WalletPaymentRequest]>([])
     private let sandbox: SandboxWalletAuthorizer
 
     init(_ behaviour: SandboxWalletAuthorizer.Behaviour = .approve) { sandbox = SandboxWalletAuthorizer(behaviour: behaviour) }

@@ -1,7 +1,7 @@
+import CheckoutLocking
 import Dispatch
 import Foundation
 import SQLiteKit
-import Synchronization
 import Testing
 
 @Suite("DatabasePool")
@@ -34,7 +34,7 @@ struct DatabasePoolTests {
         try pool.write { try $0.execute("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)") }
         let writeOpen = DispatchSemaphore(value: 0)
         let readDone = DispatchSemaphore(value: 0)
-        let observed = Mutex<(readValue: Int?, readFinishedInsideWrite: Bool)>((nil, false))
+        let observed = Locked<(readValue: Int?, readFinishedInsideWrite: Bool)>((nil, false))
         let writer = Thread {
             try? pool.write { database in
                 try database.run("INSERT INTO t VALUES (2)")

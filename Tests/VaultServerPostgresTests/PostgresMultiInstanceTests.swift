@@ -1,7 +1,7 @@
 import CheckoutCore
+import CheckoutLocking
 import CheckoutVault
 import Foundation
-import Synchronization
 import Testing
 import VaultServer
 @testable import VaultServerPostgres
@@ -10,7 +10,7 @@ import VaultServer
 /// load balancer: a client's consecutive requests land on different instances.
 final class AlternatingRemote: RemoteVault {
     private let remotes: [HTTPRemoteVault]
-    private let next = Mutex(0)
+    private let next = Locked(0)
 
     init(_ remotes: [HTTPRemoteVault]) { self.remotes = remotes }
 
@@ -45,7 +45,7 @@ struct SplitMix: RandomNumberGenerator {
 
 /// A counter shared by concurrent tasks.
 final class SharedCounter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func increment() { value.withLock { $0 += 1 } }
     var current: Int { value.withLock { $0 } }
 }

@@ -1,7 +1,7 @@
+import CheckoutLocking
 import CheckoutVault
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 import VaultServer
 @testable import VaultServerPostgres
@@ -48,7 +48,7 @@ struct PostgresStorageTests {
         let observer = try schema.connect()
         let firstHolds = DispatchSemaphore(value: 0)
         let releaseFirst = DispatchSemaphore(value: 0)
-        let sequences = Mutex<[String: Int64]>([:])
+        let sequences = Locked<[String: Int64]>([:])
         let group = DispatchGroup()
 
         DispatchQueue.global().async(group: group) {
@@ -104,7 +104,7 @@ struct PostgresStorageTests {
         let transactionsPerWriter = 15
         let rowsPerTransaction = 4
         let finished = SharedCounter()
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         let group = DispatchGroup()
         for writer in 0..<writers {
             DispatchQueue.global().async(group: group) {
@@ -208,7 +208,7 @@ struct PostgresStorageTests {
         let schema = try PostgresTestSchema()
         defer { withExtendedLifetime(schema) {} }
         let storage = try schema.storage()
-        let attempts = Mutex(0)
+        let attempts = Locked(0)
         let version = try storage.transaction { tx -> Int64 in
             let attempt = attempts.withLock { $0 += 1; return $0 }
             let existing = try tx.instrument(Self.key, id: "x")
@@ -226,7 +226,7 @@ struct PostgresStorageTests {
         let schema = try PostgresTestSchema()
         defer { withExtendedLifetime(schema) {} }
         let storage = try schema.storage()
-        let attempts = Mutex(0)
+        let attempts = Locked(0)
         #expect(throws: PostgresError.self) {
             try storage.transaction { tx in
                 attempts.withLock { $0 += 1 }
@@ -253,7 +253,7 @@ struct PostgresStorageTests {
         }
         #expect(atCommit?.sqlState == "23505")
         // The failure also surfaces at the next read inside the transaction, not later.
-        let reads = Mutex(0)
+        let reads = Locked(0)
         let atRead = #expect(throws: PostgresError.self) {
             try storage.transaction { tx in
                 try tx.putOpRecord(Self.key, record)

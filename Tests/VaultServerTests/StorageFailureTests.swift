@@ -1,7 +1,7 @@
 import CheckoutCore
+import CheckoutLocking
 import CheckoutVault
 import Foundation
-import Synchronization
 import Testing
 @testable import VaultServer
 
@@ -19,7 +19,7 @@ struct StorageFailureTests {
     /// Wraps a storage; the next call (read or transaction) throws the armed error.
     final class FailingStorage: VaultServerStorage {
         private let inner: any VaultServerStorage
-        private let next = Mutex<(any Error & Sendable)?>(nil)
+        private let next = Locked<(any Error & Sendable)?>(nil)
 
         init(_ inner: any VaultServerStorage) { self.inner = inner }
 

@@ -4,7 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
+import CheckoutLocking
 import Testing
 @testable import VaultServer
 @testable import VaultServerPostgres
@@ -25,7 +25,7 @@ enum StorageKind: String, Sendable, CustomTestStringConvertible {
 
 /// A clock the test moves by hand.
 final class ManualClock: Sendable {
-    private let now = Mutex<Int64>(1_800_000_000_000)
+    private let now = Locked<Int64>(1_800_000_000_000)
     var clock: VaultServerClock { VaultServerClock { [self] in now.withLock { $0 } } }
     func advance(seconds: Double) { now.withLock { $0 += Int64(seconds * 1000) } }
 }
@@ -33,7 +33,7 @@ final class ManualClock: Sendable {
 /// A storage wrapper that can hold a transaction open until the test releases it.
 final class GatedStorage: VaultServerStorage {
     private let inner: any VaultServerStorage
-    private let armed = Mutex(false)
+    private let armed = Locked(false)
     let entered = DispatchSemaphore(value: 0)
     let release = DispatchSemaphore(value: 0)
 

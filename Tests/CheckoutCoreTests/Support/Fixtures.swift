@@ -1,6 +1,6 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 
 /// Builders shared by the core tests.
 enum Fixtures {
@@ -66,14 +66,14 @@ enum Fixtures {
 
 /// A thread-safe counter for closures called from many tasks.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func increment() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
 }
 
 /// Collects values from many tasks.
 final class Recorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Locked<[Value]>([])
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
 }

@@ -1,6 +1,6 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
-import Synchronization
 
 /// A minimal handler defined only in the tests: tokenizes a card number the test chooses (the
 /// sandbox's magic numbers decide the outcome) and pays through the core pipeline.
@@ -30,7 +30,7 @@ final class TestFlow: PaymentFlow {
     let context: PaymentFlowContext
     let cardNumber: @Sendable () -> String
     private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
-    let reportTwice = Mutex(false)
+    let reportTwice = Locked(false)
 
     init(context: PaymentFlowContext, cardNumber: @escaping @Sendable () -> String) {
         self.context = context
@@ -95,10 +95,10 @@ final class TestFlow: PaymentFlow {
 final class ControlledProcessor: PaymentProcessor {
     let sandbox = SandboxProcessor()
     let clientSessionCalls = Counter()
-    private let gate = Mutex<[CheckedContinuation<Void, Never>]>([])
-    private let holding = Mutex(false)
-    private let failing = Mutex<CheckoutError?>(nil)
-    private let methodsOverride = Mutex<[AdvertisedPaymentMethod]?>(nil)
+    private let gate = Locked<[CheckedContinuation<Void, Never>]>([])
+    private let holding = Locked(false)
+    private let failing = Locked<CheckoutError?>(nil)
+    private let methodsOverride = Locked<[AdvertisedPaymentMethod]?>(nil)
 
     func hold() { holding.withLock { $0 = true } }
     func release() {

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
+import CheckoutLocking
 
 /// A tiny loopback HTTP listener whose answers a test scripts byte for byte, so tests can send
 /// the HTTP client what no real server would: garbage, truncated heads and bodies, chunked
@@ -48,7 +48,7 @@ final class RawHTTPStub: Sendable {
     private let shared = Shared()
 
     private final class Shared: Sendable {
-        let state = Mutex(State())
+        let state = Locked(State())
     }
 
     private struct State {

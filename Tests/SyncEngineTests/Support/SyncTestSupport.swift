@@ -5,6 +5,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import CheckoutLocking
 import Synchronization
 import Testing
 import VaultServer
@@ -57,7 +58,7 @@ final class TestDirectory: Sendable {
 
 /// Server-side time that tests move by hand (tombstone retention, rate limits).
 final class ServerTime: Sendable {
-    private let millis = Mutex<Int64>(1_800_000_000_000)
+    private let millis = Locked<Int64>(1_800_000_000_000)
     var now: Int64 { millis.withLock { $0 } }
     func advance(seconds: Double) { millis.withLock { $0 += Int64(seconds * 1000) } }
     var serverClock: VaultServerClock { VaultServerClock { [self] in now } }
@@ -96,7 +97,7 @@ final class LoopbackVaultServer: Sendable {
     let baseURL: URL
     let configuration: VaultServerConfiguration
     let time: ServerTime
-    private let running = Mutex<(server: VaultServer, storage: CountingStorage)?>(nil)
+    private let running = Locked<(server: VaultServer, storage: CountingStorage)?>(nil)
     private let previousCount = Atomic<Int>(0)
 
     init(retentionSeconds: Double = 3600, limits: VaultServerConfiguration.Limits = .init(), time: ServerTime = ServerTime()) throws {
@@ -288,8 +289,8 @@ final class HookedRemote: RemoteVault {
 
 /// Collects values of an `AsyncStream` in the background for later assertions.
 final class StreamRecorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let values = Locked<[Value]>([])
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     init(_ stream: AsyncStream<Value>) {
         let task = Task { [weak self] in
