@@ -30,9 +30,11 @@ build: deps
 ## to the sanitizer; any report fails the run (the sanitizer exits 66). CI runs this.
 TSAN_FLAGS = --sanitize=thread -Xswiftc -DCHECKOUTKIT_TSAN --scratch-path .build/tsan
 TSAN_SUITES = ReliabilityTests.Concurrency|CheckoutCoreTests|CardPaymentMethodTests|PaymentMethodsTests|SQLiteKitTests|CheckoutVaultTests|SyncEngineTests|VaultServerTests
+## The HTTP client's own tests are left out: they pin deadlines and connection counts that the
+## sanitizer's slowdown breaks; the client still runs sanitized under the sync and server suites.
 tsan: deps
 	swift build --build-tests $(TSAN_FLAGS)
-	swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)"
+	swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)" --skip HTTPClientTests
 
 ## The long reliability variants (>= 100,000 fuzz cases per target, 50 SIGKILLs of each process,
 ## 20 fault schedules). CHECKOUTKIT_FUZZ_CASES=N bounds the fuzzing to fit a CI budget.
