@@ -29,7 +29,7 @@ enum CardBench {
 
     /// `count` valid card entries (numbers pass Luhn, CVV fits the network, expiry in the future).
     static func makeInputs(count: Int, formatted: Bool) -> Inputs {
-        var random = SplitMix64(seed: 0x5EED_CA4D)
+        var random = RetryPolicy.Generator(seed: 0x5EED_CA4D)
         var inputs = Inputs()
         for index in 0..<count {
             let shape = shapes[index % shapes.count]

@@ -145,7 +145,7 @@ enum VaultBench {
             try check(cbench_vault_fill(bigPath, merchant, customers, perCustomer, now()), "fill")
         }
 
-        var random = SplitMix64(seed: 42)
+        var random = RetryPolicy.Generator(seed: 42)
         let lists = options.scale(4_000, quick: 500)
         let picked = (0..<lists).map { _ in "c_\(Int(random.next() % UInt64(customers)))" }
         let scopes = picked.map { VaultScope(merchantId: merchant, customerId: $0) }

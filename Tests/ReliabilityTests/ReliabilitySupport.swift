@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutLocking
+import CheckoutVault
 import Foundation
 import Testing
 
@@ -21,19 +22,14 @@ enum ReliabilityBudget {
     static let seed: UInt64 = ProcessInfo.processInfo.environment["CHECKOUTKIT_SEED"].flatMap { UInt64($0) } ?? 0xC0FF_EE15_5EED
 }
 
-/// SplitMix64: a tiny seeded generator so every fuzz case and fault schedule can be replayed.
+/// The engine's seeded SplitMix64 generator with the helpers fuzzing needs, so every fuzz case
+/// and fault schedule can be replayed.
 struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+    private var generator: RetryPolicy.Generator
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = RetryPolicy.Generator(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// A value in `0..<bound` (bound > 0).
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }

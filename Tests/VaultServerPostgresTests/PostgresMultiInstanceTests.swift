@@ -31,18 +31,6 @@ final class AlternatingRemote: RemoteVault {
     }
 }
 
-/// A small deterministic generator, so a failing round can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A counter shared by concurrent tasks.
 final class SharedCounter: Sendable {
     private let value = Locked(0)
@@ -74,7 +62,7 @@ struct PostgresMultiInstanceTests {
             SyncEngine(store: try VaultStore(path: directory.appendingPathComponent("\(name).sqlite").path),
                        remote: AlternatingRemote([one.remote(), two.remote()]), configuration: configuration)
         }
-        var random = SplitMix(state: 42)
+        var random = RetryPolicy.Generator(seed: 42)  // deterministic, so a failing round replays
         var created = 0
         for round in 0..<12 {
             // Offline edits on both devices, then both sync (concurrently on odd rounds).
