@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutVault
+import CheckoutLocking
 import Foundation
 import Testing
 
@@ -158,7 +159,7 @@ extension Reliability {
                 let child = try Child(executable: executable, arguments: arguments,
                                       log: directory.appendingPathComponent("child-\(run).log"))
                 let killAfter = 1 + random.below(run % 2 == 1 ? 60 : 250)
-                let (lines, exited) = await Task.detached { () -> ([String], Bool) in
+                let (lines, exited) = await onOwnThread { () -> ([String], Bool) in
                     var lines: [String] = []
                     while lines.count < killAfter, let line = child.readLine() { lines.append(line) }
                     // End of output before the kill point means the child exited on its own.
@@ -167,7 +168,7 @@ extension Reliability {
                     child.kill()
                     while let line = child.readLine() { lines.append(line) }
                     return (lines, exited)
-                }.value
+                }
                 if exited {
                     let log = (try? String(contentsOf: directory.appendingPathComponent("child-\(run).log"), encoding: .utf8)) ?? ""
                     Issue.record("the child finished before the kill (run \(run), status \(child.process.terminationStatus), reason \(child.process.terminationReason.rawValue)): \(log)")
@@ -232,10 +233,10 @@ extension Reliability {
                 let pendingBefore = try store.pendingCount(scope: Self.scope)
                 let sync = Task { try? await engine.syncNow(scope: Self.scope) }
                 let delay = UInt32(random.below(40_000))
-                await Task.detached {
+                await onOwnThread {
                     usleep(delay)
                     server.child.kill()
-                }.value
+                }
                 let report = await sync.value
                 ReliabilityCounters.shared.add("crash.serverKills")
                 // The kill landed mid-sync when the round failed or had not emptied the outbox.

@@ -1,3 +1,4 @@
+import CheckoutLocking
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -36,7 +37,7 @@ struct ServerProcess {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let line = try await Task.detached { () throws -> String in
+        let line = await onOwnThread { () -> String in
             var bytes: [UInt8] = []
             while !bytes.contains(0x0A) {
                 let chunk = output.fileHandleForReading.availableData
@@ -44,10 +45,10 @@ struct ServerProcess {
                 bytes += chunk
             }
             return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
-        }.value
+        }
         let prefix = "listening on http://127.0.0.1:"
         guard line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) else {
-            await Task.detached { process.waitUntilExit() }.value
+            await onOwnThread { process.waitUntilExit() }
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             return (nil, process.terminationStatus, message)
         }
@@ -57,7 +58,7 @@ struct ServerProcess {
     /// Sends SIGTERM and returns the exit status.
     func terminate() async -> Int32 {
         process.terminate()
-        await Task.detached { process.waitUntilExit() }.value
+        await onOwnThread { process.waitUntilExit() }
         return process.terminationStatus
     }
 

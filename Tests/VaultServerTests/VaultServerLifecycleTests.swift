@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutVault
+import CheckoutLocking
 import Foundation
 import Testing
 @testable import VaultServer
@@ -15,7 +16,7 @@ struct VaultServerLifecycleTests {
         let op = Fixture.upsert("op-1", Fixture.card("tok-1"))
         gate.arm()
         let first = Task { try await remote.push(scope: scope, ops: [op]) }
-        await Task.detached { gate.entered.wait() }.value
+        await onOwnThread { gate.entered.wait() }
         await #expect(throws: RemoteVaultError.httpStatus(status: 409, code: "op-in-flight",
                                                           message: "an op with the same id is being processed; retry later",
                                                           retryAfterSeconds: nil)) {
@@ -35,8 +36,8 @@ struct VaultServerLifecycleTests {
         let scope = Fixture.scope("c1")
         gate.arm()
         let inFlight = Task { try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok-1"))]) }
-        await Task.detached { gate.entered.wait() }.value
-        let drained = Task.detached { server.server.drain(timeout: .seconds(30)) }
+        await onOwnThread { gate.entered.wait() }
+        let drained = Task { await onOwnThread { server.server.drain(timeout: .seconds(30)) } }
         // Wait until the server refuses new work.
         var refused = try await server.send("GET", "/health", authorization: nil)
         while refused.status != 503 {
