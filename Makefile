@@ -9,11 +9,16 @@ demo: deps
 	@swift build -q --product checkout
 	@swift run --skip-build checkout demo
 
+## A test run that takes longer than this many seconds is a hang: scripts/watchdog.sh prints every
+## thread's stack of the test process and stops it (a normal `make test` takes under 2 minutes).
+TEST_TIME_LIMIT ?= 1200
+LONG_TEST_TIME_LIMIT ?= 3600
+
 ## Builds everything and runs the whole test suite. The PostgreSQL tests run against a throwaway
 ## cluster when a PostgreSQL server is installed, and say they were skipped otherwise.
 test: deps
 	swift build --build-tests
-	bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build
+	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build
 
 ## Runs the benchmarks in release mode (see README for the figures); the PostgreSQL section runs
 ## on a throwaway cluster when a PostgreSQL server is installed, and says it was skipped otherwise.
@@ -34,10 +39,10 @@ TSAN_SUITES = ReliabilityTests.Concurrency|CheckoutCoreTests|CardPaymentMethodTe
 ## sanitizer's slowdown breaks; the client still runs sanitized under the sync and server suites.
 tsan: deps
 	swift build --build-tests $(TSAN_FLAGS)
-	swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)" --skip HTTPClientTests
+	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)" --skip HTTPClientTests
 
 ## The long reliability variants (>= 100,000 fuzz cases per target, 50 SIGKILLs of each process,
 ## 20 fault schedules). CHECKOUTKIT_FUZZ_CASES=N bounds the fuzzing to fit a CI budget.
 test-long: deps
 	swift build --build-tests
-	CHECKOUTKIT_LONG_TESTS=1 swift test --skip-build --filter ReliabilityTests
+	CHECKOUTKIT_LONG_TESTS=1 bash scripts/watchdog.sh $(LONG_TEST_TIME_LIMIT) swift test --skip-build --filter ReliabilityTests
