@@ -16,13 +16,16 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
 
     /// Creates a client for the server at `baseURL` (e.g. `http://127.0.0.1:8080`), authenticating
     /// with `apiKey`. `timeout` bounds connecting and each read or write; `resourceTimeout` bounds a
-    /// whole request, including a reconnect.
-    public init(baseURL: URL, apiKey: String, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60) {
+    /// whole request, including a reconnect. A pooled connection idle for longer than
+    /// `idleTimeout` seconds is closed instead of reused; keep it at or below the server's
+    /// `limits.idleConnectionTimeoutSeconds` (30 by default).
+    public init(baseURL: URL, apiKey: String, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60,
+                idleTimeout: TimeInterval = 30) {
         self.baseURL = baseURL
         self.authorization = "Bearer \(apiKey)"
         self.client = HTTPClient(baseURL: baseURL,
                                  limits: HTTPClientLimits(timeout: timeout, exchangeTimeout: resourceTimeout),
-                                 maxConnections: 8)
+                                 maxConnections: 8, idleTimeout: idleTimeout)
     }
 
     /// A one-line explanation, safe to log.

@@ -58,7 +58,8 @@ public final class VaultServer: Sendable {
             // copied out as they arrive), and it is cleared per request: keep it small.
             let memory = 64 * 1024
             guard let daemon = cmhd_start(configuration.listen.host, UInt16(configuration.listen.port),
-                                          UInt32(configuration.threads), 1024, 30, memory,
+                                          UInt32(configuration.threads), 1024,
+                                          UInt32(configuration.limits.effectiveIdleConnectionTimeoutSeconds), memory,
                                           vaultServerAccessHandler, context, vaultServerCompletedHandler, context) else {
                 throw VaultServerStartError("cannot listen on \(configuration.listen.host):\(configuration.listen.port)")
             }

@@ -34,16 +34,30 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         public var rateLimitPerSecond: Double
         /// Requests a merchant may burst above the sustained rate.
         public var rateLimitBurst: Int
+        /// Seconds a kept-alive connection may sit idle before the server closes it. Optional in
+        /// the file; absent means `defaultIdleConnectionTimeoutSeconds`. Set it above the idle
+        /// timeout of any load balancer or client pool in front of the server.
+        public var idleConnectionTimeoutSeconds: Int?
+
+        /// The idle timeout when the configuration names none.
+        public static let defaultIdleConnectionTimeoutSeconds = 30
+
+        /// The idle timeout in force.
+        public var effectiveIdleConnectionTimeoutSeconds: Int {
+            idleConnectionTimeoutSeconds ?? Self.defaultIdleConnectionTimeoutSeconds
+        }
 
         /// Creates limits; rate limiting is off (0) by default.
         public init(maxBodyBytes: Int = 1 << 20, maxPageSize: Int = 1000, defaultPageSize: Int = 200,
-                    maxOpsPerBatch: Int = 500, rateLimitPerSecond: Double = 0, rateLimitBurst: Int = 0) {
+                    maxOpsPerBatch: Int = 500, rateLimitPerSecond: Double = 0, rateLimitBurst: Int = 0,
+                    idleConnectionTimeoutSeconds: Int? = nil) {
             self.maxBodyBytes = maxBodyBytes
             self.maxPageSize = maxPageSize
             self.defaultPageSize = defaultPageSize
             self.maxOpsPerBatch = maxOpsPerBatch
             self.rateLimitPerSecond = rateLimitPerSecond
             self.rateLimitBurst = rateLimitBurst
+            self.idleConnectionTimeoutSeconds = idleConnectionTimeoutSeconds
         }
     }
 
@@ -107,6 +121,9 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         guard limits.maxOpsPerBatch > 0 else { throw VaultServerConfigurationError("limits.maxOpsPerBatch must be positive") }
         guard limits.rateLimitPerSecond >= 0, limits.rateLimitPerSecond.isFinite, limits.rateLimitBurst >= 0 else {
             throw VaultServerConfigurationError("limits.rateLimitPerSecond and rateLimitBurst must not be negative")
+        }
+        guard (1...86_400).contains(limits.effectiveIdleConnectionTimeoutSeconds) else {
+            throw VaultServerConfigurationError("limits.idleConnectionTimeoutSeconds must be 1–86400")
         }
         guard (1...256).contains(threads) else { throw VaultServerConfigurationError("threads must be 1–256") }
         if let storage, storage.isEmpty {

@@ -70,9 +70,10 @@ struct PostgresStorageTests {
                 sequences.withLock { $0["second"] = sequence }
             }
         }
-        // Wait until the server shows the second writer blocked on the customer's advisory lock.
+        // Wait until the server shows the second writer blocked on the customer's advisory lock (up
+        // to two minutes: the rest of the suite can keep the second writer's thread from starting).
         var waiting = false
-        for _ in 0..<2000 where !waiting {
+        for _ in 0..<24_000 where !waiting {
             let result = try observer.execute("""
                 SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
                 """)

@@ -11,6 +11,20 @@ struct VaultServerConfigurationTests {
         #expect(configuration.apiKeys == ["demo-key-merchant-a": "merchant_a"])
         #expect(configuration.listen == .init(host: "127.0.0.1", port: 8080))
         #expect(configuration.limits.maxBodyBytes == 1_048_576)
+        #expect(configuration.limits.idleConnectionTimeoutSeconds == nil)
+        #expect(configuration.limits.effectiveIdleConnectionTimeoutSeconds == 30)
+    }
+
+    @Test("limits.idleConnectionTimeoutSeconds is read from the file when present")
+    func idleTimeoutFromFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(#"""
+            {"listen":{"host":"127.0.0.1","port":1},"apiKeys":{},"tombstoneRetentionSeconds":60,"threads":1,
+             "limits":{"maxBodyBytes":1024,"maxPageSize":10,"defaultPageSize":5,"maxOpsPerBatch":5,
+                       "rateLimitPerSecond":0,"rateLimitBurst":0,"idleConnectionTimeoutSeconds":120}}
+            """#.utf8).write(to: url)
+        #expect(try VaultServerConfiguration.load(from: url).limits.effectiveIdleConnectionTimeoutSeconds == 120)
     }
 
     @Test("invalid values are refused with the field named", arguments: [
@@ -21,6 +35,9 @@ struct VaultServerConfigurationTests {
          "limits.defaultPageSize must be between 1 and maxPageSize"),
         (VaultServerConfiguration(apiKeys: ["": "m"]), "API keys and merchant ids must not be empty"),
         (VaultServerConfiguration(threads: 0), "threads must be 1–256"),
+        (VaultServerConfiguration(limits: .init(idleConnectionTimeoutSeconds: 0)), "limits.idleConnectionTimeoutSeconds must be 1–86400"),
+        (VaultServerConfiguration(limits: .init(idleConnectionTimeoutSeconds: 86_401)),
+         "limits.idleConnectionTimeoutSeconds must be 1–86400"),
     ])
     func invalid(_ configuration: VaultServerConfiguration, _ message: String) {
         #expect(throws: VaultServerConfigurationError(message)) { try configuration.validate() }
