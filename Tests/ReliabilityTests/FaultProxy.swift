@@ -57,14 +57,16 @@ final class FaultProxy: Sendable {
             state.stopped = true
             return state.clients
         }
+        // The accept thread closes the listener once `accept` returns (a number closed here could
+        // be reused by another socket before that thread calls `accept` again).
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         for fd in clients { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     deinit { stop() }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {

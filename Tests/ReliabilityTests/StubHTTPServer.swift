@@ -23,15 +23,18 @@ final class StubHTTPServer: Sendable {
     /// Replaces the function that computes answers.
     func respond(with responder: @escaping Responder) { self.responder.withLock { $0 = responder } }
 
+    /// Stops accepting. The accept thread closes the listener itself once `accept` returns: closing
+    /// it here could free its number for another socket while that thread is still about to call
+    /// `accept` on it.
     func stop() {
         stopped.withLock { $0 = true }
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     deinit { stop() }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
