@@ -78,9 +78,13 @@ let package = Package(
                           path: "Sources/checkout", swiftSettings: swift6),
 
         // Benchmarks: run in release. C baselines live in their own small C target.
+        // Child processes for the tests and the benchmark, started with posix_spawn (not Foundation's
+        // Process, whose run() can crash the parent on Linux; see ChildProcess).
+        .target(name: "CSpawn", path: "Sources/CSpawn", cSettings: [.define("_GNU_SOURCE")]),
+        .target(name: "Spawning", dependencies: ["CSpawn", "CheckoutLocking"], path: "Sources/Spawning", swiftSettings: swift6),
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines", "VaultServer",
-                                                             "VaultServerPostgres", "CLibPQ", "CheckoutLocking"],
+                                                             "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.
@@ -92,27 +96,30 @@ let package = Package(
 
         // Tests: one target per module.
         // new-method: tests
-        .testTarget(name: "CLITests", dependencies: ["CheckoutLocking"], path: "Tests/CLITests", swiftSettings: swift6),
+        .testTarget(name: "CLITests", dependencies: ["CheckoutLocking", "Spawning"], path: "Tests/CLITests", swiftSettings: swift6),
         .testTarget(name: "PaymentMethodsTests",
                     dependencies: ["CheckoutCore", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking"],
                     path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
         .testTarget(name: "SyncEngineTests",
                     dependencies: ["CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking"],
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
-        .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking"],
+        .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking",
+                                                           "Spawning"],
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
-                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking"],
+                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerPostgresTests",
-                    dependencies: ["VaultServerPostgres", "VaultServer", "CheckoutVault", "CheckoutCore", "CheckoutLocking"],
+                    dependencies: ["VaultServerPostgres", "VaultServer", "CheckoutVault", "CheckoutCore", "CheckoutLocking", "Spawning"],
                     path: "Tests/VaultServerPostgresTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutDemoTests", dependencies: ["CheckoutDemo", "CheckoutKit", "VaultServer", "CheckoutLocking"],
                     path: "Tests/CheckoutDemoTests", swiftSettings: swift6),
-        .testTarget(name: "CheckoutScaffoldTests", dependencies: ["CheckoutScaffold"],
+        .testTarget(name: "SpawningTests", dependencies: ["Spawning", "CheckoutLocking"],
+                    path: "Tests/SpawningTests", swiftSettings: swift6),
+        .testTarget(name: "CheckoutScaffoldTests", dependencies: ["CheckoutScaffold", "CheckoutLocking", "Spawning"],
                     path: "Tests/CheckoutScaffoldTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutCore", "CheckoutLocking"],
                     path: "Tests/CheckoutCoreTests", swiftSettings: swift6),

@@ -1,5 +1,7 @@
 import CheckoutKit
+import CheckoutLocking
 import Foundation
+import Spawning
 
 /// The vault server's change feed under load from a second process: this executable started
 /// again in `--load-generator` mode, keep-alive connections on loopback, bounded in time and count.
@@ -17,37 +19,28 @@ enum ServerBench {
 
     /// Runs the load generator as a child process and parses its one JSON line.
     static func generateLoad(_ options: BenchOptions, url: String, connections: Int, seconds: Double) async throws -> LoadReport {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: options.executablePath)
-        process.arguments = [LoadGenerator.flag, url, "--api-key", VaultServerHarness.apiKey,
-                             "--connections", String(connections), "--seconds", String(seconds),
-                             "--max-requests", "10000000"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        // Bounded: the child stops itself after `seconds`; kill it if it has not exited well after.
-        let child = process.processIdentifier
+        let process = try ChildProcess(
+            executable: options.executablePath,
+            arguments: [LoadGenerator.flag, url, "--api-key", VaultServerHarness.apiKey, "--connections", String(connections),
+                        "--seconds", String(seconds), "--max-requests", "10000000"],
+            standardOutput: .pipe)
+        // Bounded: the child stops itself after `seconds`; stop it if it has not exited well after.
         let watchdog = Task {
             try await Task.sleep(for: .seconds(seconds + 30))
-            kill(child, SIGTERM)
+            process.terminate()
         }
-        // The blocking reads run on a thread of their own, so several loads can run at once
-        // without tying up the cooperative pool (the watchdog needs it).
-        let reader = output.fileHandleForReading
-        let data = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
-            Thread {
-                continuation.resume(returning: reader.readDataToEndOfFile())
-            }.start()
-        }
-        process.waitUntilExit()
+        // The blocking read runs on a thread of its own, so several loads can run at once without
+        // tying up the cooperative pool (the watchdog needs it).
+        guard let reader = process.standardOutput else { throw BenchFailure("server: no pipe from the load generator") }
+        let data = await onOwnThread { reader.readDataToEndOfFile() }
+        let termination = await process.waitForExit()
         watchdog.cancel()
-        guard process.terminationStatus == 0,
+        guard termination == .exited(0),
               let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               let requests = object["requests"] as? Int, let errors = object["errors"] as? Int,
               let elapsed = object["seconds"] as? Double, let p50 = object["p50_us"] as? Double,
               let p99 = object["p99_us"] as? Double else {
-            throw BenchFailure("server: the load generator failed (status \(process.terminationStatus)): "
+            throw BenchFailure("server: the load generator failed (\(termination)): "
                                + String(decoding: data.prefix(500), as: UTF8.self))
         }
         let statusErrors = object["statusErrors"] as? [String: Int] ?? [:]

@@ -1,5 +1,5 @@
-import CheckoutLocking
 import Foundation
+import Spawning
 import Testing
 
 /// What one run of the `checkout` binary produced.
@@ -88,62 +88,24 @@ enum CLI {
         let workingDirectory = try directory ?? temporaryDirectory()
         let outURL = workingDirectory.appendingPathComponent(".stdout-\(UUID().uuidString)")
         let errURL = workingDirectory.appendingPathComponent(".stderr-\(UUID().uuidString)")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
             if directory == nil { try? FileManager.default.removeItem(at: workingDirectory) }
         }
-        let outHandle = try FileHandle(forWritingTo: outURL)
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
-        }
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = workingDirectory
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment["HOME"] = workingDirectory.path
         environment["XDG_DATA_HOME"] = workingDirectory.path
         environment.removeValue(forKey: "VAULT_API_KEY")
-        process.environment = environment
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        process.standardInput = FileHandle.nullDevice
-
-        let finished = Flag()
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { ended in
-                finished.value.withLock { $0 = true }
-                continuation.resume(returning: ended.terminationStatus)
-            }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-                return
-            }
-            let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
-                // Only the child this run started, and only while it has not been reaped.
-                finished.value.withLock { done in
-                    if !done { kill(pid, SIGKILL) }
-                }
-            }
-        }
+        let child = try ChildProcess(executable: executable.path, arguments: arguments, environment: environment,
+                                     workingDirectory: workingDirectory.path,
+                                     standardOutput: .file(outURL.path), standardError: .file(errURL.path))
+        // A hang must fail the test, not block the suite (`kill` does nothing once the child is reaped).
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit) { child.kill() }
+        let status = await child.waitForExit().status
         let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
         let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
         return CLIResult(status: status, stdout: stdout, stderr: stderr)
     }
-}
-
-/// Whether the child has ended, shared between its termination handler and the watchdog.
-private final class Flag: Sendable {
-    let value = Locked(false)
 }

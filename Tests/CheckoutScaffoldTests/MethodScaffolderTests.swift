@@ -1,5 +1,7 @@
+import CheckoutLocking
 import CheckoutScaffold
 import Foundation
+import Spawning
 import Testing
 
 @Suite struct MethodScaffolderTests {
@@ -102,19 +104,10 @@ import Testing
     /// Runs a command to its end. The blocking read happens on a thread of its own: a minute-long
     /// build must not hold one of Swift concurrency's few threads while other suites run.
     func run(_ arguments: [String], in directory: URL) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let reader = pipe.fileHandleForReading
-        let data = await withCheckedContinuation { (continuation: CheckedContinuation<Data, Never>) in
-            Thread { continuation.resume(returning: reader.readDataToEndOfFile()) }.start()
-        }
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let process = try ChildProcess(executable: "/usr/bin/env", arguments: arguments, workingDirectory: directory.path,
+                                       standardOutput: .pipe, standardError: .standardOutput)
+        let reader = try #require(process.standardOutput)
+        let data = await onOwnThread { reader.readDataToEndOfFile() }
+        return (await process.waitForExit().status, String(decoding: data, as: UTF8.self))
     }
 }

@@ -2,6 +2,7 @@ import CheckoutCore
 import CheckoutVault
 import CheckoutLocking
 import Foundation
+import Spawning
 import Testing
 
 extension Reliability {
@@ -15,22 +16,19 @@ extension Reliability {
         /// `@unchecked Sendable`: a child is handed from the test's task to one detached task at a
         /// time (which reads its pipe or kills it) and never used by two tasks at once.
         final class Child: @unchecked Sendable {
-            let process = Process()
-            let output = Pipe()
+            let process: ChildProcess
+            private let output: FileHandle
             private var buffer: [UInt8] = []
 
             /// Starts `executable`; its stderr goes to `log` and SQLite's temporary files to the
             /// log's directory, so the payment-data scan sees everything the process wrote.
             init(executable: URL, arguments: [String], log: URL) throws {
-                process.executableURL = executable
-                process.arguments = arguments
-                process.standardOutput = output
-                _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-                process.standardError = try FileHandle(forWritingTo: log)
                 var environment = ProcessInfo.processInfo.environment
                 environment["SQLITE_TMPDIR"] = log.deletingLastPathComponent().path
-                process.environment = environment
-                try process.run()
+                process = try ChildProcess(executable: executable.path, arguments: arguments, environment: environment,
+                                           standardOutput: .pipe, standardError: .file(log.path))
+                guard let output = process.standardOutput else { throw SpawnError(step: "stdout pipe", code: EBADF) }
+                self.output = output
             }
 
             /// The next complete line, or nil at EOF.
@@ -41,7 +39,7 @@ extension Reliability {
                         buffer.removeFirst(newline + 1)
                         return line
                     }
-                    let chunk = output.fileHandleForReading.availableData
+                    let chunk = output.availableData
                     if chunk.isEmpty {
                         if buffer.isEmpty { return nil }
                         defer { buffer.removeAll() }
@@ -52,8 +50,8 @@ extension Reliability {
             }
 
             func kill() {
-                Glibc.kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                process.kill()
+                _ = process.waitUntilExit()
             }
         }
 
@@ -171,7 +169,7 @@ extension Reliability {
                 }
                 if exited {
                     let log = (try? String(contentsOf: directory.appendingPathComponent("child-\(run).log"), encoding: .utf8)) ?? ""
-                    Issue.record("the child finished before the kill (run \(run), status \(child.process.terminationStatus), reason \(child.process.terminationReason.rawValue)): \(log)")
+                    Issue.record("the child finished before the kill (run \(run), \(child.process.ended.map(String.init(describing:)) ?? "still running")): \(log)")
                 }
                 for line in lines { ledger.record(line) }
                 try Self.verify(storePath: storePath, ledger: &ledger, run: run,

@@ -28,8 +28,8 @@ struct VaultServerPostgresExecutableTests {
         #expect(listed.1.contains(#""id":"tok-1""#))
         #expect(listed.1.contains(#""version":1"#))
 
-        #expect(await first.terminate() == 0)
-        #expect(await second.terminate() == 0)
+        #expect(await first.terminate() == .exited(0))
+        #expect(await second.terminate() == .exited(0))
     }
 
     struct BadStorage: Sendable, CustomTestStringConvertible {

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Spawning
 import Testing
 
 /// Finds the built `vault-server` next to the test bundle.
@@ -22,25 +23,20 @@ enum VaultServerBinary {
 ///
 /// This file is also compiled into VaultServerPostgresTests (through a symbolic link there).
 struct ServerProcess {
-    let process: Process
+    let process: ChildProcess
     let port: Int
 
     /// Starts the binary with `arguments`; returns nil with the exit status when it exits before
     /// printing its address.
     static func launch(_ arguments: [String]) async throws -> (server: ServerProcess?, exitStatus: Int32?, stderr: String) {
         let binary = try #require(VaultServerBinary.url)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess(executable: binary.path, arguments: arguments, standardOutput: .pipe,
+                                       standardError: .pipe)
+        let output = try #require(process.standardOutput)
         let line = await onOwnThread { () -> String in
             var bytes: [UInt8] = []
             while !bytes.contains(0x0A) {
-                let chunk = output.fileHandleForReading.availableData
+                let chunk = output.availableData
                 if chunk.isEmpty { break }
                 bytes += chunk
             }
@@ -48,18 +44,17 @@ struct ServerProcess {
         }
         let prefix = "listening on http://127.0.0.1:"
         guard line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) else {
-            await onOwnThread { process.waitUntilExit() }
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return (nil, process.terminationStatus, message)
+            let errors = try #require(process.standardError)
+            let message = await onOwnThread { String(decoding: errors.readDataToEndOfFile(), as: UTF8.self) }
+            return (nil, await process.waitForExit().status, message)
         }
         return (ServerProcess(process: process, port: port), nil, "")
     }
 
-    /// Sends SIGTERM and returns the exit status.
-    func terminate() async -> Int32 {
+    /// Sends SIGTERM and returns how the process ended.
+    func terminate() async -> ChildProcess.Termination {
         process.terminate()
-        await onOwnThread { process.waitUntilExit() }
-        return process.terminationStatus
+        return await process.waitForExit()
     }
 
     /// Sends a request authenticated with `apiKey`; returns the status and the body.

@@ -22,7 +22,6 @@ struct VaultServerExecutableTests {
         #expect(listed.0 == 200)
         #expect(listed.1 == #"{"instruments":[]}"#)
 
-        #expect(await server.terminate() == 0)
-        #expect(server.process.terminationReason == .exit)
+        #expect(await server.terminate() == .exited(0))
     }
 }
