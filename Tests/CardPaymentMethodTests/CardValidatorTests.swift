@@ -246,6 +246,26 @@ struct CardValidatorTests {
         }
     }
 
+    @Test("sixteen digits in four groups (the typed layout's own path) validate like the digits alone", arguments: [
+        "4242 4242 4242 4242", "4242-4242-4242-4242", "4242 4242-4242 4242", "5555 5555 5555 4444",
+        "6011 1111 1111 1117", "4242 4242 4242 4241", "0000 0000 0000 0000", "9999 9999 9999 9995",
+        // Same length, another layout: the general paths decide.
+        "4242  242 4242 4242", "42424 242 4242 4242", " 4242 4242 4242 424", "4242 4242 4242 424 ",
+        "4242 4242 4242 424a", "4242/4242 4242 4242", "4242 4242\t4242 4242", "4242 4242 4242 4\u{0}42",
+    ])
+    func groupsOfFour(_ input: String) {
+        #expect(input.utf8.count == 19)
+        let validator = Fixtures.validator()
+        let check = validator.check(number: input)
+        #expect(check.issues.isDisjoint(with: .number) == CardPropertyTests.referenceValid(input))
+        let digits = input.filter { $0 != " " && $0 != "-" }
+        if digits.allSatisfy(\.isASCIIDigit) {
+            #expect(check == validator.check(number: digits))
+        } else {
+            #expect(check.issues.contains(.numberInvalid))
+        }
+    }
+
     @Test("parsed expiry values")
     func parsedExpiry() {
         #expect(CardExpiry(parsing: "1/27") == CardExpiry(month: 1, year: 2027))
