@@ -27,8 +27,12 @@ enum CardBench {
         ("36", 14, 3),                                                                 // Diners Club
     ]
 
+    /// The 16-digit shapes: the "full validation of a 16-digit number".
+    static let sixteenDigitShapes = shapes.filter { $0.length == 16 }
+
     /// `count` valid card entries (numbers pass Luhn, CVV fits the network, expiry in the future).
-    static func makeInputs(count: Int, formatted: Bool) -> Inputs {
+    static func makeInputs(count: Int, formatted: Bool,
+                           shapes: [(prefix: String, length: Int, cvv: Int)] = sixteenDigitShapes) -> Inputs {
         var random = RetryPolicy.Generator(seed: 0x5EED_CA4D)
         var inputs = Inputs()
         for index in 0..<count {
@@ -135,10 +139,12 @@ enum CardBench {
 
         // Each Swift loop is paired with the C loop on the same inputs, run alternately, so both
         // see the same machine; the ratio is the median of the per-pair ratios.
-        enum Variant { case full, numberAndCVV, numberOnly, formatted }
+        enum Variant { case full, mixedLengths, numberAndCVV, numberOnly, formatted }
         let variants: [(Variant, String, String)] = [
             (.full, "card.validations_per_second",
-             "number (digits only), CVV and expiry; 18 network shapes, 1,024 distinct cards"),
+             "16-digit numbers (digits only), CVV and expiry; 14 network shapes, 1,024 distinct cards"),
+            (.mixedLengths, "card.validations_per_second_mixed_lengths",
+             "breakdown: the same with 14- to 19-digit numbers (18 network shapes)"),
             (.numberAndCVV, "card.number_cvv_checks_per_second",
              "breakdown: number and CVV, no expiry (no clock read)"),
             (.numberOnly, "card.number_checks_per_second",
@@ -147,15 +153,20 @@ enum CardBench {
              "16-digit numbers typed in groups of four (\"4242 4242 ...\"); number, CVV and expiry"),
         ]
         let plain = makeInputs(count: distinct, formatted: false)
+        let mixed = makeInputs(count: distinct, formatted: false, shapes: shapes)
         let grouped = makeInputs(count: distinct, formatted: true)
         let expected = rounds * distinct
         for (variant, name, note) in variants {
-            let inputs = variant == .formatted ? grouped : plain
+            let inputs = switch variant {
+            case .formatted: grouped
+            case .mixedLengths: mixed
+            case .full, .numberAndCVV, .numberOnly: plain
+            }
             let pair = try Measure.paired(options.repeats) {
                 var valid = 0
                 let seconds = Measure.seconds {
                     switch variant {
-                    case .full, .formatted: valid = validateAll(validator, inputs, rounds: rounds)
+                    case .full, .mixedLengths, .formatted: valid = validateAll(validator, inputs, rounds: rounds)
                     case .numberAndCVV: valid = validateWithoutExpiry(validator, inputs, rounds: rounds)
                     case .numberOnly: valid = checkNumbers(validator, inputs, rounds: rounds)
                     }
