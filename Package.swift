@@ -82,9 +82,12 @@ let package = Package(
         // Process, whose run() can crash the parent on Linux; see ChildProcess).
         .target(name: "CSpawn", path: "Sources/CSpawn", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "Spawning", dependencies: ["CSpawn", "CheckoutLocking"], path: "Sources/Spawning", swiftSettings: swift6),
+        // The loopback listening socket of the tests' stub servers and proxies and the bench's proxy.
+        .target(name: "Loopback", path: "Sources/Loopback", swiftSettings: swift6),
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines", "VaultServer",
-                                                             "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning"],
+                                                             "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning",
+                                         "Loopback"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.
@@ -101,14 +104,15 @@ let package = Package(
                     dependencies: ["CheckoutCore", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking"],
                     path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
         .testTarget(name: "SyncEngineTests",
-                    dependencies: ["CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking"],
+                    dependencies: ["CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking",
+                                   "Loopback"],
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking",
-                                                           "Spawning"],
+                                                           "Spawning", "Loopback"],
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
-                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning"],
+                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),

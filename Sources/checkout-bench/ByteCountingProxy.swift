@@ -1,5 +1,6 @@
 import CheckoutLocking
 import Foundation
+import Loopback
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -23,22 +24,7 @@ final class ByteCountingProxy: Sendable {
     /// Listens on 127.0.0.1 (a free port) and forwards to 127.0.0.1:`target`.
     init(forwardingTo target: UInt16) throws {
         self.target = target
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw BenchFailure("proxy: socket failed (errno \(errno))") }
-        var address = Self.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(descriptor, 64) == 0 else {
-            close(descriptor)
-            throw BenchFailure("proxy: cannot listen on loopback (errno \(errno))")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        listener = descriptor
-        port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try LoopbackListener.open()
         let acceptor = Thread { [self] in acceptLoop() }
         acceptor.start()
     }

@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 import CheckoutLocking
+import Foundation
+import Loopback
 
 /// A loopback HTTP proxy that injects faults on a seeded schedule, between `HTTPRemoteVault` and
 /// the vault server.
@@ -40,7 +41,7 @@ final class FaultProxy: Sendable {
         self.upstreamPort = upstreamPort
         self.faultPercent = faultPercent
         state = Locked(State(random: SeededRandom(seed: seed)))
-        (listener, port) = try RawHTTP.listenOnLoopback()
+        (listener, port) = try LoopbackListener.open()
         let acceptThread = Thread { [self] in acceptLoop() }
         acceptThread.start()
     }

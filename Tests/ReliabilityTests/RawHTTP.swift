@@ -46,43 +46,14 @@ enum RawHTTP {
         var description: String { "\(operation) failed (errno \(code))" }
     }
 
-    /// A new IPv4 TCP socket.
-    private static func tcpSocket() throws -> Int32 {
+    /// A connected TCP socket to 127.0.0.1:`port` with send and receive timeouts.
+    static func connect(port: UInt16, timeoutSeconds: Int = 15) throws -> Int32 {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
-        return fd
-    }
-
-    /// A listening TCP socket on a free port of 127.0.0.1 (the proxy's and the stub server's).
-    static func listenOnLoopback() throws -> (fd: Int32, port: UInt16) {
-        let fd = try tcpSocket()
-        var one: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw SocketError(operation: "bind/listen", code: errno)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
-    /// A connected TCP socket to 127.0.0.1:`port` with send and receive timeouts.
-    static func connect(port: UInt16, timeoutSeconds: Int = 15) throws -> Int32 {
-        let fd = try tcpSocket()
         setTimeouts(fd, seconds: timeoutSeconds)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 import CheckoutLocking
+import Foundation
+import Loopback
 
 /// A loopback HTTP server whose answers a test computes: for feeding hostile responses to
 /// `HTTPRemoteVault`. Every answer is complete (head and `Content-Length` body), keep-alive.
@@ -16,7 +17,7 @@ final class StubHTTPServer: Sendable {
 
     init(responder: @escaping Responder) throws {
         self.responder = Locked(responder)
-        (listener, port) = try RawHTTP.listenOnLoopback()
+        (listener, port) = try LoopbackListener.open()
         Thread { [self] in acceptLoop() }.start()
     }
 

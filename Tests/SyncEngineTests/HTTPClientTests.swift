@@ -19,8 +19,12 @@ struct HTTPClientTests {
 
     static func get(_ target: String = "/x") -> HTTPClientRequest { HTTPClientRequest(method: "GET", target: target) }
 
+    static func client(_ url: URL, limits: HTTPClientLimits = limits, maxConnections: Int = 4) -> HTTPClient {
+        HTTPClient(baseURL: url, limits: limits, maxConnections: maxConnections, idleTimeout: idleTimeout)
+    }
+
     static func client(_ stub: RawHTTPStub, limits: HTTPClientLimits = limits, maxConnections: Int = 4) -> HTTPClient {
-        HTTPClient(baseURL: stub.baseURL, limits: limits, maxConnections: maxConnections, idleTimeout: idleTimeout)
+        client(stub.baseURL, limits: limits, maxConnections: maxConnections)
     }
 
     // MARK: Broken answers
@@ -172,7 +176,7 @@ struct HTTPClientTests {
     func requestBytes() async throws {
         let stub = try RawHTTPStub { _ in .reply(RawHTTPStub.keepAlive(body: "{}"), close: false) }
         let url = try #require(URL(string: "http://127.0.0.1:\(stub.port)/base/"))
-        let client = HTTPClient(baseURL: url, limits: Self.limits, idleTimeout: Self.idleTimeout)
+        let client = Self.client(url)
         _ = try await client.send(HTTPClientRequest(method: "POST", target: "/ops?x=1", headers: [("Authorization", "Bearer k")],
                                                     body: Array("{\"a\":1}".utf8)))
         let request = try #require(stub.requests.first)
@@ -224,8 +228,7 @@ struct HTTPClientTests {
     @Test("a host name is resolved (every address tried in turn)")
     func hostName() async throws {
         let stub = try RawHTTPStub { _ in .reply(RawHTTPStub.keepAlive(body: "named"), close: false) }
-        let client = HTTPClient(baseURL: try #require(URL(string: "http://localhost:\(stub.port)")),
-                                limits: Self.limits, idleTimeout: Self.idleTimeout)
+        let client = Self.client(try #require(URL(string: "http://localhost:\(stub.port)")))
         #expect(try await client.send(Self.get()).body == Array("named".utf8))
         #expect(stub.requests.first?.headerLines.first == "Host: localhost:\(stub.port)")
     }
@@ -332,15 +335,13 @@ struct HTTPClientTests {
             let stub = try RawHTTPStub { _ in .close }
             port = stub.port
         }
-        let client = HTTPClient(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")),
-                                limits: Self.limits, idleTimeout: Self.idleTimeout)
+        let client = Self.client(try #require(URL(string: "http://127.0.0.1:\(port)")))
         await #expect(throws: HTTPClientError.connectFailed(reason: "Connection refused")) { try await client.send(Self.get()) }
     }
 
     @Test("a host name that does not resolve is a typed resolve failure")
     func unresolvable() async throws {
-        let client = HTTPClient(baseURL: try #require(URL(string: "http://no-such-host.invalid:80")),
-                                limits: Self.limits, idleTimeout: Self.idleTimeout)
+        let client = Self.client(try #require(URL(string: "http://no-such-host.invalid:80")))
         let error = await #expect(throws: HTTPClientError.self) { try await client.send(Self.get()) }
         guard case .resolveFailed = error else {
             Issue.record("expected resolveFailed, got \(String(describing: error))")
@@ -375,8 +376,7 @@ struct HTTPClientTests {
         // Both ends keep an idle connection for an hour: a test starved of CPU by the rest of the
         // suite can pause longer than the default 30 s between two requests.
         let server = try LoopbackVaultServer(limits: .init(idleConnectionTimeoutSeconds: 3600))
-        let remote = HTTPRemoteVault(baseURL: server.baseURL, apiKey: LoopbackVaultServer.keyA, timeout: 30,
-                                     idleTimeout: 3600)
+        let remote = server.remote(idleTimeout: 3600)
         let scope = Fixture.scope("cus:http.1")  // ":" is percent-encoded in the path
         let ops = (0..<30).map { Fixture.upsert("op-\($0)", Fixture.card("tok_\($0)")) }
         let results = try await remote.push(scope: scope, ops: ops)

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Loopback
 import CheckoutLocking
 
 /// A tiny loopback HTTP listener whose answers a test scripts byte for byte, so tests can send
@@ -61,20 +62,7 @@ final class RawHTTPStub: Sendable {
 
     /// Starts listening on 127.0.0.1 (or ::1 with `ipv6`) with a free port; `script` decides every answer.
     init(ipv6: Bool = false, script: @escaping Script) throws {
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var port: UInt16 = 0
-        if ipv6 {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_addr = in6addr_loopback
-            port = try Self.bindAndListen(fd, &address)
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            port = try Self.bindAndListen(fd, &address)
-        }
+        let (fd, port) = try LoopbackListener.open(ipv6: ipv6)
         self.port = Int(port)
         guard let url = URL(string: ipv6 ? "http://[::1]:\(port)" : "http://127.0.0.1:\(port)") else {
             close(fd)
@@ -151,26 +139,6 @@ final class RawHTTPStub: Sendable {
                 while recv(client, &byte, 1, 0) > 0 {}  // until the peer or deinit ends it
                 return
             }
-        }
-    }
-
-    /// Binds `fd` to `address` (port 0), listens, and returns the port the system chose.
-    private static func bindAndListen<Address>(_ fd: Int32, _ address: inout Address) throws -> UInt16 {
-        let size = socklen_t(MemoryLayout<Address>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
-        var length = size
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        // sin_port and sin6_port sit at the same offset, right after the family.
-        return withUnsafeBytes(of: &address) { raw in
-            UInt16(bigEndian: raw.loadUnaligned(fromByteOffset: MemoryLayout<sa_family_t>.size, as: UInt16.self))
         }
     }
 

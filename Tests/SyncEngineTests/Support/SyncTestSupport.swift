@@ -148,8 +148,8 @@ final class LoopbackVaultServer: Sendable {
     }
 
     /// A client authenticated as merchant A (or with `apiKey`).
-    func remote(apiKey: String = keyA) -> HTTPRemoteVault {
-        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 30)
+    func remote(apiKey: String = keyA, idleTimeout: TimeInterval = 30) -> HTTPRemoteVault {
+        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 30, idleTimeout: idleTimeout)
     }
 
     /// The raw body of `GET path` as merchant A (to measure what a request transfers).
