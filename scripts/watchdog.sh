@@ -16,16 +16,18 @@ fi
 LIMIT=$1
 shift
 
-# CMD gets a process group of its own, so stopping it stops everything it started.
+# CMD gets a session of its own, so stopping it stops everything it started: `swift test` starts
+# the test bundle in a process group of its own, but in the same session.
 setsid "$@" &
 PID=$!
-trap 'kill -TERM -- -"$PID" 2>/dev/null; wait "$PID"; exit 130' INT TERM
+stop_session() { pkill "-$1" -s "$PID" 2>/dev/null; }
+trap 'stop_session TERM; wait "$PID"; exit 130' INT TERM
 
 START=$(date +%s)
 while kill -0 "$PID" 2>/dev/null; do
     if (( $(date +%s) - START >= LIMIT )); then
         echo "watchdog: '$*' still running after ${LIMIT} s; stacks of the test processes follow" >&2
-        for test_pid in $(pgrep -g "$PID" -f '\.xctest' || true); do
+        for test_pid in $(pgrep -s "$PID" -f '\.xctest' || true); do
             echo "watchdog: ===== $(tr '\0' ' ' < /proc/"$test_pid"/cmdline 2>/dev/null) (pid $test_pid) =====" >&2
             if command -v gdb >/dev/null 2>&1; then
                 timeout 120 gdb -p "$test_pid" -batch -nx -ex 'set pagination off' -ex 'thread apply all bt' 2>&1 \
@@ -34,9 +36,9 @@ while kill -0 "$PID" 2>/dev/null; do
                 echo "watchdog: gdb is not installed; no stacks" >&2
             fi
         done
-        kill -TERM -- -"$PID" 2>/dev/null
+        stop_session TERM
         for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$PID" 2>/dev/null && sleep 1; done
-        kill -KILL -- -"$PID" 2>/dev/null
+        stop_session KILL
         wait "$PID" 2>/dev/null
         echo "watchdog: stopped after ${LIMIT} s" >&2
         exit 124
