@@ -18,7 +18,9 @@ shift
 
 # CMD gets a session of its own, so stopping it stops everything it started: `swift test` starts
 # the test bundle in a process group of its own, but in the same session.
-setsid "$@" &
+# Line-buffered output (stdbuf, inherited by the test bundle), so a hang's log ends at the last
+# line written instead of losing the last block of a buffer.
+if command -v stdbuf >/dev/null 2>&1; then setsid stdbuf -oL -eL "$@" & else setsid "$@" & fi
 PID=$!
 stop_session() { pkill "-$1" -s "$PID" 2>/dev/null; }
 trap 'stop_session TERM; wait "$PID"; exit 130' INT TERM
