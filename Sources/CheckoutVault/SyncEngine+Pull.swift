@@ -15,7 +15,8 @@ extension SyncEngine {
             do {
                 if let next = prefetched {
                     prefetched = nil
-                    page = try await next.value
+                    // The prefetch is this round's own work: cancelling the round cancels it too.
+                    page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
                 } else {
                     page = try await fetchPage(scope, after: cursor)
                 }

@@ -127,10 +127,15 @@ public final class SyncEngine: Sendable {
 
     /// Runs one round for `scope` now (or joins the round queued behind the running one) and
     /// returns what it did. Throws `SyncError` when the round fails (pending ops are kept), or
-    /// `CancellationError` when the engine is stopped meanwhile.
+    /// `CancellationError` when the engine is stopped meanwhile or the calling task is cancelled.
+    ///
+    /// A round is shared by every caller that asked for it, so cancelling one caller does not
+    /// cancel the round: that caller stops waiting at once, and the round goes on for the others
+    /// (and for the store, which it brings up to date). `stop()` cancels rounds.
     @discardableResult
     public func syncNow(scope: VaultScope) async throws -> SyncReport {
-        try await round(for: scope).value
+        try Task.checkCancellation()
+        return try await RoundWaiter.value(of: round(for: scope))
     }
 
     /// Runs one round for every scope the engine syncs (configured scopes plus, if enabled, every
@@ -455,5 +460,49 @@ public final class SyncEngine: Sendable {
                 try await clock.sleep(for: delay)
             }
         }
+    }
+}
+
+/// Waits for a shared task on behalf of one caller: returns the task's result, or throws
+/// `CancellationError` as soon as the caller is cancelled, leaving the task running. (Awaiting
+/// `Task.value` alone would keep a cancelled caller waiting for as long as the task takes.)
+private final class RoundWaiter: Sendable {
+    private enum State {
+        case starting
+        case waiting(CheckedContinuation<SyncReport, any Error>)
+        case finished
+    }
+
+    private let state = Locked(State.starting)
+
+    static func value(of task: Task<SyncReport, any Error>) async throws -> SyncReport {
+        let waiter = RoundWaiter()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let alreadyCancelled = waiter.state.withLock { state -> Bool in
+                    guard case .starting = state else { return true }
+                    state = .waiting(continuation)
+                    return false
+                }
+                if alreadyCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                Task { waiter.finish(with: await task.result) }
+            }
+        } onCancel: {
+            waiter.finish(with: .failure(CancellationError()))
+        }
+    }
+
+    /// Resumes the caller with `result` unless it was resumed already; before the caller is
+    /// parked, marks the wait as over so that it never parks.
+    private func finish(with result: Result<SyncReport, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<SyncReport, any Error>? in
+            defer { state = .finished }
+            if case .waiting(let continuation) = state { return continuation }
+            return nil
+        }
+        continuation?.resume(with: result)
     }
 }

@@ -15,6 +15,7 @@ public final class ManualSyncClock: SyncClock {
     }
 
     private struct Observer {
+        let id: Int
         let minimumSleepers: Int
         let minimumSleepsStarted: Int
         let continuation: CheckedContinuation<Void, Never>
@@ -108,25 +109,41 @@ public final class ManualSyncClock: SyncClock {
         return step
     }
 
-    /// Returns once at least `count` sleeps are waiting on this clock.
+    /// Returns once at least `count` sleeps are waiting on this clock (or the caller is cancelled).
     public func waitForSleepers(_ count: Int = 1) async {
         await waitUntil(minimumSleepers: count, minimumSleepsStarted: 0)
     }
 
-    /// Returns once at least `count` sleeps have been requested in total (waiting or finished).
+    /// Returns once at least `count` sleeps have been requested in total, waiting or finished (or
+    /// the caller is cancelled).
     public func waitForSleepsStarted(_ count: Int) async {
         await waitUntil(minimumSleepers: 0, minimumSleepsStarted: count)
     }
 
+    /// Parks the caller until the condition holds, or until the caller is cancelled (a test over
+    /// its time limit must end, not wait forever for a sleeper that never comes).
     private func waitUntil(minimumSleepers: Int, minimumSleepsStarted: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= minimumSleepers, state.history.count >= minimumSleepsStarted { return true }
-                state.observers.append(Observer(minimumSleepers: minimumSleepers,
-                                                minimumSleepsStarted: minimumSleepsStarted, continuation: continuation))
-                return false
+        let id = state.withLock { state -> Int in
+            defer { state.nextId += 1 }
+            return state.nextId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if Task.isCancelled { return true }
+                    if state.sleepers.count >= minimumSleepers, state.history.count >= minimumSleepsStarted { return true }
+                    state.observers.append(Observer(id: id, minimumSleepers: minimumSleepers,
+                                                    minimumSleepsStarted: minimumSleepsStarted, continuation: continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let observer = state.withLock { state -> Observer? in
+                guard let index = state.observers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.observers.remove(at: index)
+            }
+            observer?.continuation.resume()
         }
     }
 

@@ -7,22 +7,36 @@ public final class RemoteVaultHold: Sendable {
         var reached = false
         var released = false
         var parked: CheckedContinuation<Void, Never>?
-        var reachedWaiters: [CheckedContinuation<Void, Never>] = []
+        var reachedWaiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWaiterId = 0
     }
 
     private let state = Locked(State())
 
     init() {}
 
-    /// Returns once the held call has arrived.
+    /// Returns once the held call has arrived (or the caller is cancelled: a test over its time
+    /// limit must end).
     public func waitUntilReached() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let reached = state.withLock { state -> Bool in
-                if state.reached { return true }
-                state.reachedWaiters.append(continuation)
-                return false
+        let id = state.withLock { state -> Int in
+            defer { state.nextWaiterId += 1 }
+            return state.nextWaiterId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let reached = state.withLock { state -> Bool in
+                    if state.reached || Task.isCancelled { return true }
+                    state.reachedWaiters.append((id, continuation))
+                    return false
+                }
+                if reached { continuation.resume() }
             }
-            if reached { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.reachedWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.reachedWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 
@@ -44,7 +58,7 @@ public final class RemoteVaultHold: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let (released, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                 state.reached = true
-                let waiters = state.reachedWaiters
+                let waiters = state.reachedWaiters.map(\.continuation)
                 state.reachedWaiters.removeAll()
                 if !state.released { state.parked = continuation }
                 return (state.released, waiters)

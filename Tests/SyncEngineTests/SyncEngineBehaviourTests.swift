@@ -334,6 +334,44 @@ struct SyncEngineBehaviourTests {
         #expect(try world.store.pendingOps(scope: scope).map(\.attempts) == [1])
     }
 
+    @Test("cancelled callers stop waiting at once; the rounds they waited for go on for everyone else")
+    func cancelledCallersStopWaiting() async throws {
+        let world = try makeWorld()
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        world.remote.failNext(1, .push, with: .unreachable(reason: "connection refused"))
+        let first = Task { try await world.engine.syncNow(scope: scope) }  // the running round
+        await world.clock.waitForSleepers(1)
+        let second = Task { try await world.engine.syncNow(scope: scope) }  // both join the follow-up round
+        let third = Task { try await world.engine.syncNow(scope: scope) }
+
+        first.cancel()
+        second.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        await #expect(throws: CancellationError.self) { try await second.value }
+        #expect(world.clock.pendingSleeps.count == 1)  // the running round is still parked on its backoff
+        #expect(world.remote.requestCount(.push) == 1)
+
+        world.clock.advanceToNextDeadline()
+        let report = try await third.value
+        #expect(report.pending == 0)
+        #expect(world.remote.requestCount(.push) == 2)  // the first round's retry went out after its caller left
+        #expect(try world.store.pendingCount(scope: scope) == 0)
+        #expect(world.remote.snapshot(customerId: scope.customerId).map(\.id) == ["tok_a"])
+    }
+
+    @Test("a caller cancelled before it asks gets CancellationError without starting a round")
+    func cancelledBeforeAsking() async throws {
+        let world = try makeWorld()
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        let started = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await world.engine.syncNow(scope: scope)
+        }
+        await #expect(throws: CancellationError.self) { try await started.value }
+        #expect(world.remote.requestCount() == 0)
+        #expect(try world.store.pendingCount(scope: scope) == 1)
+    }
+
     @Test("an empty merchant or customer id is refused before any request")
     func invalidScope() async throws {
         let world = try makeWorld()

@@ -147,21 +147,20 @@ final class LoopbackVaultServer: Sendable {
         running.withLock { $0 = (server, storage) }
     }
 
-    /// A client authenticated as merchant A (or with `apiKey`).
+    /// A client authenticated as merchant A (or with `apiKey`). Its timeouts are generous: these
+    /// tests are not about timeouts, and a sanitized run on a loaded machine can take tens of
+    /// seconds for one exchange, which must not turn into a retry the test did not ask for.
     func remote(apiKey: String = keyA, idleTimeout: TimeInterval = 30) -> HTTPRemoteVault {
-        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 30, idleTimeout: idleTimeout)
+        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 120, resourceTimeout: 240, idleTimeout: idleTimeout)
     }
 
     /// The raw body of `GET path` as merchant A (to measure what a request transfers).
-    func rawGet(_ path: String) async throws -> Data {
-        guard let url = URL(string: baseURL.absoluteString + path) else { throw URLError(.badURL) }
-        var request = URLRequest(url: url)
-        request.setValue("Bearer \(Self.keyA)", forHTTPHeaderField: "Authorization")
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: request)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        return data
+    func rawGet(_ path: String) async throws -> [UInt8] {
+        let client = HTTPClient(baseURL: baseURL, limits: HTTPClientLimits(timeout: 120, exchangeTimeout: 240))
+        let response = try await client.send(HTTPClientRequest(method: "GET", target: path,
+                                                               headers: [("Authorization", "Bearer \(Self.keyA)")]))
+        #expect(response.status == 200)
+        return response.body
     }
 }
 
