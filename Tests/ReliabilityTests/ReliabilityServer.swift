@@ -36,7 +36,7 @@ final class ReliabilityServer: Sendable {
 
     /// An HTTP client of the server for `key`.
     func remote(key: String = keyA) -> HTTPRemoteVault {
-        HTTPRemoteVault(baseURL: baseURL, apiKey: key, timeout: 20)
+        HTTPRemoteVault(baseURL: baseURL, apiKey: key, timeout: 60, resourceTimeout: 180)
     }
 
     /// Every row of every table of the server database, as text, in a stable order.

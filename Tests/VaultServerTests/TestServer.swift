@@ -121,7 +121,7 @@ final class TestServer: Sendable {
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw VaultServerStartError("bad URL") }
         baseURL = url
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = 60
+        sessionConfiguration.timeoutIntervalForRequest = 120
         session = URLSession(configuration: sessionConfiguration)
     }
 
@@ -134,9 +134,11 @@ final class TestServer: Sendable {
         }
     }
 
-    /// An `HTTPRemoteVault` authenticated as merchant A (or with `apiKey`).
+    /// An `HTTPRemoteVault` authenticated as merchant A (or with `apiKey`). Its timeouts are
+    /// generous: these tests are not about timeouts, and under the sanitizer on a loaded machine
+    /// hundreds of parallel requests can queue for the client's connections for over a minute.
     func remote(apiKey: String = keyA) -> HTTPRemoteVault {
-        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 60)
+        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 120, resourceTimeout: 300)
     }
 
     /// Sends a raw request; `authorization` nil sends none.
