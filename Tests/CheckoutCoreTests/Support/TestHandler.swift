@@ -102,8 +102,12 @@ final class ControlledProcessor: PaymentProcessor {
 
     func hold() { holding.withLock { $0 = true } }
     func release() {
-        holding.withLock { $0 = false }
-        let waiting = gate.withLock { gate in defer { gate.removeAll() }; return gate }
+        // The flag changes under the gate's lock, so a call that saw it set is always parked by then.
+        let waiting = gate.withLock { gate in
+            holding.withLock { $0 = false }
+            defer { gate.removeAll() }
+            return gate
+        }
         for continuation in waiting { continuation.resume() }
     }
     var waitingCount: Int { gate.withLock { $0.count } }
@@ -113,7 +117,15 @@ final class ControlledProcessor: PaymentProcessor {
     func clientSession(for token: ClientToken) async throws -> ClientSession {
         _ = clientSessionCalls.increment()
         if holding.withLock({ $0 }) {
-            await withCheckedContinuation { continuation in gate.withLock { $0.append(continuation) } }
+            await withCheckedContinuation { continuation in
+                // Checked again under the gate's lock: a release in between must not be missed.
+                let parked = gate.withLock { gate -> Bool in
+                    guard holding.withLock({ $0 }) else { return false }
+                    gate.append(continuation)
+                    return true
+                }
+                if !parked { continuation.resume() }
+            }
         }
         if let error = failing.withLock({ $0 }) { throw error }
         var session = try await sandbox.clientSession(for: token)
