@@ -93,6 +93,8 @@ public final class SyncEngine: Sendable {
         var pendingCount = 0
         var loop: Task<Void, Never>?
         var stopping = false
+        /// `start()` was called while stopping: the loop starts once the stop is complete.
+        var startAfterStop = false
     }
 
     /// Creates an engine (reading the store's pending count for the first status); nothing talks to
@@ -202,10 +204,15 @@ public final class SyncEngine: Sendable {
     // MARK: Background loop
 
     /// Starts the background loop: a round now, then one per trigger (local write, timer,
-    /// reconnect), with backoff after failures. Calling it twice has no effect.
+    /// reconnect), with backoff after failures. Calling it twice has no effect. Called while
+    /// `stop()` is still waiting for rounds to end, it starts the loop when `stop()` returns.
     public func start() {
         state.withLock { state in
             guard state.loop == nil else { return }
+            if state.stopping {
+                state.startAfterStop = true
+                return
+            }
             state.loop = Task { [self] in await runLoop() }
         }
     }
@@ -216,6 +223,7 @@ public final class SyncEngine: Sendable {
         let loop = state.withLock { state -> Task<Void, Never>? in
             defer { state.loop = nil }
             state.stopping = true
+            state.startAfterStop = false  // a stop after a start-during-stop wins
             return state.loop
         }
         loop?.cancel()
@@ -230,7 +238,13 @@ public final class SyncEngine: Sendable {
             for round in rounds { _ = await round.result }
         }
         await loop?.value
-        state.withLock { $0.stopping = false }
+        state.withLock { state in
+            state.stopping = false
+            if state.startAfterStop, state.loop == nil {
+                state.loop = Task { [self] in await runLoop() }
+            }
+            state.startAfterStop = false
+        }
     }
 
     /// How many times a round was asked for (joined or started), for tests of coalescing.

@@ -364,9 +364,29 @@ struct HTTPClientTests {
         while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
         task.cancel()
         await #expect(throws: HTTPClientError.cancelled) { try await task.value }
-        // The slot was freed: the next request goes through.
-        let next = try RawHTTPStub { _ in .reply(RawHTTPStub.keepAlive(body: "ok"), close: false) }
-        #expect(try await Self.client(next).send(Self.get()).body == Array("ok".utf8))
+    }
+
+    @Test("cancelling a request that waits for a connection ends its wait; the slots are given back")
+    func cancelledWhileWaitingForAConnection() async throws {
+        let stub = try RawHTTPStub { request in
+            request.target == "/hang" ? .hang : .reply(RawHTTPStub.keepAlive(body: "ok"), close: false)
+        }
+        let client = Self.client(stub, maxConnections: 1)
+        let holder = Task { try await client.send(Self.get("/hang")) }
+        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        let waiter = Task { try await client.send(Self.get("/after")) }
+        while client.waitingForConnection == 0 { try await Task.sleep(for: .milliseconds(5)) }
+
+        waiter.cancel()
+        await #expect(throws: HTTPClientError.cancelled) { try await waiter.value }
+        #expect(client.waitingForConnection == 0)
+        #expect(stub.requests.map(\.target) == ["/hang"])  // the cancelled request was never sent
+
+        holder.cancel()
+        await #expect(throws: HTTPClientError.cancelled) { try await holder.value }
+        // The one slot came back: the next request on the same client goes through.
+        #expect(try await client.send(Self.get("/next")).body == Array("ok".utf8))
+        #expect(stub.requests.map(\.target) == ["/hang", "/next"])
     }
 
     // MARK: Against the real vault server

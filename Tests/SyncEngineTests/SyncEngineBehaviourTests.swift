@@ -436,4 +436,27 @@ struct SyncEngineBehaviourTests {
         #expect(world.remote.requestCount(.changes) == 2)
         await world.engine.stop()
     }
+
+    @Test("start while stop is still waiting for a round: a live loop once stop returns, not a dead one")
+    func startDuringStop() async throws {
+        let world = try makeWorld(interval: .seconds(60))
+        let hold = world.remote.hold(.changes)  // a call that finishes only when released, cancelled or not
+        world.engine.start()
+        await hold.waitUntilReached()
+        let stopping = Task { await world.engine.stop() }
+        #expect(await eventually { !world.engine.isRunning })  // stop has begun and waits for the round
+        world.engine.start()
+        hold.release()
+        await stopping.value
+
+        #expect(world.engine.isRunning)
+        await world.clock.waitForSleepers(1)  // the new loop ran its first round and waits for its timer
+        #expect(world.clock.pendingSleeps == [.seconds(60)])
+        #expect(world.remote.requestCount(.changes) == 2)
+        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        world.engine.notifyLocalWrite()
+        #expect(await eventually { world.remote.requestCount(.push) == 1 })
+        await world.engine.stop()
+        #expect(!world.engine.isRunning)
+    }
 }

@@ -7,7 +7,8 @@ import CheckoutLocking
 /// Socket I/O blocks, so every exchange runs on its connection's serial dispatch queue and the
 /// calling task waits on a continuation: Swift concurrency's threads are never blocked. At most
 /// `maxConnections` exchanges run at once; further requests wait (suspended, not blocking) for
-/// a connection to come back. Cancelling the calling task aborts its exchange.
+/// a connection to come back. Cancelling the calling task aborts its exchange, or ends its wait
+/// for a connection.
 ///
 /// Retry rule: a request is sent a second time, on a fresh connection, only when it went out on
 /// a connection reused from the pool, that connection ended before a single byte of response
@@ -43,7 +44,8 @@ package final class HTTPClient: Sendable {
     private struct PoolState {
         var idle: [(connection: HTTPClientConnection, since: Double)] = []
         var open = 0
-        var waiters: [CheckedContinuation<HTTPClientConnection, Never>] = []
+        var waiters: [(id: Int, continuation: CheckedContinuation<HTTPClientConnection?, Never>)] = []
+        var nextWaiterId = 0
         var statistics = Statistics()
     }
 
@@ -65,6 +67,9 @@ package final class HTTPClient: Sendable {
     /// The counters so far.
     package var statistics: Statistics { pool.withLock { $0.statistics } }
 
+    /// How many requests are waiting for a connection right now.
+    package var waitingForConnection: Int { pool.withLock { $0.waiters.count } }
+
     /// Sends `request` and returns the whole response (any status); throws for everything that
     /// is not a complete HTTP response.
     package func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
@@ -74,7 +79,7 @@ package final class HTTPClient: Sendable {
         var fresh = false
         while true {
             if Task.isCancelled { throw .cancelled }
-            let connection = await acquire(endpoint)
+            guard let connection = await acquire(endpoint) else { throw .cancelled }
             let (result, reused) = await perform(connection, bytes: bytes, method: request.method, deadline: deadline,
                                                  fresh: fresh)
             release(connection)
@@ -119,8 +124,8 @@ package final class HTTPClient: Sendable {
     }
 
     /// A connection for one exchange: an idle one (most recently used first), a new one while
-    /// under the bound, else the next one released.
-    private func acquire(_ endpoint: HTTPEndpoint) async -> HTTPClientConnection {
+    /// under the bound, else the next one released; nil when the caller is cancelled while it waits.
+    private func acquire(_ endpoint: HTTPEndpoint) async -> HTTPClientConnection? {
         let now = MonotonicClock.now()
         var expired: [HTTPClientConnection] = []
         let ready = pool.withLock { state -> HTTPClientConnection? in
@@ -135,17 +140,33 @@ package final class HTTPClient: Sendable {
         }
         for connection in expired { connection.close() }
         if let ready { return ready }
-        return await withCheckedContinuation { continuation in
-            let handed = pool.withLock { state -> HTTPClientConnection? in
-                if let (connection, _) = state.idle.popLast() { return connection }
-                if state.open < maxConnections {
-                    state.open += 1
-                    return HTTPClientConnection(endpoint: endpoint, limits: limits)
+        let id = pool.withLock { state -> Int in
+            defer { state.nextWaiterId += 1 }
+            return state.nextWaiterId
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<HTTPClientConnection?, Never>) in
+                let (handed, cancelled) = pool.withLock { state -> (HTTPClientConnection?, Bool) in
+                    // Checked under the lock: `onCancel` takes the same lock after the flag is set.
+                    if Task.isCancelled { return (nil, true) }
+                    if let (connection, _) = state.idle.popLast() { return (connection, false) }
+                    if state.open < maxConnections {
+                        state.open += 1
+                        return (HTTPClientConnection(endpoint: endpoint, limits: limits), false)
+                    }
+                    state.waiters.append((id, continuation))
+                    return (nil, false)
                 }
-                state.waiters.append(continuation)
-                return nil
+                if let handed { continuation.resume(returning: handed) } else if cancelled { continuation.resume(returning: nil) }
             }
-            if let handed { continuation.resume(returning: handed) }
+        } onCancel: {
+            // A waiter already handed a connection is not in the list any more: it gets the
+            // connection, and its exchange, cancelled, aborts at once and gives it back.
+            let waiter = pool.withLock { state -> CheckedContinuation<HTTPClientConnection?, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: nil)
         }
     }
 
@@ -155,8 +176,8 @@ package final class HTTPClient: Sendable {
         let reusable = connection.isReusable
         if !reusable { connection.close() }
         let now = MonotonicClock.now()
-        let waiter = pool.withLock { state -> CheckedContinuation<HTTPClientConnection, Never>? in
-            if !state.waiters.isEmpty { return state.waiters.removeFirst() }
+        let waiter = pool.withLock { state -> CheckedContinuation<HTTPClientConnection?, Never>? in
+            if !state.waiters.isEmpty { return state.waiters.removeFirst().continuation }
             if reusable {
                 state.idle.append((connection, now))
             } else {
