@@ -18,11 +18,11 @@ struct ServerSyncTests {
             defer { done.store(true, ordering: .sequentiallyConsistent) }
             return try await body()
         }
-        while !done.load(ordering: .sequentiallyConsistent) {
+        while !done.load(ordering: .sequentiallyConsistent) && !Task.isCancelled {
             if !clock.pendingSleeps.isEmpty { clock.advanceToNextDeadline() }
             await Task.yield()
         }
-        return try await task.value
+        return try await task.cancellableValue
     }
 
     @Test("the server restarts in the middle of a push: the lost batch is resent under the same op ids, applied once")
@@ -140,7 +140,7 @@ struct ServerSyncTests {
                 == ["vault server answered HTTP 429 rate-limited: too many requests (retry after 1s)"])
         time.advance(seconds: 1)
         clock.advance(by: .seconds(1))
-        let report = try await round.value
+        let report = try await round.cancellableValue
         #expect(report.pushed == 1)
         #expect(clock.sleepHistory == [.seconds(1)])
     }

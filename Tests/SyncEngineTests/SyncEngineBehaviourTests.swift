@@ -50,7 +50,7 @@ struct SyncEngineBehaviourTests {
         await hold.waitUntilReached()
         #expect(world.engine.currentStatus == SyncStatus(phase: .syncing, pendingCount: 1, lastSyncedAt: nil))
         hold.release()
-        let report = try await round.value
+        let report = try await round.cancellableValue
         #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: "v1.0"))
 
         let syncedAt = world.clock.nowMillis()
@@ -82,7 +82,7 @@ struct SyncEngineBehaviourTests {
         #expect(sleep >= .zero && sleep <= .milliseconds(500))  // full jitter under the first ceiling
 
         world.clock.advanceToNextDeadline()
-        let report = try await round.value
+        let report = try await round.cancellableValue
         #expect(report.pushed == 1)
         #expect(report.pending == 0)
         #expect(world.remote.requestCount(.push) == 2)
@@ -105,7 +105,7 @@ struct SyncEngineBehaviourTests {
         #expect(world.clock.pendingSleeps == [.seconds(7)])  // still waiting
         #expect(world.remote.requestCount(.push) == 1)
         world.clock.advance(by: .milliseconds(1))
-        let report = try await round.value
+        let report = try await round.cancellableValue
         #expect(report.pushed == 1)
         #expect(world.clock.sleepHistory == [.seconds(7)])
         #expect(world.remote.requestCount(.push) == 2)
@@ -157,12 +157,12 @@ struct SyncEngineBehaviourTests {
         let joiners = (0..<5).map { _ in Task { try await world.engine.syncNow(scope: scope) } }
         #expect(await eventually { world.engine.roundRequestCount == 6 })
         firstHold.release()
-        #expect(try await first.value.pushed == 1)
+        #expect(try await first.cancellableValue.pushed == 1)
         await secondHold.waitUntilReached()
         #expect(world.remote.requestCount(.changes) == 2)
         secondHold.release()
         var reports: [SyncReport] = []
-        for joiner in joiners { reports.append(try await joiner.value) }
+        for joiner in joiners { reports.append(try await joiner.cancellableValue) }
 
         #expect(reports.allSatisfy { $0 == reports[0] })  // they shared one round
         #expect(reports[0].pushed == 0)                    // round 1 had pushed everything
@@ -178,7 +178,7 @@ struct SyncEngineBehaviourTests {
         let round = Task { try await world.engine.syncNow(scope: scope) }
         await world.clock.waitForSleepers(1)
         world.clock.advanceToNextDeadline()
-        let report = try await round.value
+        let report = try await round.cancellableValue
 
         #expect(report.pushed == 2)
         let wire = opIds.map(SyncEngine.wireOpId)
@@ -251,7 +251,7 @@ struct SyncEngineBehaviourTests {
         #expect(try await provider.paymentMethods(for: scope).map(\.id) == ["tok_a", "tok_b"])
         #expect(world.engine.currentStatus == SyncStatus(phase: .syncing, pendingCount: 2, lastSyncedAt: nil))
         hold.release()
-        _ = try await round.value
+        _ = try await round.cancellableValue
     }
 
     @Test("one call syncs every scope with queued ops")
@@ -352,7 +352,7 @@ struct SyncEngineBehaviourTests {
         #expect(world.remote.requestCount(.push) == 1)
 
         world.clock.advanceToNextDeadline()
-        let report = try await third.value
+        let report = try await third.cancellableValue
         #expect(report.pending == 0)
         #expect(world.remote.requestCount(.push) == 2)  // the first round's retry went out after its caller left
         #expect(try world.store.pendingCount(scope: scope) == 0)

@@ -323,3 +323,14 @@ extension SyncEngine {
                    clock: clock)
     }
 }
+
+extension Task where Failure == any Error {
+    /// The task's value; cancelling the waiting test cancels the task too. A test over its time
+    /// limit is cancelled, and awaiting `value` alone would keep it waiting for a round parked on
+    /// a clock nobody advances: this way it ends and fails instead of hanging the run.
+    var cancellableValue: Success {
+        get async throws {
+            try await withTaskCancellationHandler { try await value } onCancel: { cancel() }
+        }
+    }
+}
