@@ -101,10 +101,10 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
 
     /// Waits until every BIN lookup started so far has answered and been applied (or, when
     /// stale, ignored). Useful for tests and for a host that wants the co-badge answer before
-    /// rendering the network choice.
+    /// rendering the network choice. A cancelled caller returns at once.
     public func settled() async {
         let tasks = storage.withLock { Array($0.lookupTasks.values) }
-        for task in tasks { await task.value }
+        for task in tasks where !Task.isCancelled { await awaitShared(task) {} }
     }
 
     /// The masked number, the selected network and the flow state; never card data.

@@ -105,7 +105,7 @@ public final class RedirectPaymentFlow: PaymentFlow {
         }
         switch decision {
         case .awaitPoll(let task):
-            return await task.value
+            return await awaitShared(task) { [self] in state }
         case .resume(let attempt, let pending, let resumeToken):
             let step: PaymentPipeline.Step
             do {
@@ -121,7 +121,8 @@ public final class RedirectPaymentFlow: PaymentFlow {
 
     /// Polls the pending payment's status with exponential backoff until it settles or the
     /// policy's timeout passes (then the attempt fails with `.timeout`). Concurrent calls share
-    /// one polling loop; `cancel()` stops it.
+    /// one polling loop; `cancel()` stops it. A cancelled caller gets the current state at once,
+    /// and the loop goes on for the others.
     /// - Returns: the state reached; the current state at once when no redirect is pending.
     @discardableResult
     public func pollForCompletion() async -> PaymentFlowState {
@@ -134,7 +135,7 @@ public final class RedirectPaymentFlow: PaymentFlow {
             return task
         }
         guard let task else { return state }
-        return await task.value
+        return await awaitShared(task) { [self] in state }
     }
 
     /// Cancels the flow (no outcome is delivered) and stops polling. No-op after success.

@@ -137,7 +137,7 @@ public final class SyncEngine: Sendable {
     @discardableResult
     public func syncNow(scope: VaultScope) async throws -> SyncReport {
         try Task.checkCancellation()
-        return try await RoundWaiter.value(of: round(for: scope))
+        return try await awaitShared(round(for: scope))
     }
 
     /// Runs one round for every scope the engine syncs (configured scopes plus, if enabled, every
@@ -477,46 +477,3 @@ public final class SyncEngine: Sendable {
     }
 }
 
-/// Waits for a shared task on behalf of one caller: returns the task's result, or throws
-/// `CancellationError` as soon as the caller is cancelled, leaving the task running. (Awaiting
-/// `Task.value` alone would keep a cancelled caller waiting for as long as the task takes.)
-private final class RoundWaiter: Sendable {
-    private enum State {
-        case starting
-        case waiting(CheckedContinuation<SyncReport, any Error>)
-        case finished
-    }
-
-    private let state = Locked(State.starting)
-
-    static func value(of task: Task<SyncReport, any Error>) async throws -> SyncReport {
-        let waiter = RoundWaiter()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let alreadyCancelled = waiter.state.withLock { state -> Bool in
-                    guard case .starting = state else { return true }
-                    state = .waiting(continuation)
-                    return false
-                }
-                if alreadyCancelled {
-                    continuation.resume(throwing: CancellationError())
-                    return
-                }
-                Task { waiter.finish(with: await task.result) }
-            }
-        } onCancel: {
-            waiter.finish(with: .failure(CancellationError()))
-        }
-    }
-
-    /// Resumes the caller with `result` unless it was resumed already; before the caller is
-    /// parked, marks the wait as over so that it never parks.
-    private func finish(with result: Result<SyncReport, any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<SyncReport, any Error>? in
-            defer { state = .finished }
-            if case .waiting(let continuation) = state { return continuation }
-            return nil
-        }
-        continuation?.resume(with: result)
-    }
-}

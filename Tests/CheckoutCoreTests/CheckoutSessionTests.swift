@@ -68,6 +68,22 @@ import Testing
         #expect(selection.state == PaymentMethodSelectionState(paymentMethods: session.paymentMethods))
     }
 
+    @Test func aCancelledRefreshCallerReturnsAtOnceWhileTheFetchGoesOn() async throws {
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor)
+        await session.start()
+        processor.hold()
+        processor.advertise([AdvertisedPaymentMethod(id: "pm_paypal", type: .payPal)])
+        let cancelled = Task { await session.refresh() }
+        #expect(await eventually { processor.waitingCount == 1 })
+        cancelled.cancel()
+        await cancelled.value  // returns while the fetch is still held
+        #expect(processor.waitingCount == 1)
+        processor.release()
+        #expect(await eventually { session.paymentMethods.map(\.id) == ["pm_paypal"] })  // the fetch went on
+        #expect(processor.clientSessionCalls.count == 2)
+    }
+
     @Test func refreshFailureIsDeliveredAndSessionStaysReady() async {
         let processor = ControlledProcessor()
         let session = Fixtures.session(processor: processor)

@@ -93,6 +93,24 @@ struct RedirectPollingTests {
         #expect(harness.session.deliveredOutcomes == [])
     }
 
+    @Test func aCancelledCallerGetsTheCurrentStateAtOnceWhilePollingGoesOn() async throws {
+        let gate = AsyncGate()
+        let clock = VirtualClock { index in if index == 1 { await gate.pass() } }
+        let harness = try await Support.harness(amount: 1002, policy: try Support.policy(interval: 1, timeout: 10),
+                                                clock: clock)
+        let (flow, _, url) = try await Support.redirected(harness)
+        let caller = Task { await flow.pollForCompletion() }
+        while gate.arrivals == 0 { try await Task.sleep(for: .milliseconds(1)) }
+
+        caller.cancel()
+        #expect(await caller.value == .awaitingRedirect(url))  // while the poll is parked on its first sleep
+        gate.open()
+        let error = CheckoutError(.timeout, "the payment was not completed within 10 seconds")
+        #expect(await flow.pollForCompletion() == .failed(error))  // the shared loop went on to its end
+        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4), .seconds(3)])
+        #expect(harness.session.deliveredOutcomes == [.failure(error)])
+    }
+
     @Test func returnURLWinsOverAPollInProgress() async throws {
         let late = LateAction()
         let clock = VirtualClock { index in if index == 1 { await late.run() } }
@@ -167,5 +185,38 @@ struct RedirectRegistrationTests {
         let handler = try #require(registry.resolve(.klarna, configuration: configuration))
         #expect(handler.display == PaymentMethodDisplay(name: "Klarna", buttonText: "Pay with Klarna"))
         #expect(RedirectPaymentHandler(type: "PAY_BY_BANK").display.name == "Pay By Bank")
+    }
+}
+
+/// Parks every task that passes until `open()` (then lets all through); counts the arrivals.
+final class AsyncGate: Sendable {
+    private struct State {
+        var isOpen = false
+        var arrivals = 0
+        var parked: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(State())
+
+    var arrivals: Int { state.withLock { $0.arrivals } }
+
+    func pass() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isOpen = state.withLock { state -> Bool in
+                state.arrivals += 1
+                if !state.isOpen { state.parked.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let parked = state.withLock { state in
+            state.isOpen = true
+            defer { state.parked.removeAll() }
+            return state.parked
+        }
+        parked.forEach { $0.resume() }
     }
 }

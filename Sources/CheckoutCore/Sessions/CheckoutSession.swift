@@ -168,7 +168,8 @@ public final class CheckoutSession: Sendable {
     }
 
     /// Re-fetches the client session and payment methods. No-op unless ready; concurrent calls
-    /// share one fetch. A failure is delivered as `.failure`; the session stays ready.
+    /// share one fetch. A failure is delivered as `.failure`; the session stays ready. A cancelled
+    /// caller returns at once; the shared fetch goes on.
     public func refresh() async {
         let task: Task<Void, Never>? = run.withLock { run in
             guard run.status == .ready, let clientSession = run.clientSession else { return nil }
@@ -178,7 +179,7 @@ public final class CheckoutSession: Sendable {
             run.refreshTask = task
             return task
         }
-        await task?.value
+        if let task { await awaitShared(task) {} }
     }
 
     /// Tears the run down: drops child sessions and flows, returns to `initializing` and makes
