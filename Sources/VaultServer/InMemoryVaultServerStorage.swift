@@ -10,6 +10,7 @@ public final class InMemoryVaultServerStorage: VaultServerStorage {
         var instruments: [CustomerKey: [String: InstrumentRecord]] = [:]
         var horizons: [CustomerKey: Int64] = [:]
         var ops: [CustomerKey: [String: StoredOpRecord]] = [:]
+        let cursorSecret: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
     }
 
     private final class Transaction: VaultStorageTransaction {
@@ -48,6 +49,8 @@ public final class InMemoryVaultServerStorage: VaultServerStorage {
         }
 
         func purgeHorizon(_ key: CustomerKey) throws -> Int64 { state.horizons[key] ?? 0 }
+
+        func cursorSecret() throws -> [UInt8] { state.cursorSecret }
 
         func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws {
             guard let rows = state.instruments[key] else { return }

@@ -56,6 +56,12 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2-cursor-secret") { database in
+            try database.execute("""
+                CREATE TABLE cursor_secret (id INTEGER PRIMARY KEY CHECK (id = 1), secret TEXT NOT NULL);
+                INSERT INTO cursor_secret (id, secret) VALUES (1, lower(hex(randomblob(32))));
+                """)
+        }
         return migrator
     }()
 
@@ -201,6 +207,13 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 try statement.bind(key.merchant, at: 1)
                 try statement.bind(key.customer, at: 2)
                 return try statement.step() ? statement.int64(at: 0) : 0
+            }
+        }
+
+        func cursorSecret() throws -> [UInt8] {
+            try database.withStatement("SELECT secret FROM cursor_secret WHERE id = 1") { statement in
+                guard try statement.step() else { throw SQLiteError(.corrupt, message: "the cursor secret is missing") }
+                return Array(statement.string(at: 0).utf8)
             }
         }
 

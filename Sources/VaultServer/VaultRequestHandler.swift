@@ -103,14 +103,7 @@ final class VaultRequestHandler: Sendable {
             }
             limit = min(value, configuration.limits.maxPageSize)
         }
-        var after: Int64 = 0
-        if let text = query["cursor"], !text.isEmpty {
-            guard let sequence = ChangeCursor.decode(text) else {
-                throw VaultHTTPError.badRequest("invalid-cursor", "the cursor was not issued by this server")
-            }
-            after = sequence
-        }
-        return try service.changes(key, after: after, limit: limit, now: clock.nowMillis)
+        return try service.changes(key, after: query["cursor"], limit: limit, now: clock.nowMillis)
     }
 
     private func ops(_ key: CustomerKey, body: [UInt8]) throws -> [WireOpResult] {

@@ -52,6 +52,9 @@ public protocol VaultStorageTransaction {
     func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord?
     /// Records the outcome of an op under its id.
     func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws
+    /// The vault's secret for change-feed cursors: random, made once when the storage is created,
+    /// the same for every server instance on this storage and across restarts.
+    func cursorSecret() throws -> [UInt8]
 }
 
 /// Identifies one customer of one merchant: the scope of every storage query.

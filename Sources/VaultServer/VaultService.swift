@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
 
 /// The vault server's rules, written once over `VaultServerStorage`.
@@ -10,6 +11,13 @@ import Foundation
 struct VaultService: Sendable {
     let storage: any VaultServerStorage
     let retentionMillis: Int64
+    /// The cursor codec, made from the storage's secret on the first feed request.
+    private let cursors = CursorCodecCache()
+
+    init(storage: any VaultServerStorage, retentionMillis: Int64) {
+        self.storage = storage
+        self.retentionMillis = retentionMillis
+    }
 
     /// An op after parsing: either valid or already rejected.
     enum PreparedOp: Sendable {
@@ -49,28 +57,44 @@ struct VaultService: Sendable {
         var hasMore: Bool
     }
 
-    /// One page after `cursor`. Reads a snapshot without blocking writers; only when tombstones
-    /// are past retention does it take the write path to purge them (and raise the horizon).
-    func changes(_ key: CustomerKey, after cursor: Int64, limit: Int, now: Int64) throws -> FeedPage {
+    /// One page after `cursor` (nil or empty: from the start). Reads a snapshot without blocking
+    /// writers; only when tombstones are past retention does it take the write path to purge them
+    /// (and raise the horizon). A cursor not issued for this customer is a 400.
+    func changes(_ key: CustomerKey, after cursor: String?, limit: Int, now: Int64) throws -> FeedPage {
         let threshold = now - retentionMillis
         let page = try storage.read { tx -> FeedPage? in
             if try tx.hasTombstones(key, deletedAtOrBefore: threshold) { return nil }
-            return try Self.page(key, after: cursor, limit: limit, tx: tx)
+            return try feedPage(key, after: cursor, limit: limit, tx: tx)
         }
         if let page { return page }
         return try storage.transaction { tx in
             try tx.purgeTombstones(key, deletedAtOrBefore: threshold)
-            return try Self.page(key, after: cursor, limit: limit, tx: tx)
+            return try feedPage(key, after: cursor, limit: limit, tx: tx)
         }
     }
 
-    private static func page(_ key: CustomerKey, after cursor: Int64, limit: Int,
-                             tx: any VaultStorageTransaction) throws -> FeedPage {
+    private func feedPage(_ key: CustomerKey, after text: String?, limit: Int,
+                      tx: any VaultStorageTransaction) throws -> FeedPage {
+        let codec = try cursorCodec(tx)
+        var cursor: Int64 = 0
+        if let text, !text.isEmpty {
+            guard let sequence = codec.decode(text, for: key) else {
+                throw VaultHTTPError.badRequest("invalid-cursor", "the cursor was not issued by this server")
+            }
+            cursor = sequence
+        }
         if cursor > 0, cursor < (try tx.purgeHorizon(key)) { throw VaultHTTPError.cursorExpired }
         var rows = try tx.changes(key, after: cursor, limit: limit + 1)
         let hasMore = rows.count > limit
         if hasMore { rows.removeLast(rows.count - limit) }
-        return FeedPage(rows: rows, cursor: ChangeCursor.encode(rows.last?.sequence ?? cursor), hasMore: hasMore)
+        return FeedPage(rows: rows, cursor: codec.encode(rows.last?.sequence ?? cursor, for: key), hasMore: hasMore)
+    }
+
+    private func cursorCodec(_ tx: any VaultStorageTransaction) throws -> ChangeCursor {
+        if let codec = cursors.codec.withLock({ $0 }) { return codec }
+        let codec = ChangeCursor(secret: try tx.cursorSecret())
+        cursors.codec.withLock { $0 = codec }
+        return codec
     }
 
     // MARK: Writes
@@ -213,4 +237,9 @@ struct VaultService: Sendable {
         method.isDefault = row.isDefault
         return method
     }
+}
+
+/// Holds the cursor codec once the storage's secret has been read (shared by copies of the service).
+private final class CursorCodecCache: Sendable {
+    let codec = Locked<ChangeCursor?>(nil)
 }

@@ -51,6 +51,15 @@ enum PostgresMigrations {
                 PRIMARY KEY (merchant, customer, op_id)
             );
             """),
+        // Two version-4 UUIDs from the server's strong random source: 244 random bits, as hex.
+        Migration(name: "v2-cursor-secret", sql: """
+            CREATE TABLE vault_cursor_secret (
+                id integer PRIMARY KEY CHECK (id = 1),
+                secret text NOT NULL
+            );
+            INSERT INTO vault_cursor_secret (id, secret)
+                VALUES (1, replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
+            """),
     ]
 
     /// Applies the missing migrations on `connection` under the migration lock; returns the names

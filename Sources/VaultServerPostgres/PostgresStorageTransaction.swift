@@ -160,6 +160,12 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
         return result.rowCount > 0 ? try result.int64(0, 0) : 0
     }
 
+    func cursorSecret() throws -> [UInt8] {
+        let result = try connection.execute(SQL.cursorSecret, [])
+        guard result.rowCount > 0 else { throw PostgresError(.unexpectedResult, message: "the cursor secret is missing") }
+        return Array(result.string(0, 0).utf8)
+    }
+
     func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws {
         try lock(key)
         try write(SQL.purgeTombstones, [key.merchant, key.customer, String(deletedAtOrBefore)])

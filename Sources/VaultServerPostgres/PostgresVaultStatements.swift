@@ -51,6 +51,9 @@ enum PostgresVaultStatements {
             SELECT 1 FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND deleted AND deleted_at <= $3 LIMIT 1
             """)
 
+    static let cursorSecret = PostgresStatement(
+        name: "vault_cursor_secret", sql: "SELECT secret FROM vault_cursor_secret WHERE id = 1")
+
     static let purgeHorizon = PostgresStatement(
         name: "vault_purge_horizon", sql: "SELECT seq FROM vault_purge_horizon WHERE merchant = $1 AND customer = $2")
 
