@@ -169,8 +169,8 @@ public struct OpResult: Codable, Sendable, Equatable {
 /// Why a call to the remote vault failed.
 ///
 /// The cases drive the sync engine: `unreachable` and 5xx/429 statuses are retried (honouring
-/// `retryAfter`), `cursorExpired` triggers a reset, `unauthorized` and `malformedResponse` stop
-/// the round and are reported.
+/// `retryAfter`), `cursorExpired` and an `invalid-cursor` 400 trigger a reset (`requiresReset`),
+/// `unauthorized` and `malformedResponse` stop the round and are reported.
 public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server could not be reached (connection refused, timeout, DNS, TLS).
     case unreachable(reason: String)
@@ -189,6 +189,17 @@ public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unreachable: return true
         case .httpStatus(let status, _, _, _): return status == 408 || status == 429 || status >= 500
         case .cursorExpired, .unauthorized, .malformedResponse: return false
+        }
+    }
+
+    /// True when the stored cursor cannot be continued and the customer must be pulled from
+    /// scratch: it expired (410), or the server does not recognise it (400 `invalid-cursor`: the
+    /// vault was replaced or its cursor secret changed), which no retry would ever fix.
+    public var requiresReset: Bool {
+        switch self {
+        case .cursorExpired: return true
+        case .httpStatus(400, "invalid-cursor", _, _): return true
+        default: return false
         }
     }
 

@@ -2,8 +2,9 @@ import CheckoutCore
 
 extension SyncEngine {
     /// Pulls the change feed after the stored cursor until `hasMore` is false, applying each page
-    /// with its cursor in one store transaction. On HTTP 410 the customer is reset (synced rows
-    /// wiped, outbox kept) and the feed is pulled from the beginning, once per round.
+    /// with its cursor in one store transaction. On HTTP 410, or a cursor the server does not
+    /// recognise (400 `invalid-cursor`), the customer is reset (synced rows wiped, outbox kept)
+    /// and the feed is pulled from the beginning, once per round.
     func pull(_ scope: VaultScope, into report: inout SyncReport) async throws {
         var cursor = try store.cursor(scope: scope)
         // The next page is fetched while the current one is written: the fetch needs only the
@@ -20,7 +21,7 @@ extension SyncEngine {
                 } else {
                     page = try await fetchPage(scope, after: cursor)
                 }
-            } catch RemoteVaultError.cursorExpired where !report.didReset && cursor != nil {
+            } catch let error as RemoteVaultError where error.requiresReset && !report.didReset && cursor != nil {
                 try store.resetSynced(scope: scope)
                 report.didReset = true
                 cursor = nil

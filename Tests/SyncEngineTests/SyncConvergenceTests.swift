@@ -187,6 +187,29 @@ struct SyncConvergenceTests {
         #expect(try await harness.serverInstruments(scope).map(\.id).sorted() == ["tok_a", "tok_c", "tok_new"])
     }
 
+    @Test("a cursor the server does not recognise (400 invalid-cursor: a replaced vault) resets like 410, ops kept",
+          arguments: RemoteKind.allCases)
+    func unrecognisedCursorResets(kind: RemoteKind) async throws {
+        let harness = try RemoteHarness(kind)
+        let directory = try TestDirectory()
+        let device = try directory.store("device")
+        let engine = SyncEngine.testing(device, harness.remote, scope: scope)
+        try device.upsert(Fixture.card("tok_a"), scope: scope)
+        try await engine.syncNow(scope: scope)
+        // The device holds a cursor of some other vault, and has queued an edit meanwhile.
+        _ = try device.applyRemotePage(scope: scope, changes: [], newCursor: "v2." + String(repeating: "b", count: 32))
+        try device.upsert(Fixture.card("tok_new", last4: "7777"), scope: scope)
+
+        let report = try await engine.syncNow(scope: scope)
+        #expect(report.didReset)
+        #expect(report.pulled == 1)  // tok_a again, from scratch
+        #expect(report.pushed == 1)
+        #expect(report.pending == 0)
+        #expect(try device.cursor(scope: scope) != "v2." + String(repeating: "b", count: 32))
+        #expect(try device.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_new"])
+        #expect(try await harness.serverInstruments(scope).map(\.id).sorted() == ["tok_a", "tok_new"])
+    }
+
     @Test("two queued edits of one instrument are pushed one after the other, both applied",
           arguments: RemoteKind.allCases)
     func repeatedEditsRebase(kind: RemoteKind) async throws {
