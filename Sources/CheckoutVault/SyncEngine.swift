@@ -476,4 +476,3 @@ public final class SyncEngine: Sendable {
         }
     }
 }
-

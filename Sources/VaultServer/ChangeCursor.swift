@@ -23,14 +23,14 @@ struct ChangeCursor: Sendable {
 
     /// The cursor after `sequence` for `key`'s feed.
     func encode(_ sequence: Int64, for key: CustomerKey) -> String {
-        let tweak = Self.tweak(key)
+        var message = Self.message(for: key)
         var left = UInt32(truncatingIfNeeded: UInt64(bitPattern: sequence) >> 32)
         var right = UInt32(truncatingIfNeeded: UInt64(bitPattern: sequence))
         for round in 0..<Self.rounds {
-            (left, right) = (right, left ^ roundFunction(round, right, tweak))
+            (left, right) = (right, left ^ roundFunction(round, right, &message))
         }
         let block = UInt64(left) << 32 | UInt64(right)
-        return "v2." + Self.hex(block) + Self.hex(tag(block, tweak))
+        return "v2." + Self.letters(block) + Self.letters(tag(block, &message))
     }
 
     /// The sequence inside a cursor issued for `key`; nil when the text is not such a cursor.
@@ -38,20 +38,20 @@ struct ChangeCursor: Sendable {
         if text.hasPrefix("v1.") { return Self.decodeLegacy(text) }
         let utf8 = Array(text.utf8)
         guard utf8.count == 35, text.hasPrefix("v2."),
-              let block = Self.parseHex(utf8[3..<19]), let tag = Self.parseHex(utf8[19..<35]) else { return nil }
-        let tweak = Self.tweak(key)
-        guard tag == self.tag(block, tweak) else { return nil }
+              let block = Self.parseLetters(utf8[3..<19]), let tag = Self.parseLetters(utf8[19..<35]) else { return nil }
+        var message = Self.message(for: key)
+        guard tag == self.tag(block, &message) else { return nil }
         var left = UInt32(truncatingIfNeeded: block >> 32)
         var right = UInt32(truncatingIfNeeded: block)
         for round in (0..<Self.rounds).reversed() {
-            (left, right) = (right ^ roundFunction(round, left, tweak), left)
+            (left, right) = (right ^ roundFunction(round, left, &message), left)
         }
         let sequence = Int64(bitPattern: UInt64(left) << 32 | UInt64(right))
         return sequence >= 0 ? sequence : nil
     }
 
     /// The sequence inside a legacy `v1.` cursor (lowercase hex, at most 17 characters).
-    static func decodeLegacy(_ text: String) -> Int64? {
+    private static func decodeLegacy(_ text: String) -> Int64? {
         guard text.hasPrefix("v1."), text.utf8.count <= 20 else { return nil }
         let digits = text.dropFirst(3)
         guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit && $0.isASCII && !$0.isUppercase }),
@@ -61,27 +61,32 @@ struct ChangeCursor: Sendable {
 
     private static let rounds: UInt8 = 4
 
-    /// Merchant and customer, unambiguously joined (a NUL cannot occur in either).
-    private static func tweak(_ key: CustomerKey) -> [UInt8] {
-        Array(key.merchant.utf8) + [0] + Array(key.customer.utf8)
+    /// The SipHash input of one cursor, reused by every round and the tag: a domain byte (the
+    /// round, or 0xff for the tag), an 8-byte payload, then merchant and customer unambiguously
+    /// joined (a NUL cannot occur in either).
+    private static func message(for key: CustomerKey) -> [UInt8] {
+        [UInt8](repeating: 0, count: 9) + Array(key.merchant.utf8) + [0] + Array(key.customer.utf8)
     }
 
-    private func roundFunction(_ round: UInt8, _ half: UInt32, _ tweak: [UInt8]) -> UInt32 {
-        let message = [round, UInt8(truncatingIfNeeded: half), UInt8(truncatingIfNeeded: half >> 8),
-                       UInt8(truncatingIfNeeded: half >> 16), UInt8(truncatingIfNeeded: half >> 24)] + tweak
-        return UInt32(truncatingIfNeeded: SipHash.hash(k0, k1, message))
+    private func roundFunction(_ round: UInt8, _ half: UInt32, _ message: inout [UInt8]) -> UInt32 {
+        UInt32(truncatingIfNeeded: keyedHash(domain: round, UInt64(half), &message))
     }
 
-    private func tag(_ block: UInt64, _ tweak: [UInt8]) -> UInt64 {
-        var message: [UInt8] = [0xff]
-        for shift in stride(from: 0, to: 64, by: 8) { message.append(UInt8(truncatingIfNeeded: block >> UInt64(shift))) }
-        return SipHash.hash(k0, k1, message + tweak)
+    private func tag(_ block: UInt64, _ message: inout [UInt8]) -> UInt64 {
+        keyedHash(domain: 0xff, block, &message)
+    }
+
+    /// SipHash of `message` with its domain byte and little-endian payload filled in.
+    private func keyedHash(domain: UInt8, _ payload: UInt64, _ message: inout [UInt8]) -> UInt64 {
+        message[0] = domain
+        for index in 0..<8 { message[1 + index] = UInt8(truncatingIfNeeded: payload >> (8 * UInt64(index))) }
+        return SipHash.hash(k0, k1, message)
     }
 
     /// Sixteen nibbles as the letters `a` to `p`, most significant first. Letters, not hex: a
     /// random run of decimal digits could pass for a card number, and every layer (the client's
     /// store included) refuses to keep anything that looks like one.
-    private static func hex(_ value: UInt64) -> String {
+    private static func letters(_ value: UInt64) -> String {
         var letters: [UInt8] = []
         letters.reserveCapacity(16)
         for shift in stride(from: 60, through: 0, by: -4) {
@@ -90,7 +95,7 @@ struct ChangeCursor: Sendable {
         return String(decoding: letters, as: UTF8.self)
     }
 
-    private static func parseHex(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+    private static func parseLetters(_ bytes: ArraySlice<UInt8>) -> UInt64? {
         var value: UInt64 = 0
         for byte in bytes {
             guard byte >= UInt8(ascii: "a"), byte <= UInt8(ascii: "p") else { return nil }

@@ -46,7 +46,7 @@ struct ChangeCursorTests {
         #expect(ChangeCursor(secret: Array("another vault".utf8)).decode(cursor, for: Self.alice) == nil)
     }
 
-    @Test("an edited cursor is refused: every single hex digit changed")
+    @Test("an edited cursor is refused: every single letter changed")
     func tamperEvident() {
         let cursor = Array(Self.codec.encode(7, for: Self.alice).utf8)
         var accepted: [String] = []

@@ -157,7 +157,7 @@ package final class HTTPClient: Sendable {
                     state.waiters.append((id, continuation))
                     return (nil, false)
                 }
-                if let handed { continuation.resume(returning: handed) } else if cancelled { continuation.resume(returning: nil) }
+                if handed != nil || cancelled { continuation.resume(returning: handed) }
             }
         } onCancel: {
             // A waiter already handed a connection is not in the list any more: it gets the
