@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CheckoutTheme", targets: ["CheckoutTheme"]),
         .library(name: "CheckoutVault", targets: ["CheckoutVault"]),
         .library(name: "VaultServer", targets: ["VaultServer"]),
+        .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .executable(name: "vault-server", targets: ["vault-server"]),
         .executable(name: "checkout", targets: ["checkout"]),
     ],
@@ -21,6 +22,8 @@ let package = Package(
         // System-library shims (C libraries from Debian -dev packages).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibUUID", path: "Sources/CLibUUID", providers: [.apt(["uuid-dev"])]),
+
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The package's lock: a Mutex the thread sanitizer can see (`make tsan`).
         .target(name: "CheckoutLocking", path: "Sources/CheckoutLocking", swiftSettings: swift6),
@@ -32,8 +35,12 @@ let package = Package(
         .target(name: "SQLiteKit", dependencies: ["CSQLite", "CheckoutLocking"], path: "Sources/SQLiteKit", swiftSettings: swift6),
         // The strict JSON byte reader (and saved-method readers) both ends of the sync wire use.
         .target(name: "WireScanner", dependencies: ["CheckoutCore"], path: "Sources/WireScanner", swiftSettings: swift6),
+        // Outbound HTTP(S) on libcurl: every request the package sends goes through it.
+        .target(name: "HTTPTransport", dependencies: ["CCurl", "CheckoutLocking"], path: "Sources/HTTPTransport",
+                swiftSettings: swift6),
         // Offline vault cache with outbox.
-        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID", "WireScanner", "CheckoutLocking"],
+        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID", "WireScanner", "CheckoutLocking",
+                                                      "HTTPTransport"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
@@ -64,7 +71,7 @@ let package = Package(
 
         // Umbrella: re-exports and the standard registry.
         .target(name: "CheckoutKit",
-                dependencies: ["CheckoutCore", "CheckoutTheme", "CheckoutVault", "CardPaymentMethod",
+                dependencies: ["CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "CardPaymentMethod",
                                "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod"],
                 path: "Sources/CheckoutKit", swiftSettings: swift6),
         // `checkout demo`, as a library so that a test can run it end to end.
@@ -86,7 +93,7 @@ let package = Package(
         .target(name: "Loopback", path: "Sources/Loopback", swiftSettings: swift6),
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines", "VaultServer",
-                                                             "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning",
+                                                             "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
                                          "Loopback"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
@@ -105,7 +112,7 @@ let package = Package(
                     path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
         .testTarget(name: "SyncEngineTests",
                     dependencies: ["CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking",
-                                   "Loopback"],
+                                   "Loopback", "HTTPTransport", "Spawning"],
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking",
                                                            "Spawning", "Loopback"],

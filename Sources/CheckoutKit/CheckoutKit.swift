@@ -1,4 +1,5 @@
 @_exported import CardPaymentMethod
+@_exported import HTTPTransport
 @_exported import CheckoutCore
 @_exported import CheckoutTheme
 @_exported import CheckoutVault

@@ -1,38 +1,45 @@
 import CheckoutCore
 import Foundation
+import HTTPTransport
 
-/// A `RemoteVault` that talks to `vault-server` over HTTP/1.1 with `HTTPClient`.
+/// A `RemoteVault` that talks to `vault-server` over HTTPS (or HTTP to loopback) with
+/// `HTTPTransport`, libcurl underneath.
 ///
-/// One client per instance (create one per process and share it across tasks): a bounded pool
-/// of keep-alive connections reused across sync rounds, socket I/O off Swift concurrency's
-/// threads. Responses are decoded strictly; anything that is not the promised JSON becomes
-/// `RemoteVaultError.malformedResponse` and nothing of it is returned; a connection that fails
-/// or ends before a whole response is `unreachable`. The API key is never included in errors or
-/// descriptions.
+/// One instance per process and server, shared across tasks: kept-alive connections are reused
+/// across sync rounds (no TLS handshake after the first), and no Swift task blocks on the network.
+/// Certificates are verified against the system CA store, or `tls.caBundle` for a private CA,
+/// optionally pinned; plain `http://` is refused for any host but loopback unless
+/// `allowInsecureHTTP` is set. Responses are decoded strictly; anything that is not the promised
+/// JSON becomes `RemoteVaultError.malformedResponse` and nothing of it is returned; a connection
+/// that fails or ends before a whole response is `unreachable`, with a reason that names the
+/// cause ("certificate not trusted", "host name mismatch", ...). The API key is never included in
+/// errors or descriptions.
 public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
     private let baseURL: URL
     private let authorization: String
-    private let client: HTTPClient
+    private let transport: HTTPTransport
 
-    /// Creates a client for the server at `baseURL` (e.g. `http://127.0.0.1:8080`), authenticating
-    /// with `apiKey`. `timeout` bounds connecting and each read or write; `resourceTimeout` bounds a
-    /// whole request, including a reconnect. A pooled connection idle for longer than
+    /// Creates a client for the server at `baseURL` (e.g. `https://vault.example.com`),
+    /// authenticating with `apiKey`. `timeout` bounds connecting and each idle gap;
+    /// `resourceTimeout` bounds a whole request. A pooled connection idle for longer than
     /// `idleTimeout` seconds is closed instead of reused; keep it at or below the server's
     /// `limits.idleConnectionTimeoutSeconds` (30 by default).
     public init(baseURL: URL, apiKey: String, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60,
-                idleTimeout: TimeInterval = 30) {
+                idleTimeout: TimeInterval = 30, tls: TLSOptions = TLSOptions(), allowInsecureHTTP: Bool = false) {
         self.baseURL = baseURL
         self.authorization = "Bearer \(apiKey)"
-        self.client = HTTPClient(baseURL: baseURL,
-                                 limits: HTTPClientLimits(timeout: timeout, exchangeTimeout: resourceTimeout),
-                                 maxConnections: 8, idleTimeout: idleTimeout)
+        self.transport = HTTPTransport(
+            baseURL: baseURL,
+            configuration: HTTPTransportConfiguration(timeout: timeout, exchangeTimeout: resourceTimeout, maxConnections: 8,
+                                                      idleTimeout: idleTimeout, tls: tls, allowInsecureHTTP: allowInsecureHTTP))
     }
 
     /// A one-line explanation, safe to log.
     public var description: String { "HTTPRemoteVault(\(baseURL.absoluteString))" }
 
-    /// The transport's counters (connections opened, reused, stale retries), for tests and benchmarks.
-    package var transportStatistics: HTTPClient.Statistics { client.statistics }
+    /// The transport's counters (requests, connections opened and reused, TLS handshakes), for
+    /// tests and benchmarks.
+    public var transportStatistics: HTTPTransport.Statistics { transport.statistics }
 
     /// Fetches one page of the change feed (`GET /v1/customers/{customer}/changes`).
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
@@ -96,18 +103,19 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// One exchange: GETs are idempotent by nature, and so is the ops POST, because every op
-    /// carries its id as idempotency key (a replay is answered from the server's op log), so
-    /// the transport may resend either once after a stale keep-alive connection.
+    /// One exchange. libcurl may resend a request once after a stale kept-alive connection: GETs
+    /// are idempotent by nature, and so is the ops POST, because every op carries its id as
+    /// idempotency key (a replay is answered from the server's op log).
     private func send(method: String, path: String, body: [UInt8]?) async throws -> [UInt8] {
-        var headers: [(name: String, value: String)] = [("Authorization", authorization), ("Accept", "application/json")]
-        if body != nil { headers.append(("Content-Type", "application/json")) }
-        let request = HTTPClientRequest(method: method, target: path, headers: headers, body: body, isIdempotent: true)
-        let response: HTTPClientResponse
+        var headers = [HTTPHeaderField(name: "Authorization", value: authorization),
+                       HTTPHeaderField(name: "Accept", value: "application/json")]
+        if body != nil { headers.append(HTTPHeaderField(name: "Content-Type", value: "application/json")) }
+        let response: HTTPResponse
         do {
-            response = try await client.send(request)
+            response = try await transport.send(HTTPRequest(method: method, path: path, headers: headers, body: body))
         } catch {
-            throw error.remoteVaultError
+            throw error.isMalformedResponse ? RemoteVaultError.malformedResponse(reason: error.message)
+                                            : RemoteVaultError.unreachable(reason: error.message)
         }
         switch response.status {
         case 200..<300:

@@ -1,5 +1,5 @@
 import CheckoutLocking
-import CheckoutVault
+import HTTPTransport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,8 +8,8 @@ import Glibc
 /// `checkout-bench --load-generator URL --api-key KEY [--connections N] [--seconds S] [--max-requests M]`:
 /// the second process of the server benchmark.
 ///
-/// Opens N keep-alive HTTP/1.1 connections to a loopback URL and sends GET requests back to back
-/// on each (one blocking thread per connection, each with its own `HTTPClientConnection`), for S seconds or
+/// Keeps N requests in flight over N kept-alive connections of one `HTTPTransport` (libcurl; HTTPS
+/// with `--ca-bundle PEM`) to a loopback URL, each task sending GET requests back to back, for S seconds or
 /// M requests in all, whichever comes first. Prints one JSON line: requests, errors, seconds and
 /// latency percentiles in microseconds. Refuses any host but loopback.
 enum LoadGenerator {
@@ -18,8 +18,8 @@ enum LoadGenerator {
     static func modeIndex(in arguments: [String]) -> Int? { arguments.firstIndex(of: flag) }
 
     struct Options: Sendable {
-        var host = "127.0.0.1"
-        var port: UInt16 = 0
+        var baseURL = URL(string: "http://127.0.0.1")!
+        var caBundle: String?
         var pathAndQuery = "/"
         var apiKey = ""
         var connections = 8
@@ -46,12 +46,16 @@ enum LoadGenerator {
         let tally = Locked(Tally())
         let remaining = RequestBudget(options.maxRequests)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(options.seconds * 1e9)
-        let done = DispatchGroup()
+        let transport = HTTPTransport(
+            baseURL: options.baseURL,
+            configuration: HTTPTransportConfiguration(timeout: 10, exchangeTimeout: 10, maxConnections: options.connections,
+                                                      tls: TLSOptions(caBundle: options.caBundle)))
         let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<options.connections {
-            done.enter()
-            let thread = Thread {
-                let result = runConnection(options, deadline: deadline, remaining: remaining)
+        await withTaskGroup(of: Tally.self) { group in
+            for _ in 0..<options.connections {
+                group.addTask { await runConnection(options, transport: transport, deadline: deadline, remaining: remaining) }
+            }
+            for await result in group {
                 tally.withLock { total in
                     total.requests += result.requests
                     total.errors += result.errors
@@ -59,12 +63,7 @@ enum LoadGenerator {
                     for (status, count) in result.statusErrors { total.statusErrors[status, default: 0] += count }
                     if total.firstError == nil { total.firstError = result.firstError }
                 }
-                done.leave()
             }
-            thread.start()
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            done.notify(queue: .global()) { continuation.resume() }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let total = tally.withLock { $0 }
@@ -88,15 +87,15 @@ enum LoadGenerator {
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
-        guard let urlText = arguments.first, let url = URLComponents(string: urlText), url.scheme == "http",
+        guard let urlText = arguments.first, let url = URLComponents(string: urlText),
+              url.scheme == "http" || url.scheme == "https",
               let host = url.host, let port = url.port, (1...65535).contains(port) else {
-            throw UsageError(description: "expected http://127.0.0.1:PORT/PATH as the first argument")
+            throw UsageError(description: "expected http(s)://127.0.0.1:PORT/PATH as the first argument")
         }
         guard host == "127.0.0.1" || host == "localhost" else {
             throw UsageError(description: "loopback only: the host must be 127.0.0.1")
         }
-        options.host = "127.0.0.1"
-        options.port = UInt16(port)
+        options.baseURL = URL(string: "\(url.scheme!)://\(host):\(port)")!
         options.pathAndQuery = (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath)
             + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
         var index = 1
@@ -108,6 +107,7 @@ enum LoadGenerator {
         while index < arguments.count {
             switch arguments[index] {
             case "--api-key": options.apiKey = try next()
+            case "--ca-bundle": options.caBundle = try next()
             case "--connections":
                 guard let value = Int(try next()), (1...256).contains(value) else {
                     throw UsageError(description: "--connections must be 1-256")
@@ -132,30 +132,18 @@ enum LoadGenerator {
     }
 
     /// One connection's loop: send, read the whole response, record the latency, repeat.
-    static func runConnection(_ options: Options, deadline: UInt64, remaining: RequestBudget) -> Tally {
+    static func runConnection(_ options: Options, transport: HTTPTransport, deadline: UInt64,
+                              remaining: RequestBudget) async -> Tally {
         var tally = Tally()
         tally.latencies.reserveCapacity(200_000)
-        let connection: HTTPClientConnection
-        let request: [UInt8]
-        do {
-            guard let url = URL(string: "http://\(options.host):\(options.port)") else { throw HTTPClientError.invalidURL(reason: "") }
-            let endpoint = try HTTPEndpoint(url: url)
-            connection = HTTPClientConnection(endpoint: endpoint, limits: HTTPClientLimits(timeout: 10, exchangeTimeout: 10))
-            request = try HTTPClientRequest(method: "GET", target: options.pathAndQuery,
-                                            headers: [("Authorization", "Bearer \(options.apiKey)"), ("Accept", "application/json")])
-                .serialized(for: endpoint)
-        } catch {
-            tally.errors += 1
-            tally.firstError = "\(error)"
-            return tally
-        }
+        let request = HTTPRequest(method: "GET", path: options.pathAndQuery,
+                                  headers: [HTTPHeaderField(name: "Authorization", value: "Bearer \(options.apiKey)"),
+                                            HTTPHeaderField(name: "Accept", value: "application/json")])
         while DispatchTime.now().uptimeNanoseconds < deadline {
             guard remaining.take() else { break }
             let sent = DispatchTime.now().uptimeNanoseconds
             do {
-                // Reconnects by itself when the previous answer closed the connection.
-                if !connection.isReusable { connection.close() }
-                let response = try connection.exchange(serialized: request, method: "GET", deadline: MonotonicClock.now() + 10)
+                let response = try await transport.send(request)
                 let elapsed = DispatchTime.now().uptimeNanoseconds - sent
                 tally.requests += 1
                 tally.latencies.append(UInt32(min(elapsed / 1000, UInt64(UInt32.max))))
@@ -166,8 +154,7 @@ enum LoadGenerator {
             } catch {
                 tally.errors += 1
                 if tally.firstError == nil { tally.firstError = error.description }
-                connection.close()
-                usleep(1000)
+                try? await Task.sleep(for: .milliseconds(1))
             }
         }
         return tally

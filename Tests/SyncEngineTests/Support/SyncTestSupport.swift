@@ -2,6 +2,7 @@ import CheckoutCore
 import CheckoutVault
 import CheckoutVaultTesting
 import Foundation
+import HTTPTransport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -156,9 +157,9 @@ final class LoopbackVaultServer: Sendable {
 
     /// The raw body of `GET path` as merchant A (to measure what a request transfers).
     func rawGet(_ path: String) async throws -> [UInt8] {
-        let client = HTTPClient(baseURL: baseURL, limits: HTTPClientLimits(timeout: 120, exchangeTimeout: 240))
-        let response = try await client.send(HTTPClientRequest(method: "GET", target: path,
-                                                               headers: [("Authorization", "Bearer \(Self.keyA)")]))
+        let transport = HTTPTransport(baseURL: baseURL, configuration: HTTPTransportConfiguration(timeout: 120, exchangeTimeout: 240))
+        let response = try await transport.send(HTTPRequest(method: "GET", path: path,
+                                                            headers: [HTTPHeaderField(name: "Authorization", value: "Bearer \(Self.keyA)")]))
         #expect(response.status == 200)
         return response.body
     }
