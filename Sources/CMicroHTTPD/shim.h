@@ -11,8 +11,12 @@
 /// MHD_start_daemon is variadic, which Swift cannot call: this wrapper starts a daemon with a
 /// fixed option list. It binds to `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free
 /// port), serves with an internal thread pool of `threads` threads, and calls `completed` when a
-/// request ends. Returns NULL when the address is not a literal or the daemon cannot start.
+/// request ends. With `tls_certificate` and `tls_key` (PEM text, or both NULL for plain HTTP) it
+/// serves HTTPS through libmicrohttpd's GnuTLS, TLS 1.2 or newer only. Returns NULL when the
+/// address is not a literal or the daemon cannot start (a certificate or key GnuTLS refuses, a
+/// key that does not match the certificate, a port in use).
 static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, unsigned int threads,
+                                            const char *tls_certificate, const char *tls_key,
                                             unsigned int connection_limit,
                                             unsigned int connection_timeout_seconds,
                                             size_t connection_memory_limit,
@@ -36,6 +40,20 @@ static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, uns
     } else {
         return NULL;
     }
+    if (tls_certificate != NULL && tls_key != NULL) {
+        flags |= MHD_USE_TLS;
+        return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                                MHD_OPTION_SOCK_ADDR, address,
+                                MHD_OPTION_HTTPS_MEM_CERT, tls_certificate,
+                                MHD_OPTION_HTTPS_MEM_KEY, tls_key,
+                                MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+                                MHD_OPTION_THREAD_POOL_SIZE, threads,
+                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                                MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                                MHD_OPTION_END);
+    }
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
@@ -51,6 +69,9 @@ static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
 }
+
+/// True when this libmicrohttpd was built with TLS (Debian's is, with GnuTLS).
+static inline int cmhd_supports_tls(void) { return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES; }
 
 /// MHD_YES and MHD_NO as plain ints, whatever MHD_Result's import looks like in Swift.
 static inline enum MHD_Result cmhd_yes(void) { return MHD_YES; }

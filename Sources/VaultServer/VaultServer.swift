@@ -30,7 +30,17 @@ public final class VaultServer: Sendable {
     /// (start, stop) and libmicrohttpd's daemon API is thread-safe for those calls.
     private struct DaemonHandle: @unchecked Sendable {
         let pointer: OpaquePointer
+        /// The PEM texts handed to libmicrohttpd, which keeps the pointers: freed after the stop.
+        let tlsMemory: [UnsafeMutablePointer<CChar>]
+
+        func stop() {
+            MHD_stop_daemon(pointer)
+            for memory in tlsMemory { free(memory) }
+        }
     }
+
+    /// True once started with a certificate: the server speaks HTTPS.
+    public var isTLS: Bool { configuration.tls != nil }
 
     /// Creates a server; nothing listens until `start()`.
     public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock = .system) {
@@ -57,17 +67,48 @@ public final class VaultServer: Sendable {
             // libmicrohttpd's per-connection pool holds headers and read buffers only (bodies are
             // copied out as they arrive), and it is cleared per request: keep it small.
             let memory = 64 * 1024
+            let pem = try configuration.tls.map { tls throws(VaultServerStartError) in try Self.readPEM(tls) }
+            let tlsMemory = pem.map { [strdup($0.certificate)!, strdup($0.key)!] } ?? []
             guard let daemon = cmhd_start(configuration.listen.host, UInt16(configuration.listen.port),
-                                          UInt32(configuration.threads), 1024,
+                                          UInt32(configuration.threads), tlsMemory.first, tlsMemory.last, 1024,
                                           UInt32(configuration.limits.effectiveIdleConnectionTimeoutSeconds), memory,
                                           vaultServerAccessHandler, context, vaultServerCompletedHandler, context) else {
+                for memory in tlsMemory { free(memory) }
+                if pem != nil {
+                    throw VaultServerStartError("cannot serve HTTPS on \(configuration.listen.host):\(configuration.listen.port): "
+                        + "the address is in use, or GnuTLS refused the certificate or key (not PEM, encrypted, or not a pair)")
+                }
                 throw VaultServerStartError("cannot listen on \(configuration.listen.host):\(configuration.listen.port)")
             }
             let port = Int(cmhd_bound_port(daemon))
-            state.daemon = DaemonHandle(pointer: daemon)
+            state.daemon = DaemonHandle(pointer: daemon, tlsMemory: tlsMemory)
             state.port = port
             return port
         }
+    }
+
+    /// The certificate chain and key as PEM text, checked enough to give a clear error before
+    /// GnuTLS sees them: TLS compiled in, both files readable, each holding what it should.
+    private static func readPEM(_ tls: VaultServerConfiguration.TLS) throws(VaultServerStartError)
+        -> (certificate: String, key: String) {
+        guard cmhd_supports_tls() != 0 else {
+            throw VaultServerStartError("this libmicrohttpd was built without TLS support; install Debian's libmicrohttpd12 (GnuTLS)")
+        }
+        func read(_ path: String, _ what: String) throws(VaultServerStartError) -> String {
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+                throw VaultServerStartError("cannot read the TLS \(what) \(path)")
+            }
+            return text
+        }
+        let certificate = try read(tls.certificate, "certificate")
+        let key = try read(tls.privateKey, "private key")
+        guard certificate.contains("-----BEGIN CERTIFICATE-----") else {
+            throw VaultServerStartError("the TLS certificate \(tls.certificate) holds no PEM certificate")
+        }
+        guard key.contains("PRIVATE KEY-----"), !key.contains("ENCRYPTED") else {
+            throw VaultServerStartError("the TLS private key \(tls.privateKey) holds no unencrypted PEM private key")
+        }
+        return (certificate, key)
     }
 
     /// Makes new requests fail with 503 `draining`; requests already running continue.
@@ -99,11 +140,11 @@ public final class VaultServer: Sendable {
             return state.daemon
         }
         // Outside the lock: stopping joins the worker threads, which take the lock.
-        if let daemon { MHD_stop_daemon(daemon.pointer) }
+        daemon?.stop()
     }
 
     deinit {
-        if let daemon = state.withLock({ $0.daemon }) { MHD_stop_daemon(daemon.pointer) }
+        state.withLock { $0.daemon }?.stop()
     }
 
     // MARK: Called from libmicrohttpd threads

@@ -61,8 +61,26 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         }
     }
 
+    /// The server's certificate and key, for HTTPS.
+    public struct TLS: Codable, Sendable, Equatable {
+        /// A PEM file holding the server certificate, then any intermediate certificates.
+        public var certificate: String
+        /// A PEM file holding the certificate's private key (unencrypted).
+        public var privateKey: String
+
+        /// Creates TLS settings from two PEM file paths.
+        public init(certificate: String, privateKey: String) {
+            self.certificate = certificate
+            self.privateKey = privateKey
+        }
+    }
+
     /// Listen address and port.
     public var listen: Listen
+    /// HTTPS: the certificate and key. Optional in the file; absent means plain HTTP, which
+    /// belongs only behind a TLS-terminating proxy or on loopback (clients refuse plain HTTP to
+    /// any other host by default).
+    public var tls: TLS?
     /// API key -> merchant id. Keys are secrets: never logged.
     public var apiKeys: [String: String]
     /// How long tombstones are kept, in seconds; cursors older than a purged tombstone get 410.
@@ -79,8 +97,9 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// Creates a configuration; the defaults suit tests and local runs.
     public init(listen: Listen = Listen(), apiKeys: [String: String] = [:],
                 tombstoneRetentionSeconds: Double = 30 * 24 * 3600, limits: Limits = Limits(), threads: Int = 4,
-                storage: String? = nil) {
+                storage: String? = nil, tls: TLS? = nil) {
         self.listen = listen
+        self.tls = tls
         self.apiKeys = apiKeys
         self.tombstoneRetentionSeconds = tombstoneRetentionSeconds
         self.limits = limits
@@ -128,6 +147,9 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         guard (1...256).contains(threads) else { throw VaultServerConfigurationError("threads must be 1–256") }
         if let storage, storage.isEmpty {
             throw VaultServerConfigurationError("storage must not be empty (omit it to use --db)")
+        }
+        if let tls, tls.certificate.isEmpty || tls.privateKey.isEmpty {
+            throw VaultServerConfigurationError("tls.certificate and tls.privateKey must name PEM files")
         }
         for (key, merchant) in apiKeys where key.isEmpty || merchant.isEmpty {
             throw VaultServerConfigurationError("API keys and merchant ids must not be empty")

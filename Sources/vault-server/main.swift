@@ -1,8 +1,9 @@
 // vault-server: the remote vault service as a process.
 //
-//   vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE] [--api-key KEY:MERCHANT]...
+//   vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE]
+//                [--tls-cert PEM --tls-key PEM] [--api-key KEY:MERCHANT]...
 //
-// Prints `listening on http://HOST:PORT` once ready; SIGTERM or SIGINT drain in-flight requests
+// Prints `listening on http(s)://HOST:PORT` once ready; SIGTERM or SIGINT drain in-flight requests
 // (new ones get 503) and exit 0. Exit 2 on usage errors, 1 when the server cannot start.
 import Dispatch
 import Foundation
@@ -16,12 +17,15 @@ struct ServerOptions {
     var port: Int?
     var host: String?
     var configPath: String?
+    var tlsCertificate: String?
+    var tlsKey: String?
     var apiKeys: [(key: String, merchant: String)] = []
     var help = false
 }
 
 let usage = """
-    usage: vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE] [--api-key KEY:MERCHANT]...
+    usage: vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE]
+                        [--tls-cert PEM --tls-key PEM] [--api-key KEY:MERCHANT]...
 
       --db PATH              SQLite database file (created if missing)
       --storage URL          postgres://USER@HOST:PORT/DB (several instances may share it) or sqlite:PATH;
@@ -29,6 +33,8 @@ let usage = """
       --port N               TCP port; 0 picks a free one (default: the config's listen.port)
       --host ADDR            IPv4 or IPv6 literal to bind (default: the config's listen.host, 127.0.0.1)
       --config FILE          configuration JSON (default: Config/vault-server.json when it exists)
+      --tls-cert PEM         serve HTTPS with this certificate chain (with --tls-key; default: the config's "tls")
+      --tls-key PEM          the certificate's unencrypted private key
       --api-key KEY:MERCHANT accept KEY for MERCHANT, besides the config's keys (repeatable)
     """
 
@@ -53,6 +59,8 @@ func parse(_ arguments: [String]) -> ServerOptions {
             options.port = port
         case "--host": options.host = value(argument)
         case "--config": options.configPath = value(argument)
+        case "--tls-cert": options.tlsCertificate = value(argument)
+        case "--tls-key": options.tlsKey = value(argument)
         case "--api-key":
             let text = value(argument)
             guard let colon = text.lastIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex else {
@@ -62,6 +70,9 @@ func parse(_ arguments: [String]) -> ServerOptions {
         case "--help", "-h": options.help = true
         default: fail("unknown argument '\(argument.prefix(40))'\n\(usage)", code: 2)
         }
+    }
+    guard (options.tlsCertificate == nil) == (options.tlsKey == nil) else {
+        fail("--tls-cert and --tls-key go together", code: 2)
     }
     return options
 }
@@ -85,6 +96,9 @@ do {
 }
 if let port = options.port { configuration.listen.port = port }
 if let host = options.host { configuration.listen.host = host }
+if let certificate = options.tlsCertificate, let key = options.tlsKey {
+    configuration.tls = VaultServerConfiguration.TLS(certificate: certificate, privateKey: key)
+}
 for entry in options.apiKeys { configuration.apiKeys[entry.key] = entry.merchant }
 do {
     try configuration.validate()
@@ -142,5 +156,6 @@ let signalSources = ShutdownSignals.install(draining: server)
 
 let displayHost = configuration.listen.host.contains(":") ? "[\(configuration.listen.host)]" : configuration.listen.host
 // Unbuffered: the line reaches a parent process reading the pipe at once.
-FileHandle.standardOutput.write(Data("listening on http://\(displayHost):\(port)\n".utf8))
+let scheme = server.isTLS ? "https" : "http"
+FileHandle.standardOutput.write(Data("listening on \(scheme)://\(displayHost):\(port)\n".utf8))
 withExtendedLifetime(signalSources) { dispatchMain() }
