@@ -21,9 +21,13 @@ let package = Package(
         // System-library shims (C libraries from Debian -dev packages).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibUUID", path: "Sources/CLibUUID", providers: [.apt(["uuid-dev"])]),
+        // libcrypto (not libssl): every cryptographic primitive of the package comes from here.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
 
         // The package's lock: a Mutex the thread sanitizer can see (`make tsan`).
         .target(name: "CheckoutLocking", path: "Sources/CheckoutLocking", swiftSettings: swift6),
+        // libcrypto wrapped: digests, HMAC, HKDF, AES, random bytes, constant-time compare. Knows nothing of vaults.
+        .target(name: "CheckoutCrypto", dependencies: ["COpenSSL"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
         // Pure domain: no I/O, no C.
         .target(name: "CheckoutCore", dependencies: ["CheckoutLocking"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
@@ -133,6 +137,8 @@ let package = Package(
                     path: "Tests/SQLiteKitTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutVault", "SQLiteKit", "CheckoutCore", "WireScanner"],
                     path: "Tests/CheckoutVaultTests", swiftSettings: swift6),
+        .testTarget(name: "CheckoutCryptoTests", dependencies: ["CheckoutCrypto"],
+                    path: "Tests/CheckoutCryptoTests", swiftSettings: swift6),
         .testTarget(name: "CardPaymentMethodTests", dependencies: ["CardPaymentMethod", "CheckoutCore", "CheckoutLocking"],
                     path: "Tests/CardPaymentMethodTests", swiftSettings: swift6),
     ]
