@@ -42,7 +42,8 @@ let package = Package(
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking"],
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking",
+                                                    "CheckoutCrypto"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
         // PostgreSQL storage for several vault-server instances on one vault (libpq).
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
@@ -116,7 +117,8 @@ let package = Package(
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
-                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback"],
+                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback",
+                                   "CheckoutCrypto"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),
