@@ -22,11 +22,15 @@ let package = Package(
         // System-library shims (C libraries from Debian -dev packages).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibUUID", path: "Sources/CLibUUID", providers: [.apt(["uuid-dev"])]),
+        // libcrypto (not libssl): every cryptographic primitive of the package comes from here.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
 
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The package's lock: a Mutex the thread sanitizer can see (`make tsan`).
         .target(name: "CheckoutLocking", path: "Sources/CheckoutLocking", swiftSettings: swift6),
+        // libcrypto wrapped: digests, HMAC, HKDF, AES, random bytes, constant-time compare. Knows nothing of vaults.
+        .target(name: "CheckoutCrypto", dependencies: ["COpenSSL"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
         // Pure domain: no I/O, no C.
         .target(name: "CheckoutCore", dependencies: ["CheckoutLocking"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
@@ -45,7 +49,8 @@ let package = Package(
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking"],
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking",
+                                                    "CheckoutCrypto"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
         // PostgreSQL storage for several vault-server instances on one vault (libpq).
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
@@ -119,7 +124,8 @@ let package = Package(
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
-                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback"],
+                                   "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback",
+                                   "CheckoutCrypto"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),
@@ -140,6 +146,8 @@ let package = Package(
                     path: "Tests/SQLiteKitTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutVault", "SQLiteKit", "CheckoutCore", "WireScanner"],
                     path: "Tests/CheckoutVaultTests", swiftSettings: swift6),
+        .testTarget(name: "CheckoutCryptoTests", dependencies: ["CheckoutCrypto"],
+                    path: "Tests/CheckoutCryptoTests", swiftSettings: swift6),
         .testTarget(name: "CardPaymentMethodTests", dependencies: ["CardPaymentMethod", "CheckoutCore", "CheckoutLocking"],
                     path: "Tests/CardPaymentMethodTests", swiftSettings: swift6),
     ]

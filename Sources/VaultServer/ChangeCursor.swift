@@ -1,106 +1,114 @@
+import CheckoutCrypto
+
 /// The opaque change-feed cursor: the last server sequence a client has seen, enciphered for one
 /// customer.
 ///
 /// The sequence is server-wide, so a cursor that showed it would let a merchant watch how busy
-/// the server is (other merchants' writes included). A `v2.` cursor is 32 letters: the
-/// sequence through a 4-round Feistel permutation keyed by the vault's secret and the customer,
-/// then a 64-bit tag over the result. Cursors of consecutive changes look unrelated, a cursor of
-/// one customer is refused for another, and an edited one is refused. Round function and tag are
-/// SipHash-2-4 under a key derived from the secret each storage keeps (`cursorSecret()`, made
-/// once by a migration), so cursors survive restarts and every instance on one database issues
-/// and accepts the same ones. Legacy `v1.` cursors (the bare sequence in hex, issued before) are
-/// still accepted, so clients keep syncing across the upgrade; they are never issued any more.
+/// the server is (other merchants' writes included). A `v3.` cursor is a standard construction on
+/// libcrypto (`CheckoutCrypto`), nothing home-made:
+/// - Keys: HKDF-SHA-256 turns the secret each storage keeps (`cursorSecret()`, made once by a
+///   migration) into an AES-256 key and an HMAC-SHA-256 key, so cursors survive restarts and every
+///   instance on one database issues and accepts the same ones.
+/// - Block: the sequence (8 bytes, big-endian) then a binding to the customer (the first 8 bytes
+///   of HMAC(mac key, "binding" ‖ merchant ‖ 0x00 ‖ customer)), enciphered with AES-256 as a
+///   pseudorandom permutation of that one 16-byte block.
+/// - Tag: the first 16 bytes of HMAC(mac key, ciphertext ‖ merchant ‖ 0x00 ‖ customer), compared
+///   in constant time.
+///
+/// Cursors of consecutive changes look unrelated, a cursor of one customer is refused for another
+/// (the tag and the binding both name the customer; a NUL cannot occur in either id, so the join
+/// is unambiguous), and an edited one is refused. Cursors of earlier formats (`v1.`, the bare
+/// sequence in hex; `v2.`, a Feistel construction on SipHash) are refused like any foreign text:
+/// the server answers 400 `invalid-cursor` and the sync engine resets that customer once.
 struct ChangeCursor: Sendable {
-    private let k0: UInt64
-    private let k1: UInt64
+    private static let prefix = Array("v3.".utf8)
+    /// Ciphertext and tag, 16 bytes each.
+    private static let payloadByteCount = 32
 
-    /// A cursor codec under `secret` (any length; 32 random bytes from the storage).
-    init(secret: [UInt8]) {
-        let digest = SHA256.digest(Array("checkoutkit change cursor v2".utf8) + secret)
-        k0 = SipHash.littleEndianWord(digest, from: 0, count: 8)
-        k1 = SipHash.littleEndianWord(digest, from: 8, count: 8)
+    private let cipherKey: [UInt8]
+    private let macKey: [UInt8]
+
+    /// A cursor codec under `secret` (any length; 32 random bytes from the storage). The keys are
+    /// derived once, here.
+    init(secret: [UInt8]) throws(CryptoError) {
+        let salt = Array("checkoutkit change cursor v3".utf8)
+        cipherKey = try HKDF.sha256(key: secret, salt: salt, info: Array("aes-256".utf8),
+                                    outputByteCount: AES256.keyByteCount)
+        macKey = try HKDF.sha256(key: secret, salt: salt, info: Array("hmac-sha-256".utf8),
+                                 outputByteCount: HMAC.sha256ByteCount)
     }
 
-    /// The cursor after `sequence` for `key`'s feed.
-    func encode(_ sequence: Int64, for key: CustomerKey) -> String {
-        var message = Self.message(for: key)
-        var left = UInt32(truncatingIfNeeded: UInt64(bitPattern: sequence) >> 32)
-        var right = UInt32(truncatingIfNeeded: UInt64(bitPattern: sequence))
-        for round in 0..<Self.rounds {
-            (left, right) = (right, left ^ roundFunction(round, right, &message))
+    /// The cursor after `sequence` for `key`'s feed. Throws only when libcrypto fails.
+    func encode(_ sequence: Int64, for key: CustomerKey) throws(CryptoError) -> String {
+        let customer = Self.customer(key)
+        var block: [UInt8] = []
+        block.reserveCapacity(AES256.blockByteCount)
+        for shift in stride(from: 56, through: 0, by: -8) {
+            block.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: sequence) >> UInt64(shift)))
         }
-        let block = UInt64(left) << 32 | UInt64(right)
-        return "v2." + Self.letters(block) + Self.letters(tag(block, &message))
+        block += binding(customer)
+        let ciphertext = try AES256.encryptBlock(block, key: cipherKey)
+        return String(decoding: Self.prefix + Self.letters(ciphertext + tag(ciphertext, customer)), as: UTF8.self)
     }
 
     /// The sequence inside a cursor issued for `key`; nil when the text is not such a cursor.
-    func decode(_ text: String, for key: CustomerKey) -> Int64? {
-        if text.hasPrefix("v1.") { return Self.decodeLegacy(text) }
+    /// Throws only when libcrypto fails (not an invalid cursor: a server fault).
+    func decode(_ text: String, for key: CustomerKey) throws(CryptoError) -> Int64? {
         let utf8 = Array(text.utf8)
-        guard utf8.count == 35, text.hasPrefix("v2."),
-              let block = Self.parseLetters(utf8[3..<19]), let tag = Self.parseLetters(utf8[19..<35]) else { return nil }
-        var message = Self.message(for: key)
-        guard tag == self.tag(block, &message) else { return nil }
-        var left = UInt32(truncatingIfNeeded: block >> 32)
-        var right = UInt32(truncatingIfNeeded: block)
-        for round in (0..<Self.rounds).reversed() {
-            (left, right) = (right ^ roundFunction(round, left, &message), left)
-        }
-        let sequence = Int64(bitPattern: UInt64(left) << 32 | UInt64(right))
+        guard utf8.count == Self.prefix.count + 2 * Self.payloadByteCount, utf8.starts(with: Self.prefix),
+              let payload = Self.parseLetters(utf8[Self.prefix.count...]) else { return nil }
+        let ciphertext = Array(payload[0..<AES256.blockByteCount])
+        let customer = Self.customer(key)
+        guard ConstantTime.equals(payload[AES256.blockByteCount...], tag(ciphertext, customer)) else { return nil }
+        let block = try AES256.decryptBlock(ciphertext, key: cipherKey)
+        guard ConstantTime.equals(block[8...], binding(customer)) else { return nil }
+        let sequence = Int64(bitPattern: block[0..<8].reduce(0) { $0 << 8 | UInt64($1) })
         return sequence >= 0 ? sequence : nil
     }
 
-    /// The sequence inside a legacy `v1.` cursor (lowercase hex, at most 17 characters).
-    private static func decodeLegacy(_ text: String) -> Int64? {
-        guard text.hasPrefix("v1."), text.utf8.count <= 20 else { return nil }
-        let digits = text.dropFirst(3)
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit && $0.isASCII && !$0.isUppercase }),
-              let value = Int64(digits, radix: 16), value >= 0 else { return nil }
-        return value
+    /// Merchant and customer joined by a NUL (which neither id can hold).
+    private static func customer(_ key: CustomerKey) -> [UInt8] {
+        Array(key.merchant.utf8) + [0] + Array(key.customer.utf8)
     }
 
-    private static let rounds: UInt8 = 4
-
-    /// The SipHash input of one cursor, reused by every round and the tag: a domain byte (the
-    /// round, or 0xff for the tag), an 8-byte payload, then merchant and customer unambiguously
-    /// joined (a NUL cannot occur in either).
-    private static func message(for key: CustomerKey) -> [UInt8] {
-        [UInt8](repeating: 0, count: 9) + Array(key.merchant.utf8) + [0] + Array(key.customer.utf8)
+    /// The 8 bytes that tie a block to its customer.
+    private func binding(_ customer: [UInt8]) -> ArraySlice<UInt8> {
+        HMAC.sha256(key: macKey, message: Array("binding".utf8) + customer).prefix(8)
     }
 
-    private func roundFunction(_ round: UInt8, _ half: UInt32, _ message: inout [UInt8]) -> UInt32 {
-        UInt32(truncatingIfNeeded: keyedHash(domain: round, UInt64(half), &message))
+    /// The 16-byte tag over a ciphertext for its customer.
+    private func tag(_ ciphertext: [UInt8], _ customer: [UInt8]) -> ArraySlice<UInt8> {
+        HMAC.sha256(key: macKey, message: ciphertext + customer).prefix(16)
     }
 
-    private func tag(_ block: UInt64, _ message: inout [UInt8]) -> UInt64 {
-        keyedHash(domain: 0xff, block, &message)
-    }
-
-    /// SipHash of `message` with its domain byte and little-endian payload filled in.
-    private func keyedHash(domain: UInt8, _ payload: UInt64, _ message: inout [UInt8]) -> UInt64 {
-        message[0] = domain
-        for index in 0..<8 { message[1 + index] = UInt8(truncatingIfNeeded: payload >> (8 * UInt64(index))) }
-        return SipHash.hash(k0, k1, message)
-    }
-
-    /// Sixteen nibbles as the letters `a` to `p`, most significant first. Letters, not hex: a
+    /// Bytes as the letters `a` to `p`, one per nibble, most significant first. Letters, not hex: a
     /// random run of decimal digits could pass for a card number, and every layer (the client's
     /// store included) refuses to keep anything that looks like one.
-    private static func letters(_ value: UInt64) -> String {
+    private static func letters(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var letters: [UInt8] = []
-        letters.reserveCapacity(16)
-        for shift in stride(from: 60, through: 0, by: -4) {
-            letters.append(UInt8(ascii: "a") + UInt8(truncatingIfNeeded: (value >> UInt64(shift)) & 0xf))
+        letters.reserveCapacity(2 * bytes.count)
+        for byte in bytes {
+            letters.append(UInt8(ascii: "a") + (byte >> 4))
+            letters.append(UInt8(ascii: "a") + (byte & 0x0f))
         }
-        return String(decoding: letters, as: UTF8.self)
+        return letters
     }
 
-    private static func parseLetters(_ bytes: ArraySlice<UInt8>) -> UInt64? {
-        var value: UInt64 = 0
-        for byte in bytes {
-            guard byte >= UInt8(ascii: "a"), byte <= UInt8(ascii: "p") else { return nil }
-            value = value << 4 | UInt64(byte - UInt8(ascii: "a"))
+    /// The bytes written by `letters`; nil when a character is not `a` to `p`.
+    private static func parseLetters(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 2)
+        var high: UInt8?
+        for letter in text {
+            guard letter >= UInt8(ascii: "a"), letter <= UInt8(ascii: "p") else { return nil }
+            let nibble = letter - UInt8(ascii: "a")
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
         }
-        return value
+        return high == nil ? bytes : nil
     }
 }

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCrypto
 import Foundation
 
 /// Turns the body of `POST .../ops` into prepared ops, refusing bad input with clear errors.
@@ -107,7 +108,7 @@ enum OpsRequestParser {
         if let method = op.method { text += (method.isDefault ? "default" : "not-default").utf8 } else { text.append(0x2D) }
         text.append(0x0A)
         if let methodJSON { text += methodJSON.utf8 } else { text.append(0x2D) }
-        return SHA256.hexDigest(text)
+        return Hex.encode(Digest.sha256(text))
     }
 
     /// `PaymentDataRedactor.containsCardNumber` over the UTF-8 bytes of a text, without building

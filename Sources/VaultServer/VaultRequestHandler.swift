@@ -1,3 +1,4 @@
+import CheckoutCrypto
 import Foundation
 
 /// Routes a request, authenticates it, applies limits and answers with JSON.
@@ -87,11 +88,23 @@ final class VaultRequestHandler: Sendable {
     private func authenticate(_ header: String?) throws -> String {
         guard let header, header.hasPrefix("Bearer ") else { throw VaultHTTPError.unauthorized }
         let presented = Array(header.utf8.dropFirst(7))
-        var merchant: String?
-        for entry in apiKeys where ConstantTime.equals(entry.key, presented) && merchant == nil {
-            merchant = entry.merchant
+        guard let merchant = Self.merchant(presenting: presented, among: apiKeys), !presented.isEmpty else {
+            throw VaultHTTPError.unauthorized
         }
-        guard let merchant, !presented.isEmpty else { throw VaultHTTPError.unauthorized }
+        return merchant
+    }
+
+    /// The merchant whose key is `presented`, or nil. Every key is compared, each with
+    /// `ConstantTime.equals` (libcrypto's `CRYPTO_memcmp`), and the loop never stops at a match, so
+    /// the time taken tells neither how much of a guess was right nor which key matched.
+    /// `equals` is a parameter only so that a test can count the comparisons.
+    static func merchant(presenting presented: [UInt8], among keys: [(key: [UInt8], merchant: String)],
+                         equals: ([UInt8], [UInt8]) -> Bool = { ConstantTime.equals($0, $1) }) -> String? {
+        var merchant: String?
+        for entry in keys {
+            let matches = equals(entry.key, presented)
+            if matches, merchant == nil { merchant = entry.merchant }
+        }
         return merchant
     }
 

@@ -78,7 +78,7 @@ struct VaultService: Sendable {
         let codec = try cursorCodec(tx)
         var cursor: Int64 = 0
         if let text, !text.isEmpty {
-            guard let sequence = codec.decode(text, for: key) else {
+            guard let sequence = try codec.decode(text, for: key) else {
                 throw VaultHTTPError.badRequest("invalid-cursor", "the cursor was not issued by this server")
             }
             cursor = sequence
@@ -87,12 +87,12 @@ struct VaultService: Sendable {
         var rows = try tx.changes(key, after: cursor, limit: limit + 1)
         let hasMore = rows.count > limit
         if hasMore { rows.removeLast(rows.count - limit) }
-        return FeedPage(rows: rows, cursor: codec.encode(rows.last?.sequence ?? cursor, for: key), hasMore: hasMore)
+        return FeedPage(rows: rows, cursor: try codec.encode(rows.last?.sequence ?? cursor, for: key), hasMore: hasMore)
     }
 
     private func cursorCodec(_ tx: any VaultStorageTransaction) throws -> ChangeCursor {
         if let codec = cursors.codec.withLock({ $0 }) { return codec }
-        let codec = ChangeCursor(secret: try tx.cursorSecret())
+        let codec = try ChangeCursor(secret: try tx.cursorSecret())
         cursors.codec.withLock { $0 = codec }
         return codec
     }

@@ -196,7 +196,8 @@ struct SyncConvergenceTests {
         let engine = SyncEngine.testing(device, harness.remote, scope: scope)
         try device.upsert(Fixture.card("tok_a"), scope: scope)
         try await engine.syncNow(scope: scope)
-        // The device holds a cursor of some other vault, and has queued an edit meanwhile.
+        // The device holds a cursor the server no longer accepts (a v2 cursor from before the upgrade,
+        // or one of some other vault), and has queued an edit meanwhile.
         _ = try device.applyRemotePage(scope: scope, changes: [], newCursor: "v2." + String(repeating: "b", count: 32))
         try device.upsert(Fixture.card("tok_new", last4: "7777"), scope: scope)
 

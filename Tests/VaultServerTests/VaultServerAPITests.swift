@@ -228,6 +228,30 @@ struct VaultServerAPITests {
         #expect(fresh == [RemoteChange(token: "tok-2", version: 1, method: Fixture.card("tok-2"))])
     }
 
+    @Test("a v2 cursor from before the upgrade gets 400 invalid-cursor, which the client treats as a reset",
+          arguments: StorageKind.available)
+    func formerCursorRefused(_ kind: StorageKind) async throws {
+        let server = try TestServer(kind)
+        let remote = server.remote()
+        let scope = Fixture.scope("c1")
+        _ = try await remote.push(scope: scope, ops: [Fixture.upsert("u1", Fixture.card("tok-1"))])
+        let v2 = "v2.hhkcpmhfbbmdbodknpjlpfcgoahmhnoi"  // the shape of every v2 cursor: 32 letters a to p
+        #expect(v2.utf8.count == 35)
+        let raw = try await server.send("GET", "/v1/customers/c1/changes?cursor=\(v2)")
+        #expect(raw.status == 400)
+        #expect(raw.errorCode == "invalid-cursor")
+        do {
+            _ = try await remote.changes(scope: scope, cursor: v2, limit: 10)
+            Issue.record("a v2 cursor was accepted")
+        } catch let error as RemoteVaultError {
+            #expect(error.requiresReset, "\(error)")
+        }
+        // A pull from scratch still works and hands out a v3 cursor.
+        let fresh = try await remote.changes(scope: scope, cursor: nil, limit: 10)
+        #expect(fresh.changes.map(\.token) == ["tok-1"])
+        #expect(fresh.cursor.hasPrefix("v3."))
+    }
+
     @Test("a body over the limit gets 413, as do too many ops", arguments: StorageKind.available)
     func bodyTooLarge(_ kind: StorageKind) async throws {
         let server = try TestServer(kind, limits: .init(maxBodyBytes: 2048, maxOpsPerBatch: 3))
