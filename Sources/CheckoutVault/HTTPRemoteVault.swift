@@ -12,26 +12,58 @@ import HTTPTransport
 /// `allowInsecureHTTP` is set. Responses are decoded strictly; anything that is not the promised
 /// JSON becomes `RemoteVaultError.malformedResponse` and nothing of it is returned; a connection
 /// that fails or ends before a whole response is `unreachable`, with a reason that names the
-/// cause ("certificate not trusted", "host name mismatch", ...). The API key is never included in
-/// errors or descriptions.
+/// cause ("certificate not trusted", "host name mismatch", ...); a refused certificate is
+/// `untrustedServer`. Credentials (an API key, or ephemeral customer keys from a provider, see
+/// `VaultCredentials`) are never included in errors or descriptions.
 public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
     private let baseURL: URL
-    private let authorization: String
+    private let credentials: Credentials
     private let transport: HTTPTransport
 
-    /// Creates a client for the server at `baseURL` (e.g. `https://vault.example.com`),
-    /// authenticating with `apiKey`. `timeout` bounds connecting and each idle gap;
-    /// `resourceTimeout` bounds a whole request. A pooled connection idle for longer than
-    /// `idleTimeout` seconds is closed instead of reused; keep it at or below the server's
-    /// `limits.idleConnectionTimeoutSeconds` (30 by default).
-    public init(baseURL: URL, apiKey: String, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60,
-                idleTimeout: TimeInterval = 30, tls: TLSOptions = TLSOptions(), allowInsecureHTTP: Bool = false) {
+    private enum Credentials: Sendable {
+        case apiKey(authorization: String)
+        case ephemeral(EphemeralKeyCache)
+    }
+
+    /// Creates a client for the server at `baseURL` (e.g. `https://vault.example.com`).
+    ///
+    /// - Parameters:
+    ///   - credentials: a merchant API key (backends) or an ephemeral-key provider (devices).
+    ///   - timeout: bounds connecting (TLS handshake included) and each idle gap, in seconds.
+    ///   - resourceTimeout: bounds a whole request.
+    ///   - idleTimeout: a pooled connection idle for longer is closed instead of reused; keep it at
+    ///     or below the server's `limits.idleConnectionTimeoutSeconds` (30 by default).
+    ///   - tls: a private CA bundle, SPKI pins, or hosts exempt from verification.
+    ///   - allowInsecureHTTP: allows plain `http://` to a host that is not loopback.
+    ///   - keyRefreshMargin: an ephemeral key expiring within this is replaced before use.
+    ///   - clock: the wall clock ephemeral-key expiry is judged by (tests inject a manual one).
+    public init(baseURL: URL, credentials: VaultCredentials, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60,
+                idleTimeout: TimeInterval = 30, tls: TLSOptions = TLSOptions(), allowInsecureHTTP: Bool = false,
+                keyRefreshMargin: Duration = .seconds(60), clock: any SyncClock = ContinuousSyncClock()) {
         self.baseURL = baseURL
-        self.authorization = "Bearer \(apiKey)"
+        switch credentials {
+        case .apiKey(let key):
+            self.credentials = .apiKey(authorization: "Bearer \(key)")
+        case .ephemeral(let provider):
+            self.credentials = .ephemeral(EphemeralKeyCache(provider: provider, clock: clock, refreshMargin: keyRefreshMargin))
+        }
         self.transport = HTTPTransport(
             baseURL: baseURL,
             configuration: HTTPTransportConfiguration(timeout: timeout, exchangeTimeout: resourceTimeout, maxConnections: 8,
                                                       idleTimeout: idleTimeout, tls: tls, allowInsecureHTTP: allowInsecureHTTP))
+    }
+
+    /// Creates a client authenticating with a merchant API key (`credentials: .apiKey(apiKey)`).
+    public convenience init(baseURL: URL, apiKey: String, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60,
+                            idleTimeout: TimeInterval = 30, tls: TLSOptions = TLSOptions(), allowInsecureHTTP: Bool = false) {
+        self.init(baseURL: baseURL, credentials: .apiKey(apiKey), timeout: timeout, resourceTimeout: resourceTimeout,
+                  idleTimeout: idleTimeout, tls: tls, allowInsecureHTTP: allowInsecureHTTP)
+    }
+
+    /// How many times the ephemeral-key provider was asked for a key (0 with an API key).
+    public var keyProviderCalls: Int {
+        if case .ephemeral(let cache) = credentials { return cache.providerCalls }
+        return 0
     }
 
     /// A one-line explanation, safe to log.
@@ -45,7 +77,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
         var query = "?limit=\(limit)"
         if let cursor { query += "&cursor=" + Self.percentEncoded(cursor) }
-        let data = try await send(method: "GET", path: customerPath(scope) + "/changes" + query, body: nil)
+        let data = try await send(scope, method: "GET", path: customerPath(scope) + "/changes" + query, body: nil)
         // Fast path: a hand-written strict reader; anything it does not take goes through JSONDecoder.
         if let page = try? WireJSON.scan(data, WireJSON.changePage) { return page }
         return try decode(ChangePage.self, from: data)
@@ -54,7 +86,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
     /// Sends a batch (`POST /v1/customers/{customer}/ops`); the results match the ops one to one.
     public func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
         let body = WireJSON.opsRequestBytes(ops)
-        let data = try await send(method: "POST", path: customerPath(scope) + "/ops", body: body)
+        let data = try await send(scope, method: "POST", path: customerPath(scope) + "/ops", body: body)
         let results: [OpResult]
         if let fast = try? WireJSON.scan(data, WireJSON.opResults) {
             results = fast
@@ -69,7 +101,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
 
     /// Lists live instruments (`GET /v1/customers/{customer}/instruments`).
     public func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
-        let data = try await send(method: "GET", path: customerPath(scope) + "/instruments", body: nil)
+        let data = try await send(scope, method: "GET", path: customerPath(scope) + "/instruments", body: nil)
         return try decode(InstrumentsResponseBody.self, from: data).instruments
     }
 
@@ -103,10 +135,28 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// One exchange. libcurl may resend a request once after a stale kept-alive connection: GETs
+    /// One exchange with the scope's credentials. With ephemeral keys, a `key-expired` or
+    /// `key-revoked` answer gets the provider asked once for a new key and the request sent once
+    /// more: a 401 applied nothing, so nothing is lost or applied twice.
+    private func send(_ scope: VaultScope, method: String, path: String, body: [UInt8]?) async throws -> [UInt8] {
+        switch credentials {
+        case .apiKey(let authorization):
+            return try await exchange(method: method, path: path, body: body, authorization: authorization)
+        case .ephemeral(let cache):
+            let key = try await cache.key(for: scope)
+            do {
+                return try await exchange(method: method, path: path, body: body, authorization: "Bearer \(key.secret)")
+            } catch RemoteVaultError.keyExpired, RemoteVaultError.keyRevoked {
+                let fresh = try await cache.key(for: scope, refused: key.secret)
+                return try await exchange(method: method, path: path, body: body, authorization: "Bearer \(fresh.secret)")
+            }
+        }
+    }
+
+    /// One request. libcurl may resend a request once after a stale kept-alive connection: GETs
     /// are idempotent by nature, and so is the ops POST, because every op carries its id as
     /// idempotency key (a replay is answered from the server's op log).
-    private func send(method: String, path: String, body: [UInt8]?) async throws -> [UInt8] {
+    private func exchange(method: String, path: String, body: [UInt8]?, authorization: String) async throws -> [UInt8] {
         var headers = [HTTPHeaderField(name: "Authorization", value: authorization),
                        HTTPHeaderField(name: "Accept", value: "application/json")]
         if body != nil { headers.append(HTTPHeaderField(name: "Content-Type", value: "application/json")) }
@@ -114,6 +164,8 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
         do {
             response = try await transport.send(HTTPRequest(method: method, path: path, headers: headers, body: body))
         } catch {
+            if error.isCertificateProblem { throw RemoteVaultError.untrustedServer(reason: error.message) }
+            if error.code == .cancelled { throw CancellationError() }
             throw error.isMalformedResponse ? RemoteVaultError.malformedResponse(reason: error.message)
                                             : RemoteVaultError.unreachable(reason: error.message)
         }
@@ -121,7 +173,11 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
         case 200..<300:
             return response.body
         case 401:
-            throw RemoteVaultError.unauthorized
+            switch (try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)))?.error.code {
+            case "key-expired": throw RemoteVaultError.keyExpired
+            case "key-revoked": throw RemoteVaultError.keyRevoked
+            default: throw RemoteVaultError.unauthorized
+            }
         case 410:
             throw RemoteVaultError.cursorExpired
         default:

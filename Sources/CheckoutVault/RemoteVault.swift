@@ -172,7 +172,7 @@ public struct OpResult: Codable, Sendable, Equatable {
 /// `retryAfter`), `cursorExpired` and an `invalid-cursor` 400 trigger a reset (`requiresReset`),
 /// `unauthorized` and `malformedResponse` stop the round and are reported.
 public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The server could not be reached (connection refused, timeout, DNS, TLS).
+    /// The server could not be reached (connection refused, timeout, DNS, a failed TLS handshake).
     case unreachable(reason: String)
     /// The server answered with a non-success status other than 401 and 410.
     case httpStatus(status: Int, code: String?, message: String?, retryAfterSeconds: Int?)
@@ -180,15 +180,27 @@ public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertibl
     case cursorExpired
     /// The API key is missing or not accepted (HTTP 401).
     case unauthorized
+    /// The ephemeral key expired (HTTP 401 `key-expired`), and a fresh one from the provider was
+    /// refused too.
+    case keyExpired
+    /// The ephemeral key was revoked (HTTP 401 `key-revoked`), and a fresh one from the provider
+    /// was refused too.
+    case keyRevoked
+    /// The host's ephemeral-key provider failed (its backend unreachable, say); retried later.
+    case credentialsUnavailable(reason: String)
+    /// The server's TLS certificate or public key was refused: not trusted, issued for another
+    /// host name, expired, or not a pinned key. Only a change of certificate, trust store or pin
+    /// fixes it, so it is not retried within a round (rounds still back off).
+    case untrustedServer(reason: String)
     /// The response was not the JSON the protocol promises (garbage, truncated, wrong shape).
     case malformedResponse(reason: String)
 
     /// True when the same request may succeed later (network errors, 408, 429, 5xx).
     public var isRetryable: Bool {
         switch self {
-        case .unreachable: return true
+        case .unreachable, .credentialsUnavailable: return true
         case .httpStatus(let status, _, _, _): return status == 408 || status == 429 || status >= 500
-        case .cursorExpired, .unauthorized, .malformedResponse: return false
+        case .cursorExpired, .unauthorized, .keyExpired, .keyRevoked, .untrustedServer, .malformedResponse: return false
         }
     }
 
@@ -217,6 +229,10 @@ public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertibl
             return PaymentDataRedactor.redact(text)
         case .cursorExpired: return "the sync cursor expired on the server (HTTP 410)"
         case .unauthorized: return "the vault server did not accept the API key (HTTP 401)"
+        case .keyExpired: return "the vault server refused the ephemeral key: key-expired (HTTP 401)"
+        case .keyRevoked: return "the vault server refused the ephemeral key: key-revoked (HTTP 401)"
+        case .credentialsUnavailable(let reason): return "no vault key: \(reason)"
+        case .untrustedServer(let reason): return "the vault server is not trusted: \(reason)"
         case .malformedResponse(let reason): return "malformed response from the vault server: \(reason)"
         }
     }

@@ -276,8 +276,12 @@ public final class SyncEngine: Sendable {
                 wait = configuration.interval
                 accepting = [.localWrite, .reconnect]
             } else {
+                // At least half the exponential ceiling between failed rounds: a failure that never
+                // heals (a refused certificate, a revoked key) costs a bounded number of rounds a
+                // minute (two, once the ceiling reaches 60 s), however the jitter falls.
                 wait = random.withLock {
-                    configuration.retry.delay(afterFailures: failedRounds, retryAfter: retryAfter, using: &$0)
+                    max(configuration.retry.delay(afterFailures: failedRounds, retryAfter: retryAfter, using: &$0),
+                        configuration.retry.ceiling(afterFailures: failedRounds) / 2)
                 }
                 accepting = [.reconnect]
             }

@@ -18,6 +18,15 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let serverError = Code("server-error")
         /// The server did not accept the API key.
         public static let unauthorized = Code("unauthorized")
+        /// The server refused the ephemeral key as expired, and a fresh one too.
+        public static let keyExpired = Code("key-expired")
+        /// The server refused the ephemeral key as revoked, and a fresh one too.
+        public static let keyRevoked = Code("key-revoked")
+        /// The host's ephemeral-key provider failed.
+        public static let credentialsUnavailable = Code("credentials-unavailable")
+        /// The server's certificate or public key was refused (not trusted, host name mismatch,
+        /// expired, pin mismatch).
+        public static let untrustedServer = Code("untrusted-server")
         /// The server's answer was not the promised JSON; nothing of it was applied.
         public static let malformedResponse = Code("malformed-response")
         /// The server reported an expired cursor again right after a reset.
@@ -51,6 +60,10 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreachable: code = .unreachable
         case .httpStatus: code = .serverError
         case .unauthorized: code = .unauthorized
+        case .keyExpired: code = .keyExpired
+        case .keyRevoked: code = .keyRevoked
+        case .credentialsUnavailable: code = .credentialsUnavailable
+        case .untrustedServer: code = .untrustedServer
         case .malformedResponse: code = .malformedResponse
         case .cursorExpired: code = .cursorExpired
         }

@@ -7,6 +7,8 @@ enum CurlErrorMapping {
     private static let certificateNotYetValid = 9
     private static let certificateHasExpired = 10
     private static let hostnameMismatch = 62
+    /// libcurl's initial value (`!X509_V_OK`), left when its host name check fails.
+    private static let resultNotReached = 1
 
     // The URL was checked before the transfer: an unsupported protocol here is the server's
     // answer (no HTTP status line, read as HTTP/0.9, which is not allowed).
@@ -29,8 +31,10 @@ enum CurlErrorMapping {
                 return HTTPTransportError(.certificateExpired, "certificate expired: \(reason)")
             case certificateNotYetValid:
                 return HTTPTransportError(.certificateExpired, "certificate not yet valid: \(reason)")
-            case hostnameMismatch, 0:
-                // 0: the chain verified and libcurl's own host name check refused it.
+            case hostnameMismatch, resultNotReached:
+                // The chain verified during the handshake and libcurl's own host name check,
+                // which runs after it, refused the name (the result keeps libcurl's initial
+                // "not reached" value).
                 return HTTPTransportError(.certificateHostMismatch, "host name mismatch: \(reason)")
             default:
                 return HTTPTransportError(.certificateUntrusted, "certificate not trusted: \(reason)")

@@ -60,8 +60,10 @@ final class RawHTTPStub: Sendable {
         var stopped = false
     }
 
-    /// Starts listening on 127.0.0.1 (or ::1 with `ipv6`) with a free port; `script` decides every answer.
-    init(ipv6: Bool = false, script: @escaping Script) throws {
+    /// Starts listening on 127.0.0.1 (or ::1 with `ipv6`) with a free port; `script` decides every
+    /// answer. With `raw`, nothing is parsed: the first bytes a connection sends (a TLS ClientHello,
+    /// say) become one request with method `RAW` and those bytes as its body.
+    init(ipv6: Bool = false, raw: Bool = false, script: @escaping Script) throws {
         let (fd, port) = try LoopbackListener.open(ipv6: ipv6)
         self.port = Int(port)
         guard let url = URL(string: ipv6 ? "http://[::1]:\(port)" : "http://127.0.0.1:\(port)") else {
@@ -85,7 +87,7 @@ final class RawHTTPStub: Sendable {
                     defer { state.accepted += 1 }
                     return state.accepted
                 }
-                Thread { Self.serve(client, connection: number, script: script, shared: shared) }.start()
+                Thread { Self.serve(client, connection: number, raw: raw, script: script, shared: shared) }.start()
             }
         }.start()
     }
@@ -116,16 +118,27 @@ final class RawHTTPStub: Sendable {
     /// Connections the stub has closed so far.
     var closedConnections: Int { shared.state.withLock { $0.closed } }
 
-    private static func serve(_ client: Int32, connection: Int, script: Script, shared: Shared) {
+    private static func serve(_ client: Int32, connection: Int, raw: Bool, script: Script, shared: Shared) {
         var pending: [UInt8] = []
         var index = 0
+        var rawRead = false
+        func next() -> Request? {
+            guard raw else { return readRequest(client, connection: connection, index: index, pending: &pending) }
+            guard !rawRead else { return nil }
+            rawRead = true
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            let count = recv(client, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            return Request(connection: connection, index: 0, method: "RAW", target: "", headerLines: [],
+                           body: Array(buffer.prefix(count)))
+        }
         defer {
             shared.state.withLock { $0.hanging.removeAll { $0 == client } }
             shutdown(client, Int32(SHUT_RDWR))
             close(client)
             shared.state.withLock { $0.closed += 1 }
         }
-        while let request = readRequest(client, connection: connection, index: index, pending: &pending) {
+        while let request = next() {
             shared.state.withLock { $0.requests.append(request) }
             index += 1
             switch script(request) {

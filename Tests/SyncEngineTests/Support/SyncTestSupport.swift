@@ -101,19 +101,20 @@ final class LoopbackVaultServer: Sendable {
     private let running = Locked<(server: VaultServer, storage: CountingStorage)?>(nil)
     private let previousCount = Atomic<Int>(0)
 
-    init(retentionSeconds: Double = 3600, limits: VaultServerConfiguration.Limits = .init(), time: ServerTime = ServerTime()) throws {
+    init(retentionSeconds: Double = 3600, limits: VaultServerConfiguration.Limits = .init(), time: ServerTime = ServerTime(),
+         tls: VaultServerConfiguration.TLS? = nil) throws {
         databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("sync-server-\(UUID().uuidString).sqlite").path
         self.time = time
         var configuration = VaultServerConfiguration(
             listen: .init(host: "127.0.0.1", port: 0),
             apiKeys: [Self.keyA: Fixture.merchant, Self.keyB: "merchant_b"],
-            tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4)
+            tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4, tls: tls)
         let storage = CountingStorage(try SQLiteVaultServerStorage(path: databasePath))
         let server = VaultServer(configuration: configuration, storage: storage, clock: time.serverClock)
         port = try server.start()
         configuration.listen.port = port
         self.configuration = configuration
-        guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw VaultServerStartError("bad URL") }
+        guard let url = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)") else { throw VaultServerStartError("bad URL") }
         baseURL = url
         running.withLock { $0 = (server, storage) }
     }
@@ -151,8 +152,8 @@ final class LoopbackVaultServer: Sendable {
     /// A client authenticated as merchant A (or with `apiKey`). Its timeouts are generous: these
     /// tests are not about timeouts, and a sanitized run on a loaded machine can take tens of
     /// seconds for one exchange, which must not turn into a retry the test did not ask for.
-    func remote(apiKey: String = keyA, idleTimeout: TimeInterval = 30) -> HTTPRemoteVault {
-        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 120, resourceTimeout: 240, idleTimeout: idleTimeout)
+    func remote(apiKey: String = keyA, idleTimeout: TimeInterval = 30, tls: TLSOptions = TLSOptions()) -> HTTPRemoteVault {
+        HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 120, resourceTimeout: 240, idleTimeout: idleTimeout, tls: tls)
     }
 
     /// The raw body of `GET path` as merchant A (to measure what a request transfers).
