@@ -84,7 +84,7 @@ let package = Package(
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout",
-                          dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "SQLiteKit",
+                          dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "SQLiteKit",
                                          "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
                                          "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo"],
                           path: "Sources/checkout", swiftSettings: swift6),
@@ -109,15 +109,16 @@ let package = Package(
         // Scaffolding for `checkout new-method`.
         .target(name: "CheckoutScaffold", path: "Sources/CheckoutScaffold", swiftSettings: swift6),
 
-        // Tests: one target per module.
+        // Tests: one target per module, and a throwaway PKI (real certificates) for the TLS tests.
+        .target(name: "TLSTestSupport", dependencies: ["Spawning"], path: "Tests/TLSTestSupport", swiftSettings: swift6),
         // new-method: tests
-        .testTarget(name: "CLITests", dependencies: ["CheckoutLocking", "Spawning"], path: "Tests/CLITests", swiftSettings: swift6),
+        .testTarget(name: "CLITests", dependencies: ["CheckoutLocking", "Spawning", "TLSTestSupport"], path: "Tests/CLITests", swiftSettings: swift6),
         .testTarget(name: "PaymentMethodsTests",
                     dependencies: ["CheckoutCore", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking"],
                     path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
         .testTarget(name: "SyncEngineTests",
                     dependencies: ["CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking",
-                                   "Loopback", "HTTPTransport", "Spawning"],
+                                   "Loopback", "HTTPTransport", "Spawning", "TLSTestSupport"],
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking",
                                                            "Spawning", "Loopback"],

@@ -17,10 +17,10 @@ import HTTPTransport
 /// `VaultCredentials`) are never included in errors or descriptions.
 public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
     private let baseURL: URL
-    private let credentials: Credentials
+    let credentials: Credentials
     private let transport: HTTPTransport
 
-    private enum Credentials: Sendable {
+    enum Credentials: Sendable {
         case apiKey(authorization: String)
         case ephemeral(EphemeralKeyCache)
     }
@@ -109,13 +109,13 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
 
     private struct OpsResponseBody: Decodable { var results: [OpResult] }
     private struct InstrumentsResponseBody: Decodable { var instruments: [RemoteInstrument] }
-    private struct ErrorBody: Decodable {
+    struct ErrorBody: Decodable {
         struct Detail: Decodable { var code: String; var message: String }
         var error: Detail
     }
 
     /// The path of a customer's resources, with the customer id percent-encoded as one segment.
-    private func customerPath(_ scope: VaultScope) -> String {
+    func customerPath(_ scope: VaultScope) -> String {
         "/v1/customers/" + Self.percentEncoded(scope.customerId)
     }
 
@@ -156,7 +156,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
     /// One request. libcurl may resend a request once after a stale kept-alive connection: GETs
     /// are idempotent by nature, and so is the ops POST, because every op carries its id as
     /// idempotency key (a replay is answered from the server's op log).
-    private func exchange(method: String, path: String, body: [UInt8]?, authorization: String) async throws -> [UInt8] {
+    func exchange(method: String, path: String, body: [UInt8]?, authorization: String) async throws -> [UInt8] {
         var headers = [HTTPHeaderField(name: "Authorization", value: authorization),
                        HTTPHeaderField(name: "Accept", value: "application/json")]
         if body != nil { headers.append(HTTPHeaderField(name: "Content-Type", value: "application/json")) }
@@ -193,7 +193,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))
         } catch let error as DecodingError {

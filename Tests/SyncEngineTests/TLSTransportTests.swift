@@ -3,6 +3,7 @@ import CheckoutCore
 import CheckoutVaultTesting
 import Foundation
 import HTTPTransport
+import TLSTestSupport
 import Testing
 import VaultServer
 

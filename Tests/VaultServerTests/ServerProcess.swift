@@ -21,10 +21,13 @@ enum VaultServerBinary {
 
 /// A `vault-server` process; stopped with SIGTERM by `terminate()`.
 ///
-/// This file is also compiled into VaultServerPostgresTests (through a symbolic link there).
+/// This file is also compiled into VaultServerPostgresTests and CLITests (through symbolic links
+/// there).
 struct ServerProcess {
     let process: ChildProcess
     let port: Int
+    /// `http` or `https`, as the startup line said.
+    let scheme: String
 
     /// Starts the binary with `arguments`; returns nil with the exit status when it exits before
     /// printing its address.
@@ -42,13 +45,15 @@ struct ServerProcess {
             }
             return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
         }
-        let prefix = "listening on http://127.0.0.1:"
-        guard line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) else {
-            let errors = try #require(process.standardError)
-            let message = await onOwnThread { String(decoding: errors.readDataToEndOfFile(), as: UTF8.self) }
-            return (nil, await process.waitForExit().status, message)
+        for scheme in ["http", "https"] {
+            let prefix = "listening on \(scheme)://127.0.0.1:"
+            if line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) {
+                return (ServerProcess(process: process, port: port, scheme: scheme), nil, "")
+            }
         }
-        return (ServerProcess(process: process, port: port), nil, "")
+        let errors = try #require(process.standardError)
+        let message = await onOwnThread { String(decoding: errors.readDataToEndOfFile(), as: UTF8.self) }
+        return (nil, await process.waitForExit().status, message)
     }
 
     /// Sends SIGTERM and returns how the process ended.

@@ -16,6 +16,7 @@ enum VaultCommand: CLICommand {
                checkout vault delete  --merchant M --customer C --id ID [--db PATH] [--json]
                checkout vault default --merchant M --customer C --id ID [--db PATH] [--json]
                checkout vault sync    ... (see checkout vault sync --help)
+               checkout vault key     create|revoke ... (see checkout vault key --help)
 
         The local vault caches each customer's saved payment methods (masked data only) and queues
         every change for sync with the remote vault.
@@ -26,6 +27,7 @@ enum VaultCommand: CLICommand {
           delete    Remove a saved method (kept as a tombstone until synced).
           default   Make a saved method the customer's only default.
           sync      Sync one customer with the remote vault server (its own options).
+          key       Mint or revoke an ephemeral key for one customer (its own options).
 
         OPTIONS:
           --db PATH           The vault database (default: $XDG_DATA_HOME/checkoutkit/vault.sqlite,
@@ -55,7 +57,11 @@ enum VaultCommand: CLICommand {
 
     /// `vault sync --help` shows the sync command's own help.
     static func help(for words: [String]) -> String {
-        words.first == "sync" ? VaultSyncCommand.help : help
+        switch words.first {
+        case "sync": return VaultSyncCommand.help
+        case "key": return VaultKeyCommand.help
+        default: return help
+        }
     }
 
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
@@ -64,6 +70,11 @@ enum VaultCommand: CLICommand {
             _ = arguments.positional()
             let sync: any CLICommand.Type = VaultSyncCommand.self
             return try await sync.run(&arguments, output: output)
+        }
+        if arguments.words.first == "key" {
+            _ = arguments.positional()
+            let key: any CLICommand.Type = VaultKeyCommand.self
+            return try await key.run(&arguments, output: output)
         }
         let json = arguments.flag("--json")
         let makeDefault = arguments.flag("--default")
@@ -76,7 +87,7 @@ enum VaultCommand: CLICommand {
         if arguments.words.first(where: { !$0.hasPrefix("--") }) == "sync" {
             throw UsageError(message: "write sync right after vault: checkout vault sync --help")
         }
-        let subcommand: Subcommand = try arguments.choice("subcommand", also: ["sync"])
+        let subcommand: Subcommand = try arguments.choice("subcommand", also: ["sync", "key"])
         let word = subcommand.rawValue
         try arguments.finish()
         guard let merchant = merchantOption else { throw UsageError(message: "missing required option --merchant") }

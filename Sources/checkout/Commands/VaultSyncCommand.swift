@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutVault
+import HTTPTransport
 import Foundation
 
 /// `checkout vault sync`: runs one full sync round of one customer's local vault against the
@@ -12,7 +13,8 @@ enum VaultSyncCommand: CLICommand {
     static let name = "vault sync"
     static let summary = "Sync one customer's local vault with the remote vault server"
     static let help = """
-        USAGE: checkout vault sync --db PATH --merchant M --customer C --remote URL [--api-key KEY] [--json]
+        USAGE: checkout vault sync --db PATH --merchant M --customer C --remote URL
+                                   [--api-key KEY | --ephemeral-key SECRET] [--ca-bundle PEM] [--json]
                                    [--timeout SECONDS] [--page-size N] [--batch-size N]
 
         Runs one sync round: pulls the customer's change feed from the server (page by page, each page
@@ -24,17 +26,24 @@ enum VaultSyncCommand: CLICommand {
           --db PATH           The local vault database (created if missing).
           --merchant M        The merchant id of the local vault rows.
           --customer C        The customer to sync.
-          --remote URL        The vault server, e.g. http://127.0.0.1:8080.
-          --api-key KEY       The merchant's API key (default: the VAULT_API_KEY environment variable,
-                              which keeps the key out of the process list).
+          --remote URL        The vault server, e.g. https://vault.example.com:8443 (plain http:// only
+                              to loopback).
+          --api-key KEY       The merchant's API key, for a backend (default: the VAULT_API_KEY
+                              environment variable, which keeps the key out of the process list).
+          --ephemeral-key SECRET
+                              An ephemeral key for this customer, as a device holds it (default: the
+                              VAULT_EPHEMERAL_KEY environment variable). Exactly one of the two kinds.
+          --ca-bundle PEM     Trust the CAs in this PEM file instead of the system store (a private CA).
           --json              Print {"pulled", "pushed", "rejected", "pending", "cursor"} on one line.
           --timeout SECONDS   Per-request timeout, 1...600 (default 15).
           --page-size N       Changes per pulled page, 1...1000 (default 500).
           --batch-size N      Operations per pushed batch, 1...500 (default 200).
           --help              Show this help.
 
-        EXIT CODES: 0 synced; 1 the server could not be reached or the sync failed (pending operations
-        are kept); 2 usage error.
+        EXIT CODES: 0 synced; 1 the server could not be reached, its certificate was refused (the message
+        names the cause: certificate not trusted, host name mismatch, expired), the key was refused
+        (key-expired, key-revoked, unauthorized) or the sync failed (pending operations are kept);
+        2 usage error.
         """
 
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
@@ -48,6 +57,8 @@ enum VaultSyncCommand: CLICommand {
         let customer = try arguments.required("--customer")
         let remoteText = try arguments.required("--remote")
         let apiKeyOption = try arguments.option("--api-key")
+        let ephemeralOption = try arguments.option("--ephemeral-key")
+        let caBundle = try arguments.option("--ca-bundle")
         let timeout = try arguments.integer("--timeout", default: 15, range: 1...600)
         let pageSize = try arguments.integer("--page-size", default: 500, range: 1...1000)
         let batchSize = try arguments.integer("--batch-size", default: 200, range: 1...500)
@@ -60,8 +71,27 @@ enum VaultSyncCommand: CLICommand {
               scheme == "http" || scheme == "https", remoteURL.host != nil else {
             throw UsageError(message: "--remote must be an http:// or https:// URL with a host, got \(CommandSupport.quote(remoteText))")
         }
-        guard let apiKey = apiKeyOption ?? ProcessInfo.processInfo.environment["VAULT_API_KEY"], !apiKey.isEmpty else {
-            throw UsageError(message: "missing required option --api-key (or the VAULT_API_KEY environment variable)")
+        let environment = ProcessInfo.processInfo.environment
+        let credentials: VaultCredentials
+        switch (apiKeyOption, ephemeralOption) {
+        case (let apiKey?, nil):
+            credentials = .apiKey(apiKey)
+        case (nil, let secret?):
+            credentials = .ephemeral { _ in EphemeralVaultKey(secret: secret, expiresAt: .distantFuture) }
+        case (nil, nil):
+            if let apiKey = environment["VAULT_API_KEY"], !apiKey.isEmpty, environment["VAULT_EPHEMERAL_KEY"] == nil {
+                credentials = .apiKey(apiKey)
+            } else if let secret = environment["VAULT_EPHEMERAL_KEY"], !secret.isEmpty, environment["VAULT_API_KEY"] == nil {
+                credentials = .ephemeral { _ in EphemeralVaultKey(secret: secret, expiresAt: .distantFuture) }
+            } else {
+                throw UsageError(message: "give exactly one of --api-key or --ephemeral-key (or VAULT_API_KEY / VAULT_EPHEMERAL_KEY)")
+            }
+        default:
+            throw UsageError(message: "--api-key and --ephemeral-key exclude each other: a device holds only its ephemeral key")
+        }
+        if case .apiKey(let key) = credentials, key.isEmpty { throw UsageError(message: "--api-key must not be empty") }
+        if let caBundle, !FileManager.default.isReadableFile(atPath: caBundle) {
+            throw CommandFailure(message: "cannot read the CA bundle \(caBundle)")
         }
 
         let scope = VaultScope(merchantId: merchant, customerId: customer)
@@ -71,8 +101,8 @@ enum VaultSyncCommand: CLICommand {
         } catch {
             throw CommandFailure(message: "cannot open the vault database \(databasePath): \(error)")
         }
-        let remote = HTTPRemoteVault(baseURL: remoteURL, apiKey: apiKey, timeout: TimeInterval(timeout),
-                                     resourceTimeout: TimeInterval(timeout))
+        let remote = HTTPRemoteVault(baseURL: remoteURL, credentials: credentials, timeout: TimeInterval(timeout),
+                                     resourceTimeout: TimeInterval(timeout), tls: TLSOptions(caBundle: caBundle))
         let engine = SyncEngine(store: store, remote: remote,
                                 configuration: .init(scopes: [scope], includePendingScopes: false, pageSize: pageSize,
                                                      pushBatchSize: batchSize, interval: nil, retry: .noRetry))
@@ -105,6 +135,9 @@ enum VaultSyncCommand: CLICommand {
             let message: String
             if failure.code == .unreachable {
                 message = "cannot reach the vault server at \(remoteURL.absoluteString) (\(failure.message)); "
+                    + "\(pending) pending operation(s) kept for the next sync"
+            } else if failure.code == .untrustedServer {
+                message = "refusing the vault server at \(remoteURL.absoluteString): \(failure.message); "
                     + "\(pending) pending operation(s) kept for the next sync"
             } else {
                 message = "sync failed: \(failure.message); \(pending) pending operation(s) kept for the next sync"

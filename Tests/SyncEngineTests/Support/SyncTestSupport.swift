@@ -3,6 +3,7 @@ import CheckoutVault
 import CheckoutVaultTesting
 import Foundation
 import HTTPTransport
+import TLSTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -334,5 +335,13 @@ extension Task where Failure == any Error {
         get async throws {
             try await withTaskCancellationHandler { try await value } onCancel: { cancel() }
         }
+    }
+}
+
+extension TestPKI {
+    /// The vault server's TLS settings for certificate `name`.
+    func tls(_ name: String) -> VaultServerConfiguration.TLS {
+        let pair = pair(name)
+        return VaultServerConfiguration.TLS(certificate: pair.certificate, privateKey: pair.privateKey)
     }
 }

@@ -1,0 +1,93 @@
+import CheckoutCore
+import CheckoutVault
+import HTTPTransport
+import Foundation
+
+/// `checkout vault key create|revoke`: mints or revokes a customer-scoped ephemeral vault key with
+/// the merchant's API key, as a backend does for a device. `VaultCommand` routes here.
+enum VaultKeyCommand: CLICommand {
+    static let name = "vault key"
+    static let summary = "Mint or revoke an ephemeral key for one customer's vault"
+    static let help = """
+        USAGE: checkout vault key create --remote URL --api-key KEY --customer C [--ttl SECONDS] [--read-only]
+                                         [--ca-bundle PEM] [--json]
+               checkout vault key revoke --remote URL --api-key KEY --id ID [--ca-bundle PEM] [--json]
+
+        A device never holds the merchant's API key: the merchant's backend mints a short-lived key for
+        one customer and hands the device its secret (checkout vault sync --ephemeral-key SECRET). The
+        server keeps only a hash of the secret; revoke a key by its id.
+
+        OPTIONS:
+          --remote URL        The vault server, e.g. https://vault.example.com:8443.
+          --api-key KEY       The merchant's API key (default: the VAULT_API_KEY environment variable).
+          --customer C        create: the customer the key is for.
+          --ttl SECONDS       create: how long the key lives, 1...86400 (default 3600).
+          --read-only         create: the key reads the vault but cannot change it.
+          --id ID             revoke: the key's id.
+          --ca-bundle PEM     Trust the CAs in this PEM file instead of the system store.
+          --json              create: {"id", "secret", "customer", "expiresAt", "scope"}; revoke: {"id", "revoked"}.
+          --help              Show this help.
+
+        EXIT CODES: 0 done; 1 the server refused or could not be reached (the message says why); 2 usage error.
+        """
+
+    private enum Subcommand: String, CaseIterable {
+        case create, revoke
+    }
+
+    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+        if arguments.flag("--help") {
+            output.line(help)
+            return 0
+        }
+        let json = arguments.flag("--json")
+        let readOnly = arguments.flag("--read-only")
+        let remoteText = try arguments.required("--remote")
+        let apiKeyOption = try arguments.option("--api-key")
+        let customer = try arguments.option("--customer")
+        let id = try arguments.option("--id")
+        let ttl = try arguments.integer("--ttl", default: 3600, range: 1...86_400)
+        let caBundle = try arguments.option("--ca-bundle")
+        let subcommand: Subcommand = try arguments.choice("subcommand")
+        try arguments.finish()
+
+        guard let remoteURL = URL(string: remoteText), let scheme = remoteURL.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", remoteURL.host != nil else {
+            throw UsageError(message: "--remote must be an http:// or https:// URL with a host, got \(CommandSupport.quote(remoteText))")
+        }
+        guard let apiKey = apiKeyOption ?? ProcessInfo.processInfo.environment["VAULT_API_KEY"], !apiKey.isEmpty else {
+            throw UsageError(message: "missing required option --api-key (or the VAULT_API_KEY environment variable)")
+        }
+        let remote = HTTPRemoteVault(baseURL: remoteURL, apiKey: apiKey, tls: TLSOptions(caBundle: caBundle))
+        do {
+            switch subcommand {
+            case .create:
+                guard let customer, !customer.isEmpty else { throw UsageError(message: "create needs --customer C") }
+                guard id == nil else { throw UsageError(message: "--id belongs to revoke") }
+                let key = try await remote.createEphemeralKey(customerId: customer, ttlSeconds: ttl, readOnly: readOnly)
+                let expiresAt = ISO8601DateFormatter().string(from: key.expiresAt)
+                if json {
+                    try output.json(["id": key.id, "secret": key.secret, "customer": key.customer, "expiresAt": expiresAt,
+                                     "scope": key.scope] as [String: Any])
+                } else {
+                    output.line("id \(key.id)\nsecret \(key.secret)\nexpires \(expiresAt)\nscope \(key.scope)")
+                }
+            case .revoke:
+                guard let id, !id.isEmpty else { throw UsageError(message: "revoke needs --id ID") }
+                guard customer == nil, !readOnly else { throw UsageError(message: "--customer and --read-only belong to create") }
+                try await remote.revokeEphemeralKey(id: id)
+                if json {
+                    try output.json(["id": id, "revoked": true] as [String: Any])
+                } else {
+                    output.line("revoked \(id)")
+                }
+            }
+            return 0
+        } catch let error as RemoteVaultError {
+            let failure = SyncError(error)
+            if json { try output.json(["error": ["code": failure.code.rawValue, "message": failure.message]] as [String: Any]) }
+            output.error("error: \(failure.message)")
+            return 1
+        }
+    }
+}
