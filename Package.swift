@@ -76,11 +76,11 @@ let package = Package(
 
         // Umbrella: re-exports and the standard registry.
         .target(name: "CheckoutKit",
-                dependencies: ["CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "CardPaymentMethod",
+                dependencies: ["CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "CheckoutLocking", "CardPaymentMethod",
                                "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod"],
                 path: "Sources/CheckoutKit", swiftSettings: swift6),
         // `checkout demo`, as a library so that a test can run it end to end.
-        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer", "CheckoutLocking"],
+        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer", "CheckoutLocking", "Spawning"],
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout",

@@ -5,9 +5,11 @@ import VaultServer
 
 /// `checkout demo`: the whole product end to end on the embedded defaults, in seconds.
 ///
-/// Starts a real vault server on a free loopback port with a temporary SQLite database, a local
-/// SQLite vault with background sync over real HTTP, and checkout sessions on the sandbox
-/// processor; then pays by card, with a declined card and a retry, by redirect, and with the saved
+/// Starts a real vault server on a free loopback port with a temporary SQLite database, serving
+/// HTTPS with a certificate from a CA the demo makes for itself; a backend that holds the
+/// merchant's API key and mints an ephemeral key for the customer, carried in the client token;
+/// a device with a local SQLite vault that syncs in the background with that key alone (it never
+/// holds the merchant key); and checkout sessions on the sandbox processor; then pays by card, with a declined card and a retry, by redirect, and with the saved
 /// card (CVV recapture); finally goes offline, changes the vault, comes back and shows the sync
 /// converging. Every step prints one line; a failure names the step. Nothing is left behind: the
 /// temporary directory is removed and the server stopped, whatever happens.
@@ -89,7 +91,9 @@ public final class DemoRunner: Sendable {
         let registry: PaymentMethodRegistry
         let store: VaultStore
         let engine: SyncEngine
-        let remote: HTTPRemoteVault
+        /// The backend's client, with the merchant key: mints keys and checks the server's state.
+        let backend: HTTPRemoteVault
+        let vaultAccess: VaultAccess
         let scope: VaultScope
         let serverDatabase: String
         let serverConfiguration: VaultServerConfiguration
@@ -102,25 +106,43 @@ public final class DemoRunner: Sendable {
 
     private func setUp(workspace: URL) async throws -> Context {
         let defaults = try CheckoutDefaults.resolve(configDirectory: options.configDirectory)
+        let certificates = try await DemoCertificates.make(in: workspace)
         var configuration = VaultServerConfiguration(listen: .init(host: "127.0.0.1", port: 0),
-                                                     apiKeys: [Self.apiKey: Self.merchant])
+                                                     apiKeys: [Self.apiKey: Self.merchant],
+                                                     tls: .init(certificate: certificates.certificate,
+                                                                privateKey: certificates.privateKey))
         configuration.threads = 2
         let serverDatabase = workspace.appendingPathComponent("server.sqlite").path
         let port = try startServer(configuration: configuration, database: serverDatabase)
         configuration.listen.port = port
         let scope = VaultScope(merchantId: Self.merchant, customerId: "customer_demo")
+        guard let baseURL = URL(string: "https://127.0.0.1:\(port)") else {
+            throw CheckoutError(.invalidConfiguration, "bad server URL")
+        }
+        let tls = TLSOptions(caBundle: certificates.caBundle)
+        // The merchant's backend: the only holder of the merchant key. It mints a short-lived key
+        // for this customer and puts it in the client token it hands the device.
+        let backend = HTTPRemoteVault(baseURL: baseURL, apiKey: Self.apiKey, timeout: 2, resourceTimeout: 5, tls: tls)
+        let minted = try await backend.createEphemeralKey(customerId: scope.customerId, ttlSeconds: 900)
+        let access = VaultAccess(url: baseURL.absoluteString, key: minted.secret, expiresAt: minted.expiresAt)
+        let now = Date()
+        let token = CheckoutKit.sandboxClientToken(configuration: defaults.configuration, merchantId: scope.merchantId,
+                                                   customerId: scope.customerId, now: now, vault: access)
+        // The device: its vault syncs with the token's key alone; when that key is refused or
+        // about to expire, it asks the backend for a new one.
         let store = try VaultStore(path: workspace.appendingPathComponent("vault.sqlite").path)
-        let baseURL = URL(string: "http://127.0.0.1:\(port)")
-        guard let baseURL else { throw CheckoutError(.invalidConfiguration, "bad server URL") }
-        let remote = HTTPRemoteVault(baseURL: baseURL, apiKey: Self.apiKey, timeout: 2, resourceTimeout: 5)
-        let engine = SyncEngine(store: store, remote: remote,
-                                configuration: SyncEngine.Configuration(scopes: [scope], interval: nil))
+        let provider = try CheckoutKit.vaultSync(for: token, store: store, tls: tls, refresh: { requested in
+            try await backend.createEphemeralKey(customerId: requested.customerId, ttlSeconds: 900).vaultKey
+        }, configuration: SyncEngine.Configuration(interval: nil))
         let processor = SandboxProcessor()
         let registry = try CheckoutKit.standardRegistry(cardNetworks: defaults.cardNetworks, binLookup: processor)
-        line("vault server listening on http://127.0.0.1:\(port) (temporary SQLite database); local vault ready")
-        return Context(defaults: defaults, processor: processor, registry: registry, store: store, engine: engine,
-                       remote: remote, scope: scope, serverDatabase: serverDatabase,
-                       serverConfiguration: configuration, port: port, now: Date())
+        line("vault server listening on https://127.0.0.1:\(port) (TLS with a CA the demo made; temporary SQLite "
+             + "database); local vault ready")
+        line("the backend minted an ephemeral key for \(scope.customerId) (\(minted.scope), expires in 15 minutes) and put it "
+             + "in the client token: the device syncs with it alone and never holds the merchant key")
+        return Context(defaults: defaults, processor: processor, registry: registry, store: store, engine: provider.engine,
+                       backend: backend, vaultAccess: access, scope: scope, serverDatabase: serverDatabase,
+                       serverConfiguration: configuration, port: port, now: now)
     }
 
     private func startServer(configuration: VaultServerConfiguration, database: String) throws -> Int {
@@ -135,9 +157,11 @@ public final class DemoRunner: Sendable {
     private func readySession(_ context: Context) async throws -> CheckoutSession {
         let token = CheckoutKit.sandboxClientToken(configuration: context.defaults.configuration,
                                                    merchantId: context.scope.merchantId,
-                                                   customerId: context.scope.customerId, now: context.now)
+                                                   customerId: context.scope.customerId, now: context.now,
+                                                   vault: context.vaultAccess)
         let session = CheckoutSession(clientToken: token.encoded(), configuration: context.defaults.configuration,
-                                      registry: context.registry, processor: context.processor, vault: context.store,
+                                      registry: context.registry, processor: context.processor,
+                                      vault: SyncingVaultProvider(store: context.store, engine: context.engine),
                                       idempotencyKey: { UUID().uuidString })
         await session.start()
         guard session.phase == .ready else {
@@ -262,7 +286,7 @@ public final class DemoRunner: Sendable {
         let report = try await context.engine.syncNow(scope: context.scope)
         let status = context.engine.currentStatus
         let local = try context.store.instruments(scope: context.scope).map(\.id).sorted()
-        let remote = try await context.remote.instruments(scope: context.scope).map(\.id).sorted()
+        let remote = try await context.backend.instruments(scope: context.scope).map(\.id).sorted()
         guard status.pendingCount == 0, report.pending == 0 else {
             throw CheckoutError(.invalidState, "changes still pending after reconnecting: \(status)")
         }
@@ -271,6 +295,11 @@ public final class DemoRunner: Sendable {
         }
         line("back online on the same port: pushed \(report.pushed) changes, pending 0; server and local vault "
              + "hold the same \(local.count) saved cards")
+        if let device = context.engine.remote as? HTTPRemoteVault {
+            let statistics = device.transportStatistics
+            line("the device made \(statistics.requests) requests over HTTPS with \(statistics.tlsHandshakes) TLS handshakes "
+                 + "(kept-alive connections; one more after the restart) and used \(device.keyProviderCalls) ephemeral key(s)")
+        }
     }
 
     // MARK: Helpers

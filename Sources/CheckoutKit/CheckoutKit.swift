@@ -44,7 +44,7 @@ public enum CheckoutKit {
         customerId: String = "customer_demo", amount: Int = 4999, currency: String = "EUR",
         country: String = "NL",
         allowedCardNetworks: [CardNetwork] = [.visa, .mastercard, .amex, .cartesBancaires, .maestro],
-        lifetime: TimeInterval = 3600, now: Date = Date()
+        lifetime: TimeInterval = 3600, now: Date = Date(), vault: VaultAccess? = nil
     ) -> ClientToken {
         let methods = configuration.paymentMethods.map { entry -> AdvertisedPaymentMethod in
             var options = AdvertisedOptions()
@@ -63,6 +63,6 @@ public enum CheckoutKit {
         }
         return ClientToken(merchantId: merchantId, customerId: customerId, amount: amount, currency: currency,
                            country: country, allowedCardNetworks: allowedCardNetworks,
-                           expiresAt: now.addingTimeInterval(lifetime), paymentMethods: methods)
+                           expiresAt: now.addingTimeInterval(lifetime), paymentMethods: methods, vault: vault)
     }
 }

@@ -12,7 +12,9 @@ import Foundation
 ///                         "options": { "surcharge": 0, "networkSurcharges": { "AMEX": 150 },
 ///                                      "captureVaultedCardCvv": true } } ] }
 /// ```
-/// `expiresAt` is in seconds since 1970. The sandbox mints tokens with `encoded()`.
+/// `expiresAt` is in seconds since 1970. An optional `"vault": {"url", "key", "expiresAt"}` carries
+/// an ephemeral key for the customer's vault (see `VaultAccess`). The sandbox mints tokens with
+/// `encoded()`.
 /// A token is at most 64 KiB. Decoding never echoes the token in an error.
 public struct ClientToken: Sendable, Equatable, Codable {
     /// The merchant (tenant) the session belongs to.
@@ -33,6 +35,8 @@ public struct ClientToken: Sendable, Equatable, Codable {
     public var environment: String
     /// The methods the server advertises, in server order.
     public var paymentMethods: [AdvertisedPaymentMethod]
+    /// Access to the customer's remote vault, when the backend minted an ephemeral key for it.
+    public var vault: VaultAccess?
 
     /// The prefix that identifies version 1 of the format.
     public static let prefix = "ckt1."
@@ -42,7 +46,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
     /// Creates a token value (the sandbox and tests mint tokens this way).
     public init(merchantId: String, customerId: String, amount: Int, currency: String, country: String,
                 allowedCardNetworks: [CardNetwork], expiresAt: Date, environment: String = "sandbox",
-                paymentMethods: [AdvertisedPaymentMethod]) {
+                paymentMethods: [AdvertisedPaymentMethod], vault: VaultAccess? = nil) {
         self.merchantId = merchantId
         self.customerId = customerId
         self.amount = amount
@@ -52,11 +56,12 @@ public struct ClientToken: Sendable, Equatable, Codable {
         self.expiresAt = expiresAt
         self.environment = environment
         self.paymentMethods = paymentMethods
+        self.vault = vault
     }
 
     private enum CodingKeys: String, CodingKey {
         case merchantId, customerId, amount, currency, country, allowedCardNetworks, expiresAt, environment,
-             paymentMethods
+             paymentMethods, vault
     }
 
     public init(from decoder: any Decoder) throws {
@@ -71,6 +76,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
         expiresAt = Date(timeIntervalSince1970: TimeInterval(seconds))
         environment = try container.decodeIfPresent(String.self, forKey: .environment) ?? "sandbox"
         paymentMethods = try container.decode([AdvertisedPaymentMethod].self, forKey: .paymentMethods)
+        vault = try container.decodeIfPresent(VaultAccess.self, forKey: .vault)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -84,6 +90,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
         try container.encode(Int64(expiresAt.timeIntervalSince1970.rounded(.down)), forKey: .expiresAt)
         try container.encode(environment, forKey: .environment)
         try container.encode(paymentMethods, forKey: .paymentMethods)
+        try container.encodeIfPresent(vault, forKey: .vault)
     }
 
     /// Decodes and validates a token.
@@ -142,7 +149,56 @@ public struct ClientToken: Sendable, Equatable, Codable {
             guard !method.type.rawValue.isEmpty else { throw fail("paymentMethods[\(index)].type is empty") }
             guard seen.insert(method.id).inserted else { throw fail("paymentMethods[\(index)].id is duplicated") }
         }
+        if let vault {
+            guard let url = URL(string: vault.url), ["https", "http"].contains(url.scheme?.lowercased() ?? ""),
+                  url.host?.isEmpty == false else {
+                throw fail("vault.url must be an https:// URL")
+            }
+            guard !vault.key.isEmpty, vault.key.utf8.count <= 512 else { throw fail("vault.key must be 1-512 characters") }
+        }
     }
+}
+
+/// An ephemeral key for one customer's remote vault, carried in the client token so that a
+/// checkout can sync the customer's saved methods with nothing else configured. The device never
+/// sees the merchant's API key. Printing it (`description`, `dump`, `Mirror`) never shows the key.
+///
+/// Wire form: `{"url": "https://vault.example.com", "key": "<ephemeral secret>", "expiresAt": 1893456000}`.
+public struct VaultAccess: Sendable, Equatable, Codable, CustomStringConvertible, CustomDebugStringConvertible,
+                           CustomReflectable {
+    /// The vault server's base URL.
+    public var url: String
+    /// The ephemeral key's secret.
+    public var key: String
+    /// When the server stops accepting the key.
+    public var expiresAt: Date
+
+    /// Creates vault access.
+    public init(url: String, key: String, expiresAt: Date) {
+        self.url = url
+        self.key = key
+        self.expiresAt = expiresAt
+    }
+
+    private enum CodingKeys: String, CodingKey { case url, key, expiresAt }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        url = try container.decode(String.self, forKey: .url)
+        key = try container.decode(String.self, forKey: .key)
+        expiresAt = Date(timeIntervalSince1970: TimeInterval(try container.decode(Int64.self, forKey: .expiresAt)))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(url, forKey: .url)
+        try container.encode(key, forKey: .key)
+        try container.encode(Int64(expiresAt.timeIntervalSince1970.rounded(.down)), forKey: .expiresAt)
+    }
+
+    public var description: String { "VaultAccess(url: \(url), key: •••, expiresAt: \(expiresAt))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["url": url, "key": "•••", "expiresAt": expiresAt]) }
 }
 
 /// A payment method as advertised by the server in the client token.
