@@ -97,7 +97,7 @@ let package = Package(
         // The loopback listening socket of the tests' stub servers and proxies and the bench's proxy.
         .target(name: "Loopback", path: "Sources/Loopback", swiftSettings: swift6),
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
-        .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CBenchBaselines", "VaultServer",
+        .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CheckoutDemo", "CBenchBaselines", "VaultServer",
                                                              "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
                                          "Loopback"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),

@@ -1,19 +1,20 @@
 import Foundation
 import Spawning
 
-/// The demo's own private CA and a server certificate for 127.0.0.1 and localhost, made with the
-/// `openssl` command line in the demo's temporary directory, so that the demo's vault server
-/// speaks real HTTPS and the device verifies it like any production client would (against a CA
-/// bundle it is given, never with verification off).
-struct DemoCertificates: Sendable {
-    /// The CA's certificate: the device's `TLSOptions.caBundle`.
-    let caBundle: String
-    /// The server's certificate chain and key.
-    let certificate: String
-    let privateKey: String
+/// A throwaway private CA and a server certificate for 127.0.0.1 and localhost, made with the
+/// `openssl` command line in a temporary directory, so that the demo's and the benchmark's vault
+/// servers speak real HTTPS on loopback and clients verify them like any production client would
+/// (against a CA bundle they are given, never with verification off). Not for production.
+public struct DemoCertificates: Sendable {
+    /// The CA's certificate: the client's `TLSOptions.caBundle`.
+    public let caBundle: String
+    /// The server's certificate.
+    public let certificate: String
+    /// The server certificate's private key (unencrypted PEM).
+    public let privateKey: String
 
     /// Makes the CA and the server certificate in `directory` (P-256 keys, valid for one day).
-    static func make(in directory: URL) async throws -> DemoCertificates {
+    public static func make(in directory: URL) async throws -> DemoCertificates {
         func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
         try await openssl(["req", "-x509"] + ec + ["-keyout", path("demo-ca.key"), "-out", path("demo-ca.pem"), "-days", "1",

@@ -139,6 +139,28 @@ enum Measure {
         return Paired(subject: summarize(subjects), baseline: summarize(baselines), ratio: summarize(ratios).median)
     }
 
+    /// `paired` for async work (the sync section's HTTP and HTTPS rounds).
+    static func paired(_ repeats: Int, _ subject: () async throws -> Double,
+                       baseline: () async throws -> Double) async rethrows -> Paired {
+        _ = try await subject()
+        _ = try await baseline()
+        var subjects: [Double] = [], baselines: [Double] = [], ratios: [Double] = []
+        for index in 0..<repeats {
+            let s: Double, b: Double
+            if index % 2 == 0 {
+                s = try await subject()
+                b = try await baseline()
+            } else {
+                b = try await baseline()
+                s = try await subject()
+            }
+            subjects.append(s)
+            baselines.append(b)
+            ratios.append(s / b)
+        }
+        return Paired(subject: summarize(subjects), baseline: summarize(baselines), ratio: summarize(ratios).median)
+    }
+
     static func summarize(_ samples: [Double]) -> (median: Double, spread: Double) {
         let sorted = samples.sorted()
         guard !sorted.isEmpty else { return (.nan, .nan) }

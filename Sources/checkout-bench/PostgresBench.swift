@@ -43,11 +43,11 @@ enum PostgresBench {
             defer { harnesses.forEach { $0.stop() } }
             for index in 0..<backend.instances {
                 if let schema {
-                    harnesses.append(try VaultServerHarness(options, name: "pg\(index)") { _, configuration in
+                    harnesses.append(try await VaultServerHarness(options, name: "pg\(index)") { _, configuration in
                         try PostgresVaultServerStorage(url: schema.url, options: .init(poolSize: configuration.threads))
                     })
                 } else {
-                    harnesses.append(try VaultServerHarness(options, name: "sqlite"))
+                    harnesses.append(try await VaultServerHarness(options, name: "sqlite"))
                 }
             }
             feed[backend.name] = try await measureFeed(options, harnesses)

@@ -18,11 +18,12 @@ enum ServerBench {
     }
 
     /// Runs the load generator as a child process and parses its one JSON line.
-    static func generateLoad(_ options: BenchOptions, url: String, connections: Int, seconds: Double) async throws -> LoadReport {
+    static func generateLoad(_ options: BenchOptions, url: String, connections: Int, seconds: Double,
+                             caBundle: String? = nil) async throws -> LoadReport {
         let process = try ChildProcess(
             executable: options.executablePath,
             arguments: [LoadGenerator.flag, url, "--api-key", VaultServerHarness.apiKey, "--connections", String(connections),
-                        "--seconds", String(seconds), "--max-requests", "10000000"],
+                        "--seconds", String(seconds), "--max-requests", "10000000"] + (caBundle.map { ["--ca-bundle", $0] } ?? []),
             standardOutput: .pipe)
         // Bounded: the child stops itself after `seconds`; stop it if it has not exited well after.
         let watchdog = Task {
@@ -51,42 +52,59 @@ enum ServerBench {
     }
 
     static func run(_ options: BenchOptions) async throws -> [Figure] {
-        let harness = try VaultServerHarness(options, name: "server")
+        let harness = try await VaultServerHarness(options, name: "server")
         defer { harness.stop() }
+        let tlsHarness = try await VaultServerHarness(options, name: "server-tls", tls: true)
+        defer { tlsHarness.stop() }
         let scope = VaultScope(merchantId: VaultServerHarness.merchant, customerId: "c_feed")
-        _ = try await harness.seed(scope, count: 20, customerIndex: 7)
-        let remote = HTTPRemoteVault(baseURL: harness.baseURL, apiKey: VaultServerHarness.apiKey)
-        let page = try await remote.changes(scope: scope, cursor: nil, limit: 200)
-        guard page.changes.count == 20, !page.hasMore else { throw BenchFailure("server: the seeded feed is wrong") }
+        var cursors: [String] = []
+        for server in [harness, tlsHarness] {
+            _ = try await server.seed(scope, count: 20, customerIndex: 7)
+            let page = try await server.remote().changes(scope: scope, cursor: nil, limit: 200)
+            guard page.changes.count == 20, !page.hasMore else { throw BenchFailure("server: the seeded feed is wrong") }
+            cursors.append(page.cursor)
+        }
 
         let connections = 8
         let seconds = options.quick ? 1.0 : 4.0
         let runs = options.quick ? 1 : 3
-        let base = "http://127.0.0.1:\(harness.port)/v1/customers/\(scope.customerId)/changes"
         var figures: [Figure] = []
-        for (name, url, what) in [
-            ("page_20", base + "?limit=200", "a first sync's page: 20 changes (about 7 KB of JSON)"),
-            ("idle", base + "?limit=200&cursor=\(page.cursor)", "an idle sync: the cursor is current, empty page"),
-        ] {
-            _ = try await generateLoad(options, url: url, connections: connections, seconds: options.quick ? 0.3 : 0.5)   // warm-up
-            var reports: [LoadReport] = []
-            for _ in 0..<runs {
-                reports.append(try await generateLoad(options, url: url, connections: connections, seconds: seconds))
+        var plainRates: [String: Double] = [:]
+        for (index, server) in [harness, tlsHarness].enumerated() {
+            let https = server.caBundle != nil
+            let base = "\(https ? "https" : "http")://127.0.0.1:\(server.port)/v1/customers/\(scope.customerId)/changes"
+            for (name, url, what) in [
+                ("page_20", base + "?limit=200", "a first sync's page: 20 changes (about 7 KB of JSON)"),
+                ("idle", base + "?limit=200&cursor=\(cursors[index])", "an idle sync: the cursor is current, empty page"),
+            ] {
+                _ = try await generateLoad(options, url: url, connections: connections, seconds: options.quick ? 0.3 : 0.5,
+                                           caBundle: server.caBundle)   // warm-up
+                var reports: [LoadReport] = []
+                for _ in 0..<runs {
+                    reports.append(try await generateLoad(options, url: url, connections: connections, seconds: seconds,
+                                                          caBundle: server.caBundle))
+                }
+                let errors = reports.map(\.errors).reduce(0, +)
+                guard errors == 0 else {
+                    throw BenchFailure("server: \(errors) failed requests (\(reports.first { $0.errors > 0 }?.detail ?? ""))")
+                }
+                let rates = Measure.summarize(reports.map(\.rate))
+                let median = reports.sorted { $0.rate < $1.rate }[reports.count / 2]
+                let requests = reports.map(\.requests).reduce(0, +)
+                let label = https ? "https_\(name)" : name
+                if !https { plainRates[name] = rates.median }
+                figures.append(Figure(
+                    name: "server.change_feed_\(label)_requests_per_second", value: rates.median, unit: "requests/s",
+                    spread: rates.spread, baseline: https ? plainRates[name] : nil,
+                    baselineName: https ? "the same load over plain HTTP" : nil,
+                    ratio: https ? plainRates[name].map { $0 / rates.median } : nil,
+                    target: ">= 10,000/s", targetMet: rates.median >= 10_000,
+                    note: "\(what)\(https ? " over HTTPS" : ""); second process (libcurl) with \(connections) keep-alive "
+                        + "connections, \(runs) x \(seconds) s, \(requests) requests, 0 errors; server threads "
+                        + "\(server.configuration.threads), rate limit off"))
+                figures.append(Figure(name: "server.change_feed_\(label)_latency_p50", value: median.p50, unit: "µs"))
+                figures.append(Figure(name: "server.change_feed_\(label)_latency_p99", value: median.p99, unit: "µs"))
             }
-            let errors = reports.map(\.errors).reduce(0, +)
-            guard errors == 0 else {
-                throw BenchFailure("server: \(errors) failed requests (\(reports.first { $0.errors > 0 }?.detail ?? ""))")
-            }
-            let rates = Measure.summarize(reports.map(\.rate))
-            let median = reports.sorted { $0.rate < $1.rate }[reports.count / 2]
-            let requests = reports.map(\.requests).reduce(0, +)
-            figures.append(Figure(
-                name: "server.change_feed_\(name)_requests_per_second", value: rates.median, unit: "requests/s",
-                spread: rates.spread, target: ">= 10,000/s", targetMet: rates.median >= 10_000,
-                note: "\(what); second process with \(connections) keep-alive connections, \(runs) x \(seconds) s, "
-                    + "\(requests) requests, 0 errors; server threads \(harness.configuration.threads), rate limit off"))
-            figures.append(Figure(name: "server.change_feed_\(name)_latency_p50", value: median.p50, unit: "µs"))
-            figures.append(Figure(name: "server.change_feed_\(name)_latency_p99", value: median.p99, unit: "µs"))
         }
         return figures
     }

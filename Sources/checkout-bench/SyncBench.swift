@@ -1,4 +1,5 @@
 import CheckoutKit
+import HTTPTransport
 import Foundation
 
 /// Sync against the real vault server on loopback: the initial pull of many instruments into a
@@ -9,8 +10,10 @@ enum SyncBench {
     static let publishedReference = "best-known offline-sync engine, published 2,000-20,000 ops/s per client; quoted, not measured here"
 
     static func run(_ options: BenchOptions) async throws -> [Figure] {
-        let harness = try VaultServerHarness(options, name: "sync")
+        let harness = try await VaultServerHarness(options, name: "sync")
         defer { harness.stop() }
+        let tlsHarness = try await VaultServerHarness(options, name: "sync-tls", tls: true)
+        defer { tlsHarness.stop() }
         let local = try ScratchDirectory("sync-client")
         defer { local.remove() }
         var databases = 0
@@ -23,15 +26,18 @@ enum SyncBench {
         let pushBatch = harness.configuration.limits.maxOpsPerBatch
         var figures: [Figure] = []
 
-        // Initial pull: N instruments of one customer, into an empty store, through the engine.
+        // Initial pull: N instruments of one customer, into an empty store, through the engine, over
+        // plain HTTP and over HTTPS (each server seeded alike), in alternating pairs.
         let pullCount = options.scale(100_000, quick: 10_000)
         let pullScope = VaultScope(merchantId: merchant, customerId: "c_pull")
         try harness.seedDirectly(pullScope, count: pullCount, customerIndex: 0)
-        let remote = HTTPRemoteVault(baseURL: harness.baseURL, apiKey: VaultServerHarness.apiKey)
+        try tlsHarness.seedDirectly(pullScope, count: pullCount, customerIndex: 0)
+        let remote = harness.remote()
+        let tlsRemote = tlsHarness.remote()
         let configuration = SyncEngine.Configuration(scopes: [pullScope], includePendingScopes: false,
                                                      pageSize: pageSize, pushBatchSize: pushBatch, interval: nil)
         var lastStore: VaultStore?
-        let pull = try await Measure.repeated(options.quick ? 1 : 2) {
+        func pullSeconds(_ remote: HTTPRemoteVault) async throws -> Double {
             let store = try freshStore()
             let engine = SyncEngine(store: store, remote: remote, configuration: configuration)
             var report: SyncReport?
@@ -42,12 +48,34 @@ enum SyncBench {
             lastStore = store
             return seconds
         }
+        let pulls = try await Measure.paired(options.quick ? 1 : 3, { try await pullSeconds(tlsRemote) },
+                                             baseline: { try await pullSeconds(remote) })
+        let pull = pulls.baseline
         let pullRate = Double(pullCount) / pull.median
         figures.append(Figure(
             name: "sync.initial_pull_\(pullCount / 1000)k", value: pullRate, unit: "instruments/s", spread: pull.spread,
             target: ">= 50,000/s", targetMet: pullRate >= 50_000, reference: publishedReference,
-            note: "SyncEngine.syncNow + HTTPRemoteVault from the real server on loopback, pages of \(pageSize), "
-                + "applied to an empty VaultStore; \(Figure.format(pull.median)) s (the server was seeded in its storage)"))
+            note: "SyncEngine.syncNow + HTTPRemoteVault (libcurl) from the real server on loopback over plain HTTP, pages of "
+                + "\(pageSize), applied to an empty VaultStore; \(Figure.format(pull.median)) s (the server was seeded in its storage)"))
+        let tlsPullRate = Double(pullCount) / pulls.subject.median
+        figures.append(Figure(
+            name: "sync.initial_pull_https_\(pullCount / 1000)k", value: tlsPullRate, unit: "instruments/s",
+            spread: pulls.subject.spread, baseline: pullRate, baselineName: "the same pull over plain HTTP",
+            ratio: pulls.ratio, target: ">= 50,000/s", targetMet: tlsPullRate >= 50_000,
+            note: "the same pull over HTTPS (TLS 1.3, GnuTLS server, OpenSSL client), pairs alternated with the HTTP pull; "
+                + "ratio = HTTPS time / HTTP time"))
+
+        // TLS handshakes once the connection is up: idle rounds on the same client.
+        let handshakesBefore = tlsRemote.transportStatistics.tlsHandshakes
+        let idleRounds = 20
+        let idleEngine = SyncEngine(store: try lastStore ?? freshStore(), remote: tlsRemote, configuration: configuration)
+        for _ in 0..<idleRounds { _ = try await idleEngine.syncNow(scope: pullScope) }
+        let handshakes = tlsRemote.transportStatistics.tlsHandshakes - handshakesBefore
+        figures.append(Figure(
+            name: "sync.tls_handshakes_per_round", value: Double(handshakes) / Double(idleRounds), unit: "handshakes",
+            target: "0 after the first", targetMet: handshakes == 0,
+            note: "\(idleRounds) sync rounds over HTTPS after the pull on the same HTTPRemoteVault: \(handshakes) handshakes "
+                + "(kept-alive connections; \(tlsRemote.transportStatistics.tlsHandshakes) in the whole run of this client)"))
 
         // Where the pull's time goes: the same pages fetched and decoded, not applied.
         let fetch = try await Measure.repeated(1) {
@@ -88,7 +116,7 @@ enum SyncBench {
             note: "a round with nothing to do (\(counting.breakdown)); \(idleBytes) bytes on the wire"))
 
         // Ten instruments change on the server (another device), then one sync brings them.
-        let direct = HTTPRemoteVault(baseURL: harness.baseURL, apiKey: VaultServerHarness.apiKey)
+        let direct = harness.remote()
         let changed = (0..<10).map { index -> OutboundOp in
             var method = VaultBench.method(index * 97, customer: 0)
             method.paymentInstrumentData.cardholderName = "Renamed \(index)"
@@ -108,11 +136,11 @@ enum SyncBench {
             note: "wire bytes both ways, headers included (\(proxy.upstreamBytes.load(ordering: .relaxed)) up, "
                 + "\(proxy.downstreamBytes.load(ordering: .relaxed)) down) for one round after a full sync; \(counting.breakdown)"))
 
-        // Push: ops queued locally for a few customers, sent by one round.
+        // Push: ops queued locally for a few customers, sent by one round, over HTTP and HTTPS in pairs.
         let pushCustomers = 50
         let pushCount = options.scale(10_000, quick: 2_000)
         let perCustomer = pushCount / pushCustomers
-        let push = try await Measure.repeated(options.quick ? 1 : 2) {
+        func pushSeconds(_ remote: HTTPRemoteVault) async throws -> Double {
             let store = try freshStore()
             let base = 1_000 + databases * pushCustomers
             for customer in 0..<pushCustomers {
@@ -129,12 +157,21 @@ enum SyncBench {
             }
             return seconds
         }
+        let pushes = try await Measure.paired(options.quick ? 1 : 3, { try await pushSeconds(tlsRemote) },
+                                              baseline: { try await pushSeconds(remote) })
+        let push = pushes.baseline
         let pushRate = Double(pushCount) / push.median
         figures.append(Figure(
             name: "sync.push_\(pushCount / 1000)k_ops", value: pushRate, unit: "ops/s", spread: push.spread,
             target: ">= 10,000 ops/s", targetMet: pushRate >= 10_000,
             note: "one SyncEngine.syncNow() round for \(pushCustomers) customers x \(perCustomer) queued upserts, "
-                + "batches of \(pushBatch) (incl. each customer's pull first)"))
+                + "batches of \(pushBatch) (incl. each customer's pull first), plain HTTP"))
+        let tlsPushRate = Double(pushCount) / pushes.subject.median
+        figures.append(Figure(
+            name: "sync.push_https_\(pushCount / 1000)k_ops", value: tlsPushRate, unit: "ops/s", spread: pushes.subject.spread,
+            baseline: pushRate, baselineName: "the same push over plain HTTP", ratio: pushes.ratio,
+            target: ">= 10,000 ops/s", targetMet: tlsPushRate >= 10_000,
+            note: "the same round over HTTPS, pairs alternated with the HTTP push; ratio = HTTPS time / HTTP time"))
         return figures
     }
 }

@@ -1,3 +1,4 @@
+import CheckoutDemo
 import CheckoutKit
 import Foundation
 import VaultServer
@@ -15,6 +16,8 @@ final class VaultServerHarness {
     let port: Int
     let configuration: VaultServerConfiguration
     let baseURL: URL
+    /// The CA that signed the server's certificate, when it serves HTTPS.
+    let caBundle: String?
 
     /// Starts the server: `Config/vault-server.json`'s settings when there is a config directory,
     /// with a free port, the benchmark's API key and rate limiting off (the figures measure the
@@ -22,12 +25,17 @@ final class VaultServerHarness {
     ///
     /// `storage` opens the server's storage (given the scratch directory and the configuration);
     /// the default is a fresh SQLite file in the scratch directory.
-    init(_ options: BenchOptions, name: String,
-         storage: (ScratchDirectory, VaultServerConfiguration) throws -> any VaultServerStorage = VaultServerHarness.sqliteStorage) throws {
+    /// With `tls`, the server serves HTTPS with a certificate from a CA made for the run.
+    init(_ options: BenchOptions, name: String, tls: Bool = false,
+         storage: (ScratchDirectory, VaultServerConfiguration) throws -> any VaultServerStorage = VaultServerHarness.sqliteStorage)
+        async throws {
         let scratch = try ScratchDirectory(name)
         self.scratch = scratch
         do {
-            (server, self.storage, port, configuration, baseURL) = try Self.start(options, scratch: scratch, storage: storage)
+            let certificates = tls ? try await DemoCertificates.make(in: scratch.url) : nil
+            caBundle = certificates?.caBundle
+            (server, self.storage, port, configuration, baseURL) = try Self.start(options, scratch: scratch, storage: storage,
+                                                                                  certificates: certificates)
         } catch {
             scratch.remove()
             throw error
@@ -40,7 +48,8 @@ final class VaultServerHarness {
     }
 
     private static func start(_ options: BenchOptions, scratch: ScratchDirectory,
-                              storage makeStorage: (ScratchDirectory, VaultServerConfiguration) throws -> any VaultServerStorage) throws
+                              storage makeStorage: (ScratchDirectory, VaultServerConfiguration) throws -> any VaultServerStorage,
+                              certificates: DemoCertificates?) throws
         -> (VaultServer, any VaultServerStorage, Int, VaultServerConfiguration, URL) {
         var configuration = VaultServerConfiguration()
         if let directory = options.configDirectory {
@@ -49,14 +58,20 @@ final class VaultServerHarness {
         configuration.listen = .init(host: "127.0.0.1", port: 0)
         configuration.apiKeys = [Self.apiKey: Self.merchant]
         configuration.limits.rateLimitPerSecond = 0
+        configuration.tls = certificates.map { .init(certificate: $0.certificate, privateKey: $0.privateKey) }
         let storage = try makeStorage(scratch, configuration)
         let server = VaultServer(configuration: configuration, storage: storage)
         let port = try server.start()
-        guard let url = URL(string: "http://127.0.0.1:\(port)") else {
+        guard let url = URL(string: "\(certificates == nil ? "http" : "https")://127.0.0.1:\(port)") else {
             server.stop()
             throw BenchFailure("server: bad port \(port)")
         }
         return (server, storage, port, configuration, url)
+    }
+
+    /// A client of this server with the benchmark's merchant key (trusting the run's CA).
+    func remote() -> HTTPRemoteVault {
+        HTTPRemoteVault(baseURL: baseURL, apiKey: Self.apiKey, tls: TLSOptions(caBundle: caBundle))
     }
 
     func stop() {
@@ -88,7 +103,7 @@ final class VaultServerHarness {
     /// the server's maximum); returns the seconds it took. Op ids are "seed-c<customer>-i<index>":
     /// letters between the numbers, so no id can look like a card number (the server refuses those).
     func seed(_ scope: VaultScope, count: Int, customerIndex: Int) async throws -> Double {
-        let remote = HTTPRemoteVault(baseURL: baseURL, apiKey: Self.apiKey)
+        let remote = remote()
         let batch = configuration.limits.maxOpsPerBatch
         return try await Measure.seconds {
             for start in stride(from: 0, to: count, by: batch) {
