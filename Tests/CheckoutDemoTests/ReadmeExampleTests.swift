@@ -1,3 +1,4 @@
+import CheckoutDemo
 import CheckoutKit
 import Foundation
 import Testing
@@ -5,30 +6,72 @@ import VaultServer
 
 /// The README's embedding example, compiled and run: if this breaks, the README is wrong.
 @Suite struct ReadmeExampleTests {
+    /// The merchant's backend in the example: it holds the merchant key and mints device keys.
+    struct Backend: Sendable {
+        let remote: HTTPRemoteVault
+        func vaultKey(for customer: String) async throws -> EphemeralVaultKey {
+            try await remote.createEphemeralKey(customerId: customer, ttlSeconds: 900).vaultKey
+        }
+    }
+
+    /// The example's lines as they stand in this file, between the markers.
+    static func exampleInTest() throws -> [String] {
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        let lines = source.components(separatedBy: "\n")
+        guard let begin = lines.firstIndex(where: { $0.contains("--- README example begins ---") }),
+              let end = lines.firstIndex(where: { $0.contains("--- README example ends ---") }) else { return [] }
+        return lines[(begin + 1)..<end].map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test("the README's embedding example is the code this suite runs, line for line")
+    func readmeMatches() throws {
+        let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md").path, encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex(of: "## Embedding CheckoutKit"))
+        let open = try #require(lines[begin...].firstIndex(of: "```swift"))
+        let close = try #require(lines[(open + 1)...].firstIndex(of: "```"))
+        let block = lines[(open + 1)..<close].map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        #expect(block.first == "import CheckoutKit")
+        #expect(Array(block.dropFirst()) == (try Self.exampleInTest()).filter { !$0.isEmpty })
+    }
+
     @Test func embeddingExampleRuns() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        let certificates = try await DemoCertificates.make(in: directory)
         let server = VaultServer(configuration: VaultServerConfiguration(listen: .init(host: "127.0.0.1", port: 0),
-                                                                         apiKeys: ["demo-key-merchant-a": "merchant_a"]),
+                                                                         apiKeys: ["readme-merchant-key": "merchant_a"],
+                                                                         tls: .init(certificate: certificates.certificate,
+                                                                                    privateKey: certificates.privateKey)),
                                  storage: try SQLiteVaultServerStorage(path: directory.appendingPathComponent("s.sqlite").path))
         let port = try server.start()
         defer { server.stop() }
-        let clientToken = CheckoutKit.sandboxClientToken(configuration: try CheckoutDefaults.embedded().configuration)
-            .encoded()
+        let vaultServerURL = try #require(URL(string: "https://127.0.0.1:\(port)"))
+        let caBundlePath = certificates.caBundle
+        let myBackend = Backend(remote: HTTPRemoteVault(baseURL: vaultServerURL, apiKey: "readme-merchant-key",
+                                                        tls: TLSOptions(caBundle: caBundlePath)))
+        let minted = try await myBackend.remote.createEphemeralKey(customerId: "customer_demo", ttlSeconds: 900)
+        let clientToken = CheckoutKit.sandboxClientToken(
+            configuration: try CheckoutDefaults.embedded().configuration,
+            vault: VaultAccess(url: vaultServerURL.absoluteString, key: minted.secret, expiresAt: minted.expiresAt)).encoded()
         let vaultPath = directory.appendingPathComponent("vault.sqlite").path
-        let vaultServerURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
 
         // --- README example begins ---
-        // Once per process: configuration, registry, processor, vault. All instances, no globals.
+        // Once per process: configuration, registry, processor, local vault. All instances, no globals.
         let defaults = try CheckoutDefaults.embedded()          // or .load(configDirectory:)
         let processor = SandboxProcessor()                      // your PaymentProcessor in production
         let registry = try CheckoutKit.standardRegistry(cardNetworks: defaults.cardNetworks, binLookup: processor)
-        let vault = try VaultStore(path: vaultPath)             // offline cache + outbox
-        let sync = SyncEngine(store: vault, remote: HTTPRemoteVault(baseURL: vaultServerURL, apiKey: "demo-key-merchant-a"))
-        sync.start()                                            // background: timer, local writes, reconnect
+        let store = try VaultStore(path: vaultPath)             // offline cache + outbox
 
-        // Per checkout: a session from the client token your backend created.
+        // Per checkout: the client token your backend created carries an ephemeral key for this
+        // customer's vault, so the device syncs with nothing else configured and never holds the
+        // merchant key; `refresh` asks your backend for a new key when that one runs out.
+        let vault = try CheckoutKit.vaultSync(for: try ClientToken.decode(clientToken), store: store,
+                                              tls: TLSOptions(caBundle: caBundlePath),  // only for a private CA
+                                              refresh: { scope in try await myBackend.vaultKey(for: scope.customerId) })
+        vault.engine.start()                                    // background: timer, local writes, reconnect
         let session = CheckoutSession(clientToken: clientToken, configuration: defaults.configuration,
                                       registry: registry, processor: processor, vault: vault,
                                       idempotencyKey: { UUID().uuidString })
@@ -47,11 +90,11 @@ import VaultServer
         let state = await form.submit()                         // .succeeded(PaymentResult) or .failed(CheckoutError)
 
         // The saved card reaches the vault server in the background, or on demand:
-        try await sync.syncNow()
+        try await vault.engine.syncNow()
         print(selection.state.paymentMethods.map(\.name), state)
         // --- README example ends ---
 
-        await sync.stop()
+        await vault.engine.stop()
         guard case .succeeded(let result) = state else {
             Issue.record("expected success, got \(state)")
             return
@@ -69,6 +112,8 @@ import VaultServer
             Issue.record("the saved card should pay")
             return
         }
-        #expect(try vault.pendingCount(scope: VaultScope(merchantId: "merchant_a", customerId: "customer_demo")) == 0)
+        let scope = VaultScope(merchantId: "merchant_a", customerId: "customer_demo")
+        #expect(try store.pendingCount(scope: scope) == 0)
+        #expect(try await myBackend.remote.instruments(scope: scope).count == 1)  // the device's card reached the server
     }
 }
