@@ -66,7 +66,10 @@ final class VaultRequestHandler: Sendable {
         if case .device(let key) = caller {
             if route.managesKeys { throw VaultHTTPError.forbidden }
             // Exactly the answer of a customer that does not exist: nothing tells the two apart.
-            guard route.customer == key.customer else { throw VaultHTTPError.notFound }
+            // Bytes, not `String ==`, which is Unicode-canonical ("\u{212A}" KELVIN SIGN equals "K").
+            guard let customer = route.customer, customer.utf8.elementsEqual(key.customer.utf8) else {
+                throw VaultHTTPError.notFound
+            }
         }
         if let customer = route.customer, !Identifier.isValid(customer) {
             throw VaultHTTPError.badRequest("invalid-customer", "customer ids are 1–128 letters, digits or -._:")

@@ -209,6 +209,18 @@ struct EphemeralKeyTests {
         #expect(try await Fixture.allChanges(merchant, Fixture.scope("c2")) == before)
     }
 
+    @Test("a path customer canonically equal to the key's customer but not byte-equal is another customer: 404")
+    func canonicallyEqualCustomer() async throws {
+        let server = try TestServer(.memory)
+        let key = try await server.mintKey(customer: "K1")
+        #expect("\u{212A}1" == "K1", "Swift compares strings by canonical equivalence")
+        // U+212A KELVIN SIGN, percent-encoded in the path.
+        let response = try await server.send("GET", "/v1/customers/%E2%84%AA1/instruments", authorization: key.authorization)
+        #expect(response.status == 404)
+        #expect(response.errorCode == "not-found")
+        #expect(try await server.send("GET", "/v1/customers/K1/instruments", authorization: key.authorization).status == 200)
+    }
+
     @Test("a read key reads (200) and is refused writes (403 read-only-key); nothing changes",
           arguments: StorageKind.available)
     func readOnly(_ kind: StorageKind) async throws {
