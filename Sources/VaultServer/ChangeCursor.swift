@@ -48,7 +48,7 @@ struct ChangeCursor: Sendable {
         }
         block += binding(customer)
         let ciphertext = try AES256.encryptBlock(block, key: cipherKey)
-        return String(decoding: Self.prefix + Self.letters(ciphertext + tag(ciphertext, customer)), as: UTF8.self)
+        return String(decoding: Self.prefix + NibbleLetters.encode(ciphertext + tag(ciphertext, customer)), as: UTF8.self)
     }
 
     /// The sequence inside a cursor issued for `key`; nil when the text is not such a cursor.
@@ -56,7 +56,7 @@ struct ChangeCursor: Sendable {
     func decode(_ text: String, for key: CustomerKey) throws(CryptoError) -> Int64? {
         let utf8 = Array(text.utf8)
         guard utf8.count == Self.prefix.count + 2 * Self.payloadByteCount, utf8.starts(with: Self.prefix),
-              let payload = Self.parseLetters(utf8[Self.prefix.count...]) else { return nil }
+              let payload = NibbleLetters.decode(utf8[Self.prefix.count...]) else { return nil }
         let ciphertext = Array(payload[0..<AES256.blockByteCount])
         let customer = Self.customer(key)
         guard ConstantTime.equals(payload[AES256.blockByteCount...], tag(ciphertext, customer)) else { return nil }
@@ -79,36 +79,5 @@ struct ChangeCursor: Sendable {
     /// The 16-byte tag over a ciphertext for its customer.
     private func tag(_ ciphertext: [UInt8], _ customer: [UInt8]) -> ArraySlice<UInt8> {
         HMAC.sha256(key: macKey, message: ciphertext + customer).prefix(16)
-    }
-
-    /// Bytes as the letters `a` to `p`, one per nibble, most significant first. Letters, not hex: a
-    /// random run of decimal digits could pass for a card number, and every layer (the client's
-    /// store included) refuses to keep anything that looks like one.
-    private static func letters(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var letters: [UInt8] = []
-        letters.reserveCapacity(2 * bytes.count)
-        for byte in bytes {
-            letters.append(UInt8(ascii: "a") + (byte >> 4))
-            letters.append(UInt8(ascii: "a") + (byte & 0x0f))
-        }
-        return letters
-    }
-
-    /// The bytes written by `letters`; nil when a character is not `a` to `p`.
-    private static func parseLetters(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count / 2)
-        var high: UInt8?
-        for letter in text {
-            guard letter >= UInt8(ascii: "a"), letter <= UInt8(ascii: "p") else { return nil }
-            let nibble = letter - UInt8(ascii: "a")
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return high == nil ? bytes : nil
     }
 }

@@ -1,3 +1,4 @@
+import CheckoutCrypto
 import CheckoutLocking
 
 /// A `VaultServerStorage` in memory, for tests: the same primitives as the SQLite storage.
@@ -10,7 +11,10 @@ public final class InMemoryVaultServerStorage: VaultServerStorage {
         var instruments: [CustomerKey: [String: InstrumentRecord]] = [:]
         var horizons: [CustomerKey: Int64] = [:]
         var ops: [CustomerKey: [String: StoredOpRecord]] = [:]
-        let cursorSecret: [UInt8] = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
+        /// Ephemeral keys by id, and their ids by secret hash (the lookup index).
+        var ephemeralKeys: [String: EphemeralKeyRecord] = [:]
+        var ephemeralKeyIds: [String: String] = [:]
+        let cursorSecret: [UInt8]
     }
 
     private final class Transaction: VaultStorageTransaction {
@@ -72,12 +76,50 @@ public final class InMemoryVaultServerStorage: VaultServerStorage {
         func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws {
             state.ops[key, default: [:]][record.opId] = record
         }
+
+        func insertEphemeralKey(_ record: EphemeralKeyRecord) throws {
+            guard state.ephemeralKeys[record.id] == nil, state.ephemeralKeyIds[record.secretHash] == nil else {
+                throw DuplicateEphemeralKey()
+            }
+            state.ephemeralKeys[record.id] = record
+            state.ephemeralKeyIds[record.secretHash] = record.id
+        }
+
+        func ephemeralKey(secretHash: String) throws -> EphemeralKeyRecord? {
+            state.ephemeralKeyIds[secretHash].flatMap { state.ephemeralKeys[$0] }
+        }
+
+        func revokeEphemeralKey(merchant: String, id: String, at: Int64) throws -> Bool {
+            guard var record = state.ephemeralKeys[id], record.merchant == merchant else { return false }
+            record.revokedAt = record.revokedAt ?? at
+            state.ephemeralKeys[id] = record
+            return true
+        }
+
+        func purgeEphemeralKeys(merchant: String, expiredAtOrBefore: Int64) throws {
+            for (id, record) in state.ephemeralKeys where record.merchant == merchant && record.expiresAt <= expiredAtOrBefore {
+                state.ephemeralKeys[id] = nil
+                state.ephemeralKeyIds[record.secretHash] = nil
+            }
+        }
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
 
-    /// Creates an empty storage.
-    public init() {}
+    /// Creates an empty storage with a fresh random secret (from libcrypto, like the databases').
+    public init() {
+        let secret: [UInt8]
+        do {
+            secret = try SecureRandom.bytes(32)
+        } catch {
+            // Keying cursors and key hashes with a predictable secret would be worse than stopping.
+            fatalError("InMemoryVaultServerStorage: \(error)")
+        }
+        state = Locked(State(cursorSecret: secret))
+    }
+
+    /// An id or secret hash that is already stored (the database storages' unique constraints).
+    private struct DuplicateEphemeralKey: Error {}
 
     /// Runs `body` atomically; see `VaultServerStorage.transaction`.
     public func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {

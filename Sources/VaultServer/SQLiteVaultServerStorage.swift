@@ -62,6 +62,23 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 INSERT INTO cursor_secret (id, secret) VALUES (1, lower(hex(randomblob(32))));
                 """)
         }
+        // Ephemeral customer keys: the secret's HMAC only (letters a–p), unique and indexed for the
+        // lookup that authenticates a bearer secret; (merchant, expires_at) for the purge.
+        migrator.registerMigration("v3-ephemeral-keys") { database in
+            try database.execute("""
+                CREATE TABLE ephemeral_key (
+                    id TEXT NOT NULL PRIMARY KEY,
+                    merchant TEXT NOT NULL,
+                    customer TEXT NOT NULL,
+                    secret_hash TEXT NOT NULL UNIQUE,
+                    scope TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    revoked_at INTEGER
+                ) WITHOUT ROWID;
+                CREATE INDEX ephemeral_key_expiry ON ephemeral_key (merchant, expires_at);
+                """)
+        }
         return migrator
     }()
 
@@ -255,6 +272,58 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 guard try statement.step() else { return nil }
                 return StoredOpRecord(opId: opId, bodyHash: statement.string(at: 0), resultJSON: statement.string(at: 1),
                                       createdAt: statement.int64(at: 2))
+            }
+        }
+
+        func insertEphemeralKey(_ record: EphemeralKeyRecord) throws {
+            try database.run("""
+                INSERT INTO ephemeral_key (id, merchant, customer, secret_hash, scope, created_at, expires_at, revoked_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """) { statement in
+                try statement.bind(record.id, at: 1)
+                try statement.bind(record.merchant, at: 2)
+                try statement.bind(record.customer, at: 3)
+                try statement.bind(record.secretHash, at: 4)
+                try statement.bind(record.scope.rawValue, at: 5)
+                try statement.bind(record.createdAt, at: 6)
+                try statement.bind(record.expiresAt, at: 7)
+                try statement.bind(record.revokedAt, at: 8)
+            }
+        }
+
+        func ephemeralKey(secretHash: String) throws -> EphemeralKeyRecord? {
+            try database.withStatement("""
+                SELECT id, merchant, customer, scope, created_at, expires_at, revoked_at FROM ephemeral_key WHERE secret_hash = ?1
+                """) { statement in
+                try statement.bind(secretHash, at: 1)
+                guard try statement.step() else { return nil }
+                guard let scope = EphemeralKeyScope(rawValue: statement.string(at: 3)) else {
+                    throw SQLiteError(.corrupt, message: "an ephemeral key has an unknown scope")
+                }
+                return EphemeralKeyRecord(id: statement.string(at: 0), merchant: statement.string(at: 1),
+                                          customer: statement.string(at: 2), secretHash: secretHash, scope: scope,
+                                          createdAt: statement.int64(at: 4), expiresAt: statement.int64(at: 5),
+                                          revokedAt: statement.optionalInt64(at: 6))
+            }
+        }
+
+        func revokeEphemeralKey(merchant: String, id: String, at: Int64) throws -> Bool {
+            try database.withStatement("""
+                UPDATE ephemeral_key SET revoked_at = coalesce(revoked_at, ?3) WHERE merchant = ?1 AND id = ?2 RETURNING id
+                """) { statement in
+                try statement.bind(merchant, at: 1)
+                try statement.bind(id, at: 2)
+                try statement.bind(at, at: 3)
+                let found = try statement.step()
+                while try statement.step() {}
+                return found
+            }
+        }
+
+        func purgeEphemeralKeys(merchant: String, expiredAtOrBefore: Int64) throws {
+            try database.run("DELETE FROM ephemeral_key WHERE merchant = ?1 AND expires_at <= ?2") { statement in
+                try statement.bind(merchant, at: 1)
+                try statement.bind(expiredAtOrBefore, at: 2)
             }
         }
 

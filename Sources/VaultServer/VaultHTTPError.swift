@@ -11,19 +11,29 @@ public struct VaultHTTPError: Error, Sendable, Equatable {
     public let message: String
     /// Seconds after which a retry may succeed (429, 503).
     public let retryAfterSeconds: Int?
+    /// The methods the path answers, sent as `Allow` (405).
+    public let allowedMethods: [String]
 
     /// Creates an error answer.
-    public init(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil) {
+    public init(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil, allowedMethods: [String] = []) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.allowedMethods = allowedMethods
     }
 
     static func badRequest(_ code: String, _ message: String) -> Self { .init(status: 400, code: code, message: message) }
     static let unauthorized = Self(status: 401, code: "unauthorized", message: "missing or invalid API key")
+    static let keyExpired = Self(status: 401, code: "key-expired", message: "the ephemeral key has expired; ask for a new one")
+    static let keyRevoked = Self(status: 401, code: "key-revoked", message: "the ephemeral key was revoked; ask for a new one")
+    static let forbidden = Self(status: 403, code: "forbidden",
+                                message: "an ephemeral key cannot mint or revoke keys; that needs a merchant API key")
+    static let readOnlyKey = Self(status: 403, code: "read-only-key", message: "this ephemeral key may only read")
     static let notFound = Self(status: 404, code: "not-found", message: "no such resource")
-    static func methodNotAllowed() -> Self { .init(status: 405, code: "method-not-allowed", message: "method not allowed on this path") }
+    static func methodNotAllowed(_ route: VaultRoute) -> Self {
+        .init(status: 405, code: "method-not-allowed", message: "method not allowed on this path", allowedMethods: route.methods)
+    }
     static let opInFlight = Self(status: 409, code: "op-in-flight", message: "an op with the same id is being processed; retry later")
     static let cursorExpired = Self(status: 410, code: "cursor-expired",
                                     message: "the cursor is older than the tombstone retention; pull again without a cursor")

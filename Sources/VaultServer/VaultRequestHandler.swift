@@ -4,11 +4,18 @@ import Foundation
 /// Routes a request, authenticates it, applies limits and answers with JSON.
 ///
 /// Synchronous by design: it runs on libmicrohttpd's threads and only calls the synchronous,
-/// lock-guarded storage. Every query is scoped by the merchant behind the API key and the
-/// customer in the path, so another merchant's ids simply do not exist (404).
+/// lock-guarded storage. Every query is scoped by the merchant behind the credential and the
+/// customer in the path, so another merchant's ids simply do not exist (404). A device's
+/// ephemeral key reaches its own customer only: any other customer's path is the 404 of a
+/// missing resource, whatever that customer holds.
+///
+/// Order of checks: body size (413), path (404), `/health`, credential (401), rate limit (429),
+/// what a device's key may reach (403 `forbidden` on key management, 404 on another customer),
+/// customer id (400), method (405 with the path's `Allow`), read-only key on a write (403
+/// `read-only-key`), then the request itself.
 final class VaultRequestHandler: Sendable {
     private let configuration: VaultServerConfiguration
-    private let apiKeys: [(key: [UInt8], merchant: String)]
+    private let authenticator: VaultAuthenticator
     private let service: VaultService
     private let clock: VaultServerClock
     private let rateLimiter: RateLimiter
@@ -16,7 +23,8 @@ final class VaultRequestHandler: Sendable {
 
     init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock) {
         self.configuration = configuration
-        self.apiKeys = configuration.apiKeys.sorted { $0.key < $1.key }.map { (Array($0.key.utf8), $0.value) }
+        self.authenticator = VaultAuthenticator(merchantKeys: MerchantKeys(configuration.apiKeys),
+                                                ephemeralKeys: EphemeralKeyService(storage: storage))
         self.service = VaultService(storage: storage,
                                     retentionMillis: Int64((configuration.tombstoneRetentionSeconds * 1000).rounded()))
         self.clock = clock
@@ -39,7 +47,7 @@ final class VaultRequestHandler: Sendable {
     static func errorResponse(_ error: VaultHTTPError) -> VaultHTTPResponse {
         var response = json(error.status, WireError(error: .init(code: error.code, message: error.message)))
         if let retryAfter = error.retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfter))) }
-        if error.status == 405 { response.headers.append(("Allow", "GET, POST, DELETE")) }
+        if !error.allowedMethods.isEmpty { response.headers.append(("Allow", error.allowedMethods.joined(separator: ", "))) }
         return response
     }
 
@@ -47,65 +55,68 @@ final class VaultRequestHandler: Sendable {
 
     private func route(_ request: VaultHTTPRequest) throws -> VaultHTTPResponse {
         if request.bodyTooLarge { throw VaultHTTPError.bodyTooLarge }
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        if segments == ["health"] {
-            guard request.method == "GET" || request.method == "HEAD" else { throw VaultHTTPError.methodNotAllowed() }
+        guard let route = VaultRoute(path: request.path) else { throw VaultHTTPError.notFound }
+        if route == .health {
+            guard route.methods.contains(request.method) else { throw VaultHTTPError.methodNotAllowed(route) }
             return Self.json(200, WireHealth(status: "ok"))
         }
-        guard segments.count >= 4, segments[0] == "v1", segments[1] == "customers" else { throw VaultHTTPError.notFound }
-        let merchant = try authenticate(request.authorization)
+        let caller = try authenticator.caller(request.authorization, now: clock.nowMillis)
+        let merchant = caller.merchant
         if let wait = rateLimiter.acquire(merchant, now: clock.nowMillis) { throw VaultHTTPError.rateLimited(retryAfter: wait) }
-        guard Identifier.isValid(segments[2]) else {
+        if case .device(let key) = caller {
+            if route.managesKeys { throw VaultHTTPError.forbidden }
+            // Exactly the answer of a customer that does not exist: nothing tells the two apart.
+            // Bytes, not `String ==`, which is Unicode-canonical ("\u{212A}" KELVIN SIGN equals "K").
+            guard let customer = route.customer, customer.utf8.elementsEqual(key.customer.utf8) else {
+                throw VaultHTTPError.notFound
+            }
+        }
+        if let customer = route.customer, !Identifier.isValid(customer) {
             throw VaultHTTPError.badRequest("invalid-customer", "customer ids are 1–128 letters, digits or -._:")
         }
-        let key = CustomerKey(merchant: merchant, customer: segments[2])
-        switch (segments.count, segments[3]) {
-        case (4, "instruments"):
-            guard request.method == "GET" else { throw VaultHTTPError.methodNotAllowed() }
+        guard route.methods.contains(request.method) else { throw VaultHTTPError.methodNotAllowed(route) }
+        if case .device(let key) = caller, key.scope == .read, route.writes { throw VaultHTTPError.readOnlyKey }
+
+        switch route {
+        case .instruments(let customer):
+            let key = CustomerKey(merchant: merchant, customer: customer)
             return Self.json(200, WireInstrumentList(instruments: try service.instruments(key)))
-        case (5, "instruments"):
-            guard request.method == "DELETE" else { throw VaultHTTPError.methodNotAllowed() }
-            guard Identifier.isValid(segments[4]),
-                  let change = try service.delete(key, id: segments[4], now: clock.nowMillis) else {
+        case .instrument(let customer, let id):
+            let key = CustomerKey(merchant: merchant, customer: customer)
+            guard Identifier.isValid(id), let change = try service.delete(key, id: id, now: clock.nowMillis) else {
                 throw VaultHTTPError.notFound
             }
             return Self.json(200, WireDeleted(change: change))
-        case (4, "changes"):
-            guard request.method == "GET" else { throw VaultHTTPError.methodNotAllowed() }
-            let page = try changes(key, query: request.query)
+        case .changes(let customer):
+            let page = try changes(CustomerKey(merchant: merchant, customer: customer), query: request.query)
             return VaultHTTPResponse(status: 200, body: try FeedEncoder.encode(page), headers: [("Content-Type", "application/json")])
-        case (4, "ops"):
-            guard request.method == "POST" else { throw VaultHTTPError.methodNotAllowed() }
-            let results = try ops(key, body: request.body)
+        case .ops(let customer):
+            let results = try ops(CustomerKey(merchant: merchant, customer: customer), body: request.body)
             return VaultHTTPResponse(status: 200, body: try OpResultEncoder.encodeResults(results),
                                      headers: [("Content-Type", "application/json")])
-        default:
+        case .mintKey(let customer):
+            return try mintKey(merchant: merchant, customer: customer, body: request.body)
+        case .revokeKey(let id):
+            guard try authenticator.ephemeralKeys.revoke(merchant: merchant, id: id, now: clock.nowMillis) else {
+                throw VaultHTTPError.notFound
+            }
+            return Self.json(200, WireRevokedKey(id: id, revoked: true))
+        case .health:
             throw VaultHTTPError.notFound
         }
     }
 
-    /// The merchant of the bearer token, comparing against every configured key in constant time.
-    private func authenticate(_ header: String?) throws -> String {
-        guard let header, header.hasPrefix("Bearer ") else { throw VaultHTTPError.unauthorized }
-        let presented = Array(header.utf8.dropFirst(7))
-        guard let merchant = Self.merchant(presenting: presented, among: apiKeys), !presented.isEmpty else {
-            throw VaultHTTPError.unauthorized
-        }
-        return merchant
-    }
-
-    /// The merchant whose key is `presented`, or nil. Every key is compared, each with
-    /// `ConstantTime.equals` (libcrypto's `CRYPTO_memcmp`), and the loop never stops at a match, so
-    /// the time taken tells neither how much of a guess was right nor which key matched.
-    /// `equals` is a parameter only so that a test can count the comparisons.
-    static func merchant(presenting presented: [UInt8], among keys: [(key: [UInt8], merchant: String)],
-                         equals: ([UInt8], [UInt8]) -> Bool = { ConstantTime.equals($0, $1) }) -> String? {
-        var merchant: String?
-        for entry in keys {
-            let matches = equals(entry.key, presented)
-            if matches, merchant == nil { merchant = entry.merchant }
-        }
-        return merchant
+    /// `POST /v1/customers/{customer}/ephemeral-keys`: 201 with the secret, shown this once.
+    private func mintKey(merchant: String, customer: String, body: [UInt8]) throws -> VaultHTTPResponse {
+        let request = try EphemeralKeyRequest.parse(body)
+        let minted = try authenticator.ephemeralKeys.mint(merchant: merchant, customer: customer,
+                                                          ttlSeconds: request.ttlSeconds, scope: request.scope,
+                                                          now: clock.nowMillis)
+        let expiresAtSeconds = minted.record.expiresAt / 1000
+        return Self.json(201, WireEphemeralKey(
+            id: minted.record.id, secret: minted.secret, customer: customer,
+            expiresAt: Date(timeIntervalSince1970: Double(expiresAtSeconds)).formatted(.iso8601),
+            expiresAtEpochSeconds: expiresAtSeconds, scope: minted.record.scope.rawValue))
     }
 
     private func changes(_ key: CustomerKey, query: [String: String]) throws -> VaultService.FeedPage {

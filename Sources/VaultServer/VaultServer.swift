@@ -13,6 +13,20 @@ import Foundation
 /// let server = VaultServer(configuration: config, storage: try SQLiteVaultServerStorage(path: "vault.db"))
 /// let port = try server.start()
 /// ```
+///
+/// **Credentials.** Every `/v1` request carries `Authorization: Bearer <token>`, one of two kinds:
+/// - A *merchant API key* (`apiKeys` in the configuration): a backend's key, reaching every
+///   customer of its merchant. An entry may be `sha256:` and the key's lowercase hex SHA-256
+///   instead of the key; a merchant may have several entries, which is how keys are rotated. The
+///   presented key is hashed and compared with every entry in constant time.
+/// - An *ephemeral customer key*: minted by a backend with `POST /v1/customers/{customer}/ephemeral-keys`
+///   (201 `{"id", "secret", "customer", "expiresAt", "expiresAtEpochSeconds", "scope"}`; ttl 1 s
+///   to 24 h, scope `read` or `read-write`), revoked with `DELETE /v1/ephemeral-keys/{id}`. Its
+///   secret (`eks_…`) goes to one customer's device, which then reaches that customer's
+///   instruments, changes, ops and deletes and nothing else (any other customer is 404, a write
+///   with a read key 403 `read-only-key`, minting or revoking 403 `forbidden`). After expiry it
+///   gets 401 `key-expired`, after revocation 401 `key-revoked`. Storage keeps only an HMAC-SHA-256
+///   of the secret, keyed from the storage's own secret; the secret is shown once and never logged.
 public final class VaultServer: Sendable {
     private let configuration: VaultServerConfiguration
     private let handler: VaultRequestHandler

@@ -81,7 +81,10 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// belongs only behind a TLS-terminating proxy or on loopback (clients refuse plain HTTP to
     /// any other host by default).
     public var tls: TLS?
-    /// API key -> merchant id. Keys are secrets: never logged.
+    /// API key -> merchant id. Keys are secrets: never logged. An entry may instead be
+    /// `sha256:` and the lowercase hex SHA-256 of the key (64 digits), so the file holds no usable
+    /// key; several entries may name one merchant (rotation). Plain keys may not start with `eks_`,
+    /// the prefix of ephemeral key secrets.
     public var apiKeys: [String: String]
     /// How long tombstones are kept, in seconds; cursors older than a purged tombstone get 410.
     public var tombstoneRetentionSeconds: Double
@@ -153,6 +156,17 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         }
         for (key, merchant) in apiKeys where key.isEmpty || merchant.isEmpty {
             throw VaultServerConfigurationError("API keys and merchant ids must not be empty")
+        }
+        // Messages name the merchant, never the key or its digest.
+        for (key, merchant) in apiKeys.sorted(by: { $0.key < $1.key }) {
+            if key.hasPrefix(MerchantKeys.hashPrefix), MerchantKeys.digest(ofEntry: key) == nil {
+                throw VaultServerConfigurationError("apiKeys: an entry of \(merchant) starts with sha256: but is not followed by "
+                    + "exactly 64 lowercase hex digits (write sha256: and the hex SHA-256 of the key, e.g. from "
+                    + "`printf %s KEY | sha256sum`)")
+            }
+            if key.hasPrefix(EphemeralKeyFormat.secretPrefix) {
+                throw VaultServerConfigurationError("apiKeys: a key of \(merchant) starts with eks_, which marks ephemeral key secrets")
+            }
         }
     }
 }

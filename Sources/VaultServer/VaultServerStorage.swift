@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the vault server keeps instruments, tombstones and the idempotency log.
+/// Where the vault server keeps instruments, tombstones, the idempotency log and ephemeral keys.
 ///
 /// A storage offers primitives only; every rule (versions, delete wins, one default, idempotency,
 /// retention) lives once in `VaultService`, so the SQLite and in-memory storages cannot disagree.
@@ -28,7 +28,8 @@ public protocol TemporaryStorageFailure: Error {
 }
 
 /// The operations available inside one storage transaction. Every call is scoped by merchant
-/// and customer; nothing here can reach another tenant's rows.
+/// (and customer, for the vault's rows); nothing here can reach another tenant's rows. The one
+/// exception is `ephemeralKey(secretHash:)`, which finds the tenant of a presented secret.
 public protocol VaultStorageTransaction {
     /// The instrument or tombstone with this id, if any.
     func instrument(_ key: CustomerKey, id: String) throws -> InstrumentRecord?
@@ -53,8 +54,33 @@ public protocol VaultStorageTransaction {
     /// Records the outcome of an op under its id.
     func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws
     /// The vault's secret for change-feed cursors: random, made once when the storage is created,
-    /// the same for every server instance on this storage and across restarts.
+    /// the same for every server instance on this storage and across restarts. Ephemeral key
+    /// hashes are keyed by a derivation of it too.
     func cursorSecret() throws -> [UInt8]
+
+    // MARK: Ephemeral customer keys
+
+    /// Stores a newly minted ephemeral key (its id and secret hash are new).
+    func insertEphemeralKey(_ record: EphemeralKeyRecord) throws
+    /// The ephemeral key whose secret hashes to `secretHash`, of any merchant: this lookup is how a
+    /// bearer secret is authenticated, before any merchant is known. Indexed.
+    func ephemeralKey(secretHash: String) throws -> EphemeralKeyRecord?
+    /// Marks the merchant's key `id` revoked at `at` (epoch milliseconds), keeping an earlier
+    /// revocation time; false when this merchant has no key with this id.
+    func revokeEphemeralKey(merchant: String, id: String, at: Int64) throws -> Bool
+    /// Deletes the merchant's keys that expired at or before `expiredAtOrBefore` (epoch milliseconds).
+    func purgeEphemeralKeys(merchant: String, expiredAtOrBefore: Int64) throws
+}
+
+extension VaultStorageTransaction {
+    /// Throws `EphemeralKeysUnsupported`: a storage written before ephemeral keys keeps compiling.
+    public func insertEphemeralKey(_ record: EphemeralKeyRecord) throws { throw EphemeralKeysUnsupported() }
+    /// Throws `EphemeralKeysUnsupported`.
+    public func ephemeralKey(secretHash: String) throws -> EphemeralKeyRecord? { throw EphemeralKeysUnsupported() }
+    /// Throws `EphemeralKeysUnsupported`.
+    public func revokeEphemeralKey(merchant: String, id: String, at: Int64) throws -> Bool { throw EphemeralKeysUnsupported() }
+    /// Throws `EphemeralKeysUnsupported`.
+    public func purgeEphemeralKeys(merchant: String, expiredAtOrBefore: Int64) throws { throw EphemeralKeysUnsupported() }
 }
 
 /// Identifies one customer of one merchant: the scope of every storage query.

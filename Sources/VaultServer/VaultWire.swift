@@ -57,6 +57,22 @@ struct WireInstrumentList: Codable, Sendable { var instruments: [WireInstrument]
 struct WireOpResults: Codable, Sendable { var results: [WireOpResult] }
 /// The body of a `DELETE /v1/customers/{customer}/instruments/{id}` answer.
 struct WireDeleted: Codable, Sendable { var change: WireChange }
+/// The body of a `POST /v1/customers/{customer}/ephemeral-keys` answer (201). `secret` appears
+/// here and nowhere else, ever.
+struct WireEphemeralKey: Codable, Sendable {
+    var id: String
+    var secret: String
+    var customer: String
+    /// ISO 8601 in UTC, whole seconds: `2027-01-15T09:00:00Z`.
+    var expiresAt: String
+    var expiresAtEpochSeconds: Int64
+    var scope: String
+}
+/// The body of a `DELETE /v1/ephemeral-keys/{id}` answer.
+struct WireRevokedKey: Codable, Sendable {
+    var id: String
+    var revoked: Bool
+}
 /// The body of `GET /health`.
 struct WireHealth: Codable, Sendable { var status: String }
 /// The body of every error answer.

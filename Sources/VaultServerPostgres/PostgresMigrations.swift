@@ -60,6 +60,21 @@ enum PostgresMigrations {
             INSERT INTO vault_cursor_secret (id, secret)
                 VALUES (1, replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
             """),
+        // Ephemeral customer keys: the secret's HMAC only (letters a–p), unique and indexed for the
+        // lookup that authenticates a bearer secret; (merchant, expires_at) for the purge.
+        Migration(name: "v3-ephemeral-keys", sql: """
+            CREATE TABLE vault_ephemeral_key (
+                id text PRIMARY KEY,
+                merchant text NOT NULL,
+                customer text NOT NULL,
+                secret_hash text NOT NULL UNIQUE,
+                scope text NOT NULL,
+                created_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                revoked_at bigint
+            );
+            CREATE INDEX vault_ephemeral_key_expiry ON vault_ephemeral_key (merchant, expires_at);
+            """),
     ]
 
     /// Applies the missing migrations on `connection` under the migration lock; returns the names

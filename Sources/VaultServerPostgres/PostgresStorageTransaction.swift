@@ -186,4 +186,32 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
             key.merchant, key.customer, record.opId, record.bodyHash, record.resultJSON, String(record.createdAt),
         ])
     }
+
+    // MARK: Ephemeral keys (no customer lock: they hold no sequence and no instrument)
+
+    func insertEphemeralKey(_ record: EphemeralKeyRecord) throws {
+        try write(SQL.insertEphemeralKey, [
+            record.id, record.merchant, record.customer, record.secretHash, record.scope.rawValue,
+            String(record.createdAt), String(record.expiresAt), record.revokedAt.map { String($0) },
+        ])
+    }
+
+    func ephemeralKey(secretHash: String) throws -> EphemeralKeyRecord? {
+        let result = try connection.execute(SQL.ephemeralKey, [secretHash])
+        guard result.rowCount > 0 else { return nil }
+        guard let scope = EphemeralKeyScope(rawValue: result.string(0, 3)) else {
+            throw PostgresError(.unexpectedResult, message: "an ephemeral key has an unknown scope")
+        }
+        return EphemeralKeyRecord(id: result.string(0, 0), merchant: result.string(0, 1), customer: result.string(0, 2),
+                                  secretHash: secretHash, scope: scope, createdAt: try result.int64(0, 4),
+                                  expiresAt: try result.int64(0, 5), revokedAt: try result.optionalInt64(0, 6))
+    }
+
+    func revokeEphemeralKey(merchant: String, id: String, at: Int64) throws -> Bool {
+        try connection.execute(SQL.revokeEphemeralKey, [merchant, id, String(at)]).rowCount > 0
+    }
+
+    func purgeEphemeralKeys(merchant: String, expiredAtOrBefore: Int64) throws {
+        try write(SQL.purgeEphemeralKeys, [merchant, String(expiredAtOrBefore)])
+    }
 }

@@ -81,4 +81,26 @@ enum PostgresVaultStatements {
             INSERT INTO vault_op_log (merchant, customer, op_id, body_hash, result_json, created_at)
             VALUES ($1, $2, $3, $4, $5, $6)
             """)
+
+    static let insertEphemeralKey = PostgresStatement(
+        name: "vault_insert_ephemeral_key", sql: """
+            INSERT INTO vault_ephemeral_key (id, merchant, customer, secret_hash, scope, created_at, expires_at, revoked_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            """)
+
+    /// The authentication lookup: by the secret's hash (unique index), any merchant.
+    static let ephemeralKey = PostgresStatement(
+        name: "vault_ephemeral_key", sql: """
+            SELECT id, merchant, customer, scope, created_at, expires_at, revoked_at FROM vault_ephemeral_key
+            WHERE secret_hash = $1
+            """)
+
+    /// Keeps the first revocation time; returns the id when the merchant has the key.
+    static let revokeEphemeralKey = PostgresStatement(
+        name: "vault_revoke_ephemeral_key", sql: """
+            UPDATE vault_ephemeral_key SET revoked_at = coalesce(revoked_at, $3) WHERE merchant = $1 AND id = $2 RETURNING id
+            """)
+
+    static let purgeEphemeralKeys = PostgresStatement(
+        name: "vault_purge_ephemeral_keys", sql: "DELETE FROM vault_ephemeral_key WHERE merchant = $1 AND expires_at <= $2")
 }

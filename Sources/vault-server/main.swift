@@ -35,7 +35,8 @@ let usage = """
       --config FILE          configuration JSON (default: Config/vault-server.json when it exists)
       --tls-cert PEM         serve HTTPS with this certificate chain (with --tls-key; default: the config's "tls")
       --tls-key PEM          the certificate's unencrypted private key
-      --api-key KEY:MERCHANT accept KEY for MERCHANT, besides the config's keys (repeatable)
+      --api-key KEY:MERCHANT accept KEY for MERCHANT, besides the config's keys (repeatable); KEY may be
+                             sha256:HEX, the lowercase hex SHA-256 of the key, so the command line holds no key
     """
 
 func fail(_ message: String, code: Int32) -> Never {

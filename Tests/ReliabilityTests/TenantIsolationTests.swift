@@ -208,27 +208,38 @@ extension Reliability {
             ReliabilityCounters.shared.add("isolation.badCredentialProbes", checks)
         }
 
-        @Test("the API key check compares the presented key with every configured key, whichever matches")
+        @Test("the API key check compares the presented key's digest with every configured entry, plain or sha256:, whichever matches")
         func everyKeyCompared() {
-            let keys: [(key: [UInt8], merchant: String)] = (0..<5).map { (Array("rel-key-\($0)-7f3c9a1e".utf8), "merchant_\($0)") }
-            let presentations: [(presented: [UInt8], merchant: String?)] = [
-                (keys[0].key, "merchant_0"),  // a match at the first key must not end the loop
-                (keys[2].key, "merchant_2"),
-                (keys[4].key, "merchant_4"),
-                (Array("rel-key-9-7f3c9a1e".utf8), nil),
-                ([], nil),
+            let keys = (0..<5).map { "rel-key-\($0)-7f3c9a1e" }
+            // Keys 1 and 3 are configured as their SHA-256 (`sha256:` entries), the others as they are.
+            var apiKeys: [String: String] = [:]
+            for (index, key) in keys.enumerated() {
+                let entry = index.isMultiple(of: 2) ? key : "sha256:" + Hex.encode(Digest.sha256(Array(key.utf8)))
+                apiKeys[entry] = "merchant_\(index)"
+            }
+            let table = MerchantKeys(apiKeys)
+            #expect(table.entries.count == keys.count)
+            let presentations: [(presented: String, merchant: String?)] = [
+                (keys[0], "merchant_0"),  // the first entry in the table: a match must not end the loop
+                (keys[1], "merchant_1"),  // a hashed entry
+                (keys[2], "merchant_2"),
+                (keys[4], "merchant_4"),
+                ("rel-key-9-7f3c9a1e", nil),
+                (apiKeys.first { $0.value == "merchant_3" }!.key, nil),  // a sha256: entry's text is not a key
+                ("", nil),
             ]
             for presentation in presentations {
                 var comparisons = 0
-                let merchant = VaultRequestHandler.merchant(presenting: presentation.presented, among: keys) { lhs, rhs in
+                let merchant = table.merchant(presenting: Array(presentation.presented.utf8)) { lhs, rhs in
                     comparisons += 1
+                    #expect(lhs.count == Digest.sha256ByteCount && rhs.count == Digest.sha256ByteCount, "not a digest comparison")
                     return ConstantTime.equals(lhs, rhs)
                 }
                 #expect(merchant == presentation.merchant)
                 #expect(comparisons == keys.count, "compared \(comparisons) of \(keys.count) keys for \(presentation.merchant ?? "no merchant")")
             }
             // And with the real comparison.
-            #expect(VaultRequestHandler.merchant(presenting: keys[3].key, among: keys) == "merchant_3")
+            #expect(table.merchant(presenting: Array(keys[3].utf8)) == "merchant_3")
             ReliabilityCounters.shared.add("isolation.constantTimeCases", presentations.count + 1)
         }
 

@@ -84,10 +84,13 @@ final class TestServer: Sendable {
     private let postgres: PostgresVaultServerStorage?
     private let session: URLSession
 
+    /// The API keys every test server accepts unless a test names its own.
+    static let defaultAPIKeys = [keyA: "merchant_a", keyB: "merchant_b"]
+
     /// Starts a server on `kind`; a `.postgres` server gets a fresh schema, or `schema` to be
     /// another instance of the same vault.
     init(_ kind: StorageKind, schema: PostgresTestSchema? = nil, limits: VaultServerConfiguration.Limits = .init(),
-         retentionSeconds: Double = 3600, clock: VaultServerClock = .system,
+         retentionSeconds: Double = 3600, clock: VaultServerClock = .system, apiKeys: [String: String] = defaultAPIKeys,
          wrap: (any VaultServerStorage) -> any VaultServerStorage = { $0 }) throws {
         let inner: any VaultServerStorage
         switch kind {
@@ -114,7 +117,7 @@ final class TestServer: Sendable {
         storage = wrap(inner)
         let configuration = VaultServerConfiguration(
             listen: .init(host: "127.0.0.1", port: 0),
-            apiKeys: [Self.keyA: "merchant_a", Self.keyB: "merchant_b"],
+            apiKeys: apiKeys,
             tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4)
         server = VaultServer(configuration: configuration, storage: storage, clock: clock)
         let port = try server.start()
@@ -198,5 +201,47 @@ enum Fixture {
             cursor = page.cursor
             if !page.hasMore { return changes }
         }
+    }
+}
+
+/// An ephemeral customer key as `POST /v1/customers/{customer}/ephemeral-keys` answered it.
+struct MintedKey: Sendable {
+    var id: String
+    var secret: String
+    var customer: String
+    var expiresAt: String
+    var expiresAtEpochSeconds: Int64
+    var scope: String
+    /// The `Authorization` header a device sends with this key.
+    var authorization: String { "Bearer \(secret)" }
+}
+
+extension RawResponse {
+    /// The body as a JSON object, or nil.
+    var object: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
+}
+
+extension TestServer {
+    /// The body of a mint request naming `ttlSeconds` and `scope` when given.
+    static func mintBody(ttlSeconds: Int? = nil, scope: String? = nil) -> Data {
+        var fields: [String] = []
+        if let ttlSeconds { fields.append(#""ttlSeconds":\#(ttlSeconds)"#) }
+        if let scope { fields.append(#""scope":"\#(scope)""#) }
+        return Data("{\(fields.joined(separator: ","))}".utf8)
+    }
+
+    /// Mints an ephemeral key for `customer` with a merchant API key; fails the test unless the
+    /// server answers 201 with the documented shape.
+    func mintKey(customer: String = "c1", ttlSeconds: Int? = nil, scope: String? = nil,
+                 apiKey: String = keyA) async throws -> MintedKey {
+        let response = try await send("POST", "/v1/customers/\(customer)/ephemeral-keys", authorization: "Bearer \(apiKey)",
+                                      body: Self.mintBody(ttlSeconds: ttlSeconds, scope: scope))
+        try #require(response.status == 201, "mint answered \(response.status): \(response.text)")
+        let object = try #require(response.object, "mint answered \(response.text)")
+        return MintedKey(id: try #require(object["id"] as? String), secret: try #require(object["secret"] as? String),
+                         customer: try #require(object["customer"] as? String),
+                         expiresAt: try #require(object["expiresAt"] as? String),
+                         expiresAtEpochSeconds: try #require((object["expiresAtEpochSeconds"] as? NSNumber)?.int64Value),
+                         scope: try #require(object["scope"] as? String))
     }
 }

@@ -43,6 +43,32 @@ struct VaultServerConfigurationTests {
         #expect(throws: VaultServerConfigurationError(message)) { try configuration.validate() }
     }
 
+    static let hashedKeyMessage = "apiKeys: an entry of merchant_x starts with sha256: but is not followed by exactly "
+        + "64 lowercase hex digits (write sha256: and the hex SHA-256 of the key, e.g. from `printf %s KEY | sha256sum`)"
+
+    @Test("sha256: entries need exactly 64 lowercase hex digits; plain keys may not look like ephemeral secrets",
+          arguments: [
+            ("sha256:", hashedKeyMessage),
+            ("sha256:" + String(repeating: "a", count: 63), hashedKeyMessage),
+            ("sha256:" + String(repeating: "a", count: 65), hashedKeyMessage),
+            ("sha256:" + String(repeating: "A", count: 64), hashedKeyMessage),
+            ("sha256:" + String(repeating: "g", count: 64), hashedKeyMessage),
+            ("sha256: " + String(repeating: "a", count: 63), hashedKeyMessage),
+            ("SHA256:" + String(repeating: "a", count: 64), nil),
+            ("sha256:" + String(repeating: "0123456789abcdef", count: 4), nil),
+            ("eks_my-backend-key", "apiKeys: a key of merchant_x starts with eks_, which marks ephemeral key secrets"),
+          ] as [(String, String?)])
+    func hashedKeys(_ key: String, _ message: String?) throws {
+        let configuration = VaultServerConfiguration(apiKeys: [key: "merchant_x", "plain-key": "merchant_y"])
+        if let message {
+            #expect(throws: VaultServerConfigurationError(message)) { try configuration.validate() }
+            let fragment = String(key.dropFirst(7).prefix(8))
+            do { try configuration.validate() } catch { #expect(fragment.isEmpty || !error.description.contains(fragment)) }
+        } else {
+            try configuration.validate()
+        }
+    }
+
     @Test("a file with a missing field is refused, naming the field")
     func missingField() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-\(UUID().uuidString).json")
