@@ -22,7 +22,9 @@ import Testing
         let lines = try await runDemo()
         let text = lines.joined(separator: "\n")
         let expected = [
-            "vault server listening on http://127.0.0.1:",
+            "vault server listening on https://127.0.0.1:",
+            "the backend minted an ephemeral key for customer_demo",
+            "never holds the merchant key",
             "session ready: 6 payment methods",
             "Choose a payment method",
             "paid €49.99 by card",
@@ -31,10 +33,13 @@ import Testing
             "after CVV recapture",
             "offline: server stopped;",
             "back online on the same port:",
+            "TLS handshakes",
             "✔ demo complete: every step passed",
         ]
         for fragment in expected { #expect(text.contains(fragment), "missing: \(fragment)\n\(text)") }
         #expect(!text.contains("✘"))
+        // Secrets are never printed: not the ephemeral key's, not the merchant key.
+        #expect(!text.contains("eks_") && !text.contains("demo-key-merchant-a"))
     }
 
     @Test func methodRowsArePositionedByTheThemeSpacing() async throws {

@@ -18,9 +18,10 @@ import VaultServer
     static func exampleInTest() throws -> [String] {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
         let lines = source.components(separatedBy: "\n")
-        guard let begin = lines.firstIndex(where: { $0.contains("--- README example begins ---") }),
-              let end = lines.firstIndex(where: { $0.contains("--- README example ends ---") }) else { return [] }
-        return lines[(begin + 1)..<end].map { $0.trimmingCharacters(in: .whitespaces) }
+        let trimmed = lines.map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let begin = trimmed.firstIndex(of: "// --- README example begins ---"),
+              let end = trimmed.firstIndex(of: "// --- README example ends ---") else { return [] }
+        return Array(trimmed[(begin + 1)..<end])
     }
 
     @Test("the README's embedding example is the code this suite runs, line for line")

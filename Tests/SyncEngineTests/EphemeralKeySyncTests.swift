@@ -78,14 +78,14 @@ struct EphemeralKeySyncTests {
         })
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        let ids = try store.upsert((1...100).map { Fixture.card("tok_\($0)") }, scope: scope)
+        try store.upsert((1...100).map { Fixture.card("tok_\($0)") }, scope: scope)
         let engine = SyncEngine.testing(store, remote, scope: scope, pushBatchSize: 10)
         let report = try await engine.syncNow(scope: scope)
         #expect(report.pushed == 100)
         #expect(report.pending == 0)
         #expect(inner.keyProviderCalls == 2)
         let stored = try await backend.remote.instruments(scope: scope)
-        #expect(stored.map(\.id).sorted() == ids.sorted())
+        #expect(stored.map(\.id).sorted() == (1...100).map { "tok_\($0)" }.sorted())
         #expect(stored.allSatisfy { $0.version == 1 })  // each op applied exactly once
         #expect(try store.storedInstruments(scope: scope).count == 100)
     }
