@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
                                    "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback",
-                                   "CheckoutCrypto"],
+                                   "CheckoutCrypto", "HTTPTransport", "TLSTestSupport"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),

@@ -2,12 +2,14 @@ import CheckoutCore
 import CheckoutVault
 import Foundation
 import SQLiteKit
+import HTTPTransport
+import TLSTestSupport
 import Testing
 
 extension Reliability {
     /// Two devices sync through a proxy that drops, delays, truncates, duplicates, fails and
-    /// reorders on a seeded schedule; once the faults stop, everything converges and no op was
-    /// applied twice.
+    /// reorders on a seeded schedule (over HTTPS: a relay that refuses, cuts and delays the
+    /// encrypted stream); once the faults stop, everything converges and no op was applied twice.
     @Suite(.timeLimit(.minutes(30)))
     struct FaultInjection {
         static let scope = VaultScope(merchantId: ReliabilityServer.merchantA, customerId: "fault-customer")
@@ -18,11 +20,12 @@ extension Reliability {
             let store: VaultStore
             let engine: SyncEngine
 
-            init(name: String, directory: URL, proxyPort: UInt16, seed: UInt64) throws {
+            init(name: String, directory: URL, proxyPort: UInt16, seed: UInt64, caBundle: String? = nil) throws {
                 self.name = name
                 store = try VaultStore(path: directory.appendingPathComponent("\(name).sqlite").path)
-                let url = try #require(URL(string: "http://127.0.0.1:\(proxyPort)"))
-                engine = SyncEngine(store: store, remote: HTTPRemoteVault(baseURL: url, apiKey: ReliabilityServer.keyA, timeout: 5),
+                let url = try #require(URL(string: "\(caBundle == nil ? "http" : "https")://127.0.0.1:\(proxyPort)"))
+                engine = SyncEngine(store: store, remote: HTTPRemoteVault(baseURL: url, apiKey: ReliabilityServer.keyA, timeout: 5,
+                                                                          tls: TLSOptions(caBundle: caBundle)),
                                     configuration: .init(scopes: [FaultInjection.scope], pageSize: 3, pushBatchSize: 4,
                                                          interval: nil,
                                                          retry: RetryPolicy(baseDelay: .milliseconds(2), maxDelay: .milliseconds(20),
@@ -67,16 +70,30 @@ extension Reliability {
             }
         }
 
-        func run(schedule: Int) async throws {
-            let seed = ReliabilityBudget.seed &+ 100 &+ UInt64(schedule)
+        @Test("over HTTPS: seeded faults on the encrypted stream (refused, cut in the handshake, the request or the response, delayed); everything converges, no op applied twice")
+        func schedulesOverHTTPS() async throws {
+            let only = ProcessInfo.processInfo.environment["CHECKOUTKIT_FAULT_SCHEDULE"].flatMap { Int($0) }
+            let pki = try await TestPKI.shared()
+            for schedule in 0..<ReliabilityBudget.faultSchedules where only == nil || only == schedule {
+                try await run(schedule: schedule, pki: pki)
+                ReliabilityCounters.shared.add("faults.httpsSchedules")
+            }
+        }
+
+        func run(schedule: Int, pki: TestPKI? = nil) async throws {
+            let seed = ReliabilityBudget.seed &+ (pki == nil ? 100 : 200) &+ UInt64(schedule)
             var random = SeededRandom(seed: seed)
-            let directory = try ReliabilityTemp.directory("faults-\(schedule)")
-            let server = try ReliabilityServer(directory: directory)
+            let directory = try ReliabilityTemp.directory("faults-\(pki == nil ? "http" : "https")-\(schedule)")
+            let pair = pki?.pair("server")
+            let server = try ReliabilityServer(directory: directory,
+                                               tls: pair.map { ($0.certificate, $0.privateKey, pki?.caBundle ?? "") })
             defer { server.server.stop() }
-            let proxy = try FaultProxy(upstreamPort: server.port, seed: seed, faultPercent: 50)
-            defer { proxy.stop() }
-            let a = try Device(name: "a", directory: directory, proxyPort: proxy.port, seed: seed &+ 1)
-            let b = try Device(name: "b", directory: directory, proxyPort: proxy.port, seed: seed &+ 2)
+            let injector: any FaultInjector = pki == nil
+                ? try FaultProxy(upstreamPort: server.port, seed: seed, faultPercent: 50)
+                : try TLSFaultRelay(upstreamPort: server.port, seed: seed)
+            defer { injector.stop() }
+            let a = try Device(name: "a", directory: directory, proxyPort: injector.port, seed: seed &+ 1, caBundle: server.caBundle)
+            let b = try Device(name: "b", directory: directory, proxyPort: injector.port, seed: seed &+ 2, caBundle: server.caBundle)
             var ledger: OpLedger = [:]
 
             for round in 0..<10 {
@@ -89,7 +106,7 @@ extension Reliability {
                 _ = await (syncA, syncB)
             }
 
-            proxy.setFaults(enabled: false)
+            injector.setFaults(enabled: false)
             for _ in 0..<4 {
                 for device in [a, b] { _ = try? await device.engine.syncNow(scope: Self.scope) }
             }
@@ -152,11 +169,29 @@ extension Reliability {
             ReliabilityCounters.shared.add("faults.opsAppliedOrAnswered", opLog.count)
             ReliabilityCounters.shared.add("faults.instrumentsChecked", versions.count)
             #expect(edited > 0 || versions.values.contains(2), "the schedule never changed an instrument twice")
-            let counts = proxy.counts
-            for (fault, count) in counts { ReliabilityCounters.shared.add("faults.\(fault.rawValue)", count) }
-            let injected = counts.filter { $0.key != .pass }.values.reduce(0, +)
+            let counts = injector.faultCounts
+            for (fault, count) in counts { ReliabilityCounters.shared.add("faults.\(fault)", count) }
+            let injected = counts.filter { $0.key != "pass" }.values.reduce(0, +)
             #expect(injected > 0, "the schedule injected no fault")
-            print("fault schedule \(schedule) (seed \(seed)): \(ledger.count) ops, \(versions.count) instruments, \(repeatedDeletes.values.reduce(0, +)) repeated deletes; \(counts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: " "))")
+            print("fault schedule \(schedule)\(pki == nil ? "" : " over HTTPS") (seed \(seed)): \(ledger.count) ops, \(versions.count) instruments, \(repeatedDeletes.values.reduce(0, +)) repeated deletes; \(counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
         }
     }
+}
+
+/// A fault injector between the devices and the server: the HTTP fault proxy, or the relay that
+/// cuts and delays encrypted streams.
+protocol FaultInjector: Sendable {
+    var port: UInt16 { get }
+    func setFaults(enabled: Bool)
+    func stop()
+    /// How often each fault was injected, by name (`pass` for none).
+    var faultCounts: [String: Int] { get }
+}
+
+extension FaultProxy: FaultInjector {
+    var faultCounts: [String: Int] { Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }) }
+}
+
+extension TLSFaultRelay: FaultInjector {
+    var faultCounts: [String: Int] { Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }) }
 }

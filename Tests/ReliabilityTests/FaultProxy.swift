@@ -52,26 +52,29 @@ final class FaultProxy: Sendable {
     /// How often each fault was injected.
     var counts: [Fault: Int] { state.withLock { $0.counts } }
 
-    /// Stops accepting and closes every client connection.
+    /// Stops accepting and closes every client connection. Safe to call twice: only the first call
+    /// touches the descriptors, under the lock the accept thread closes the listener with, so a
+    /// descriptor number already closed (and maybe reused by another test) is never shut down.
     func stop() {
-        let clients = state.withLock { state -> Set<Int32> in
+        state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            return state.clients
+            shutdown(listener, Int32(SHUT_RDWR))
+            for fd in state.clients { shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        // The accept thread closes the listener once `accept` returns (a number closed here could
-        // be reused by another socket before that thread calls `accept` again).
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in clients { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     deinit { stop() }
 
     private func acceptLoop() {
-        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
-                if state.withLock({ $0.stopped }) { return }
+                let stopped = state.withLock { state -> Bool in
+                    if state.stopped { close(listener) }
+                    return state.stopped
+                }
+                if stopped { return }
                 continue
             }
             let registered = state.withLock { state -> Bool in
@@ -81,7 +84,7 @@ final class FaultProxy: Sendable {
             }
             guard registered else {
                 close(client)
-                return
+                continue  // stopped: the next accept fails and closes the listener
             }
             RawHTTP.setTimeouts(client, seconds: 30)
             let thread = Thread { [self] in

@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutVault
+import HTTPTransport
 import Foundation
 import SQLiteKit
 import VaultServer
@@ -15,28 +16,34 @@ final class ReliabilityServer: Sendable {
     let server: VaultServer
     let databasePath: String
     let port: UInt16
+    /// The CA that signed the server's certificate when it speaks HTTPS (nil: plain HTTP).
+    let caBundle: String?
 
     /// Starts a server on `directory/vault-server.sqlite` (reopening it when it exists) accepting
     /// `apiKeys` (both merchants' keys by default).
+    /// With `tls` (a certificate, its key and the CA that signed it) it serves HTTPS.
     init(directory: URL, limits: VaultServerConfiguration.Limits = .init(maxBodyBytes: 256 * 1024),
-         apiKeys: [String: String] = [keyA: merchantA, keyB: merchantB]) throws {
+         apiKeys: [String: String] = [keyA: merchantA, keyB: merchantB],
+         tls: (certificate: String, privateKey: String, caBundle: String)? = nil) throws {
         databasePath = directory.appendingPathComponent("vault-server.sqlite").path
         let storage = try SQLiteVaultServerStorage(path: databasePath)
         let configuration = VaultServerConfiguration(
             listen: .init(host: "127.0.0.1", port: 0),
             apiKeys: apiKeys,
-            tombstoneRetentionSeconds: 30 * 24 * 3600, limits: limits, threads: 4)
+            tombstoneRetentionSeconds: 30 * 24 * 3600, limits: limits, threads: 4,
+            tls: tls.map { .init(certificate: $0.certificate, privateKey: $0.privateKey) })
+        caBundle = tls?.caBundle
         server = VaultServer(configuration: configuration, storage: storage)
         port = UInt16(try server.start())
     }
 
     deinit { server.stop() }
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
+    var baseURL: URL { URL(string: "\(caBundle == nil ? "http" : "https")://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
 
-    /// An HTTP client of the server for `key`.
+    /// A client of the server for `key`.
     func remote(key: String = keyA) -> HTTPRemoteVault {
-        HTTPRemoteVault(baseURL: baseURL, apiKey: key, timeout: 60, resourceTimeout: 180)
+        HTTPRemoteVault(baseURL: baseURL, apiKey: key, timeout: 60, resourceTimeout: 180, tls: TLSOptions(caBundle: caBundle))
     }
 
     /// Every row of every table of the server database, as text, in a stable order.
