@@ -35,11 +35,11 @@ build: deps
 ## to the sanitizer; any report fails the run (the sanitizer exits 66). CI runs this.
 TSAN_FLAGS = --sanitize=thread -Xswiftc -DCHECKOUTKIT_TSAN --scratch-path .build/tsan
 TSAN_SUITES = ReliabilityTests.Concurrency|CheckoutCoreTests|CardPaymentMethodTests|PaymentMethodsTests|SQLiteKitTests|CheckoutVaultTests|SyncEngineTests|VaultServerTests
-## The HTTP client's own tests are left out: they pin deadlines and connection counts that the
+## The HTTP transport's own tests are left out: they pin deadlines and connection counts that the
 ## sanitizer's slowdown breaks; the client still runs sanitized under the sync and server suites.
 tsan: deps
 	swift build --build-tests $(TSAN_FLAGS)
-	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)" --skip HTTPClientTests
+	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)" --skip HTTPTransportTests
 
 ## The long reliability variants (>= 100,000 fuzz cases per target, 50 SIGKILLs of each process,
 ## 20 fault schedules), then the OpenAPI fuzzer (schemathesis from PyPI) against the server over

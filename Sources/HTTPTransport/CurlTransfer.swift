@@ -212,17 +212,18 @@ private extension String {
 }
 
 private func curlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
-    guard let data, let context else { return 0 }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
-    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-    return transfer.takeBody(bytes) ? length : 0
+    deliver(data, size * count, context) { $0.takeBody($1) }
 }
 
 private func curlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    deliver(data, size * count, context) { $0.takeHeader($1) }
+}
+
+/// Hands libcurl's bytes to the transfer behind `context`; the byte count taken, or 0 to stop.
+private func deliver(_ data: UnsafeMutablePointer<CChar>?, _ length: Int, _ context: UnsafeMutableRawPointer?,
+                     _ take: (CurlTransfer, UnsafeBufferPointer<UInt8>) -> Bool) -> Int {
     guard let data, let context else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let length = size * count
     let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
-    return transfer.takeHeader(bytes) ? length : 0
+    return take(transfer, bytes) ? length : 0
 }

@@ -98,7 +98,8 @@ enum ServerBench {
                     spread: rates.spread, baseline: https ? plainRates[name] : nil,
                     baselineName: https ? "the same load over plain HTTP" : nil,
                     ratio: https ? plainRates[name].map { $0 / rates.median } : nil,
-                    target: ">= 10,000/s", targetMet: rates.median >= 10_000,
+                    // The 10k/s target is plain HTTP's; HTTPS is reported beside it, with its ratio.
+                    target: https ? nil : ">= 10,000/s", targetMet: https ? nil : rates.median >= 10_000,
                     note: "\(what)\(https ? " over HTTPS" : ""); second process (libcurl) with \(connections) keep-alive "
                         + "connections, \(runs) x \(seconds) s, \(requests) requests, 0 errors; server threads "
                         + "\(server.configuration.threads), rate limit off"))

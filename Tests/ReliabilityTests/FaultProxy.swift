@@ -3,7 +3,6 @@ import Glibc
 #endif
 import CheckoutLocking
 import Foundation
-import Loopback
 
 /// A loopback HTTP proxy that injects faults on a seeded schedule, between `HTTPRemoteVault` and
 /// the vault server.
@@ -21,18 +20,16 @@ final class FaultProxy: Sendable {
     private struct State {
         var random: SeededRandom
         var enabled = true
-        var stopped = false
         var counts: [Fault: Int] = [:]
         var delivered = 0
-        var clients: Set<Int32> = []
     }
 
     /// `CHECKOUTKIT_PROXY_TRACE=1` logs every request and its fault to stderr.
     static let trace = ProcessInfo.processInfo.environment["CHECKOUTKIT_PROXY_TRACE"] == "1"
 
-    let port: UInt16
+    var port: UInt16 { listener.port }
     private let upstreamPort: UInt16
-    private let listener: Int32
+    private let listener: ProxyListener
     /// Percent of requests that get a fault while faults are enabled.
     private let faultPercent: Int
     private let state: Locked<State>
@@ -41,9 +38,14 @@ final class FaultProxy: Sendable {
         self.upstreamPort = upstreamPort
         self.faultPercent = faultPercent
         state = Locked(State(random: SeededRandom(seed: seed)))
-        (listener, port) = try LoopbackListener.open()
-        let acceptThread = Thread { [self] in acceptLoop() }
-        acceptThread.start()
+        listener = try ProxyListener()
+        listener.start { [self] client in
+            RawHTTP.setTimeouts(client, seconds: 30)
+            Thread { [self] in
+                serve(client)
+                listener.unregister(client)
+            }.start()
+        }
     }
 
     /// Turns fault injection on or off (off: every request passes).
@@ -52,49 +54,10 @@ final class FaultProxy: Sendable {
     /// How often each fault was injected.
     var counts: [Fault: Int] { state.withLock { $0.counts } }
 
-    /// Stops accepting and closes every client connection. Safe to call twice: only the first call
-    /// touches the descriptors, under the lock the accept thread closes the listener with, so a
-    /// descriptor number already closed (and maybe reused by another test) is never shut down.
-    func stop() {
-        state.withLock { state in
-            guard !state.stopped else { return }
-            state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            for fd in state.clients { shutdown(fd, Int32(SHUT_RDWR)) }
-        }
-    }
+    /// Stops accepting and closes every client connection (safe to call twice).
+    func stop() { listener.stop() }
 
     deinit { stop() }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                let stopped = state.withLock { state -> Bool in
-                    if state.stopped { close(listener) }
-                    return state.stopped
-                }
-                if stopped { return }
-                continue
-            }
-            let registered = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.clients.insert(client)
-                return true
-            }
-            guard registered else {
-                close(client)
-                continue  // stopped: the next accept fails and closes the listener
-            }
-            RawHTTP.setTimeouts(client, seconds: 30)
-            let thread = Thread { [self] in
-                serve(client)
-                state.withLock { _ = $0.clients.remove(client) }
-                close(client)
-            }
-            thread.start()
-        }
-    }
 
     private func nextFault() -> (Fault, delayMicros: UInt32) {
         state.withLock { state in
@@ -155,7 +118,7 @@ final class FaultProxy: Sendable {
                 let response = forward(request)
                 let seen = state.withLock { $0.delivered }
                 var waited: UInt32 = 0
-                while waited < 150_000, state.withLock({ $0.delivered == seen && !$0.stopped }) {
+                while waited < 150_000, state.withLock({ $0.delivered == seen }) && !listener.isStopped {
                     usleep(2_000)
                     waited += 2_000
                 }

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import CheckoutLocking
 import Foundation
-import Loopback
 
 /// A loopback TCP relay in front of the vault server when it speaks HTTPS: the fault proxy for
 /// encrypted traffic. It cannot read the requests (that is the point of TLS), so it injects its
@@ -31,14 +30,12 @@ final class TLSFaultRelay: Sendable {
     private struct State {
         var random: SeededRandom
         var enabled = true
-        var stopped = false
         var counts: [Fault: Int] = [:]
-        var sockets: Set<Int32> = []
     }
 
-    let port: UInt16
+    var port: UInt16 { listener.port }
     private let upstreamPort: UInt16
-    private let listener: Int32
+    private let listener: ProxyListener
     private let faultPercent: Int
     private let state: Locked<State>
 
@@ -46,8 +43,8 @@ final class TLSFaultRelay: Sendable {
         self.upstreamPort = upstreamPort
         self.faultPercent = faultPercent
         state = Locked(State(random: SeededRandom(seed: seed)))
-        (listener, port) = try LoopbackListener.open()
-        Thread { [self] in acceptLoop() }.start()
+        listener = try ProxyListener()
+        listener.start { [self] client in relay(client) }
     }
 
     deinit { stop() }
@@ -58,17 +55,8 @@ final class TLSFaultRelay: Sendable {
     /// How often each fault was drawn.
     var counts: [Fault: Int] { state.withLock { $0.counts } }
 
-    /// Stops accepting and cuts every relayed connection. Safe to call twice: only the first call
-    /// touches the descriptors, under the lock the accept thread closes the listener with, so a
-    /// descriptor number already closed (and maybe reused by another test) is never shut down.
-    func stop() {
-        state.withLock { state in
-            guard !state.stopped else { return }
-            state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            for fd in state.sockets { shutdown(fd, Int32(SHUT_RDWR)) }
-        }
-    }
+    /// Stops accepting and cuts every relayed connection (safe to call twice).
+    func stop() { listener.stop() }
 
     private func plan() -> Plan {
         state.withLock { state in
@@ -95,45 +83,16 @@ final class TLSFaultRelay: Sendable {
         }
     }
 
-    private func register(_ fd: Int32) -> Bool {
-        state.withLock { state in
-            guard !state.stopped else { return false }
-            state.sockets.insert(fd)
-            return true
-        }
-    }
-
-    private func unregister(_ fd: Int32) {
-        state.withLock { _ = $0.sockets.remove(fd) }
-        close(fd)
-    }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client >= 0, register(client) {
-                relay(client)
-                continue
-            }
-            if client >= 0 { close(client) }
-            let stopped = state.withLock { state -> Bool in
-                if state.stopped { close(listener) }
-                return state.stopped
-            }
-            if stopped { return }
-        }
-    }
-
     /// Relays one accepted connection to the server according to its plan.
     private func relay(_ client: Int32) {
         let plan = plan()
         guard plan.fault != .refuse, let upstream = try? RawHTTP.connect(port: upstreamPort) else {
-            unregister(client)
+            listener.unregister(client)
             return
         }
-        guard register(upstream) else {
+        guard listener.register(upstream) else {
             close(upstream)
-            unregister(client)
+            listener.unregister(client)
             return
         }
         RawHTTP.setTimeouts(client, seconds: 30)
@@ -147,8 +106,8 @@ final class TLSFaultRelay: Sendable {
                 return count == 2
             }
             if last {
-                unregister(client)
-                unregister(upstream)
+                listener.unregister(client)
+                listener.unregister(upstream)
             }
         }
         Thread { Self.pump(from: client, to: upstream, budget: plan.upstreamBudget, plan: plan); finish() }.start()
