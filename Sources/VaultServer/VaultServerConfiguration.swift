@@ -3,7 +3,9 @@ import Foundation
 
 /// The vault server's settings, as read from `Config/vault-server.json`.
 ///
-/// Every field of the file is required (no silent defaults); the initializer's defaults serve
+/// Every field of the file is required (no silent defaults) except those documented as optional
+/// (`tls`, `storage`, and the limits `idleConnectionTimeoutSeconds`, `maxConnectionsPerIP` and
+/// `requestTimeoutSeconds`, each with a documented default); the initializer's defaults serve
 /// code that builds a configuration directly, such as tests and `vault-server` without `--config`.
 public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// Where to listen.

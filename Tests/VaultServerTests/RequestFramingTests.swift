@@ -63,6 +63,20 @@ struct RequestFramingTests {
         #expect(!exchange.text.contains(#"{"status":"ok"}"#), "the smuggled request was answered")
     }
 
+    @Test("what libmicrohttpd refuses itself before the server sees it: an error status, closed, nothing smuggled", arguments: [
+        "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n",
+        "GET /health HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n",
+        "GET /health\r\nHost: 127.0.0.1\r\n\r\n",
+    ])
+    func refusedByLibmicrohttpd(_ request: String) throws {
+        // README: known limits (its own HTML page, not the JSON error).
+        let server = try TestServer(.memory)
+        let exchange = try RawExchange.run(port: server.port, Array((request + Self.smuggled).utf8))
+        #expect([400, 505].contains(exchange.responses.first?.status ?? 0), "\(exchange.text.prefix(300))")
+        #expect(exchange.responses.count == 1)
+        #expect(exchange.closed, "the connection stayed open")
+    }
+
     @Test("a declared body over limits.maxBodyBytes is 413 at once, without waiting for the body, and closed",
           arguments: ["1025", "1000000000000", "99999999999999999999"])
     func declaredTooLarge(_ length: String) throws {
