@@ -2,15 +2,22 @@
 #define CHECKOUTKIT_CMICROHTTPD_SHIM_H
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
 
+/// The type of MHD_OPTION_URI_LOG_CALLBACK: called once per request as soon as its request line
+/// has arrived, with the raw request target; what it returns becomes the request's context.
+typedef void *(*cmhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
 /// MHD_start_daemon is variadic, which Swift cannot call: this wrapper starts a daemon with a
 /// fixed option list. It binds to `host` (an IPv4 or IPv6 literal) and `port` (0 picks a free
-/// port), serves with an internal thread pool of `threads` threads, and calls `completed` when a
+/// port), serves with an internal thread pool of `threads` threads, accepts at most
+/// `connection_limit` connections, `per_ip_connection_limit` of them from one address (more are
+/// closed at once), calls `uri_log` when a request line has arrived and `completed` when a
 /// request ends. With `tls_certificate` and `tls_key` (PEM text, or both NULL for plain HTTP) it
 /// serves HTTPS through libmicrohttpd's GnuTLS, TLS 1.2 or newer only. Returns NULL when the
 /// address is not a literal or the daemon cannot start (a certificate or key GnuTLS refuses, a
@@ -18,9 +25,11 @@
 static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, unsigned int threads,
                                             const char *tls_certificate, const char *tls_key,
                                             unsigned int connection_limit,
+                                            unsigned int per_ip_connection_limit,
                                             unsigned int connection_timeout_seconds,
                                             size_t connection_memory_limit,
                                             MHD_AccessHandlerCallback handler, void *handler_cls,
+                                            cmhd_uri_log_callback uri_log, void *uri_log_cls,
                                             MHD_RequestCompletedCallback completed, void *completed_cls) {
     unsigned int flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD;
     struct sockaddr_in v4;
@@ -49,8 +58,10 @@ static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, uns
                                 MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
                                 MHD_OPTION_THREAD_POOL_SIZE, threads,
                                 MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
                                 MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                                MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                                 MHD_OPTION_END);
     }
@@ -58,8 +69,10 @@ static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, uns
                             MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_END);
 }
@@ -86,6 +99,55 @@ static inline const char *cmhd_header(struct MHD_Connection *connection, const c
 /// Looks up a query-string argument, already percent-decoded.
 static inline const char *cmhd_query(struct MHD_Connection *connection, const char *name) {
     return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/// What cmhd_header_visit looks for: the `wanted`-th field called `name`; counts them all in `seen`.
+struct cmhd_header_search {
+    const char *name;
+    size_t wanted;
+    size_t seen;
+    const char *value;
+};
+
+/// The MHD_KeyValueIterator of cmhd_header_count and cmhd_header_at.
+static inline enum MHD_Result cmhd_header_visit(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    struct cmhd_header_search *search = (struct cmhd_header_search *)cls;
+    (void)kind;
+    if (key == NULL || strcasecmp(key, search->name) != 0) return MHD_YES;
+    if (search->seen++ == search->wanted) {
+        search->value = value;
+        return MHD_NO;
+    }
+    return MHD_YES;
+}
+
+/// How many header fields called `name` (case-insensitive) the request has; cmhd_header only
+/// sees the first, and a repeated Content-Length must be refused, not half-read.
+static inline size_t cmhd_header_count(struct MHD_Connection *connection, const char *name) {
+    struct cmhd_header_search search = { name, SIZE_MAX, 0, NULL };
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, cmhd_header_visit, &search);
+    return search.seen;
+}
+
+/// The value of the `index`-th header field called `name` (from 0), or NULL.
+static inline const char *cmhd_header_at(struct MHD_Connection *connection, const char *name, size_t index) {
+    struct cmhd_header_search search = { name, index, 0, NULL };
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, cmhd_header_visit, &search);
+    return search.value;
+}
+
+/// MHD_get_connection_info is variadic: the size of the request head as received (request line,
+/// header fields and the blank line), or 0 when unknown. Valid from the first access-handler call.
+static inline size_t cmhd_head_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
+/// MHD_set_connection_option is variadic: sets the connection's inactivity timeout in seconds
+/// (the daemon's idle timeout is the default). libmicrohttpd closes the connection once no byte
+/// has arrived for that long. True on success.
+static inline int cmhd_set_timeout(struct MHD_Connection *connection, unsigned int seconds) {
+    return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds) == MHD_YES;
 }
 
 /// Creates a response holding a private copy of `size` bytes at `data`.

@@ -33,20 +33,21 @@ public struct RemoteInstrument: Codable, Sendable, Equatable {
     }
 }
 
-/// The wire form of a change-feed entry: `{"sequence", "id", "version", "deleted", "method"}`.
+/// The wire form of a change-feed entry: `{"id", "version", "deleted", "method"}`.
 ///
 /// `RemoteChange` (defined beside the store) is the one change type shared by the store and the
 /// remote; this conformance gives it the server's JSON shape. Decoding is strict: a tombstone
 /// must have no method, a live change must have one whose id is the change's id. The feed is
-/// compacted, so an instrument appears once, at the sequence of its latest change; `sequence`
-/// is only used to order the feed and is not kept.
+/// compacted, so an instrument appears once, at its latest change. Servers before the
+/// tenant-isolation fix also sent a server-wide `sequence`; it is accepted (it must be an
+/// integer) and ignored, so that such a server still syncs, and never written.
 extension RemoteChange: Codable {
     private enum CodingKeys: String, CodingKey { case sequence, id, version, deleted, method }
 
     /// Decodes the wire form strictly (see the type's notes).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        _ = try container.decode(Int64.self, forKey: .sequence)
+        _ = try container.decodeIfPresent(Int64.self, forKey: .sequence)
         let id = try container.decode(String.self, forKey: .id)
         let version = try container.decode(Int64.self, forKey: .version)
         let deleted = try container.decode(Bool.self, forKey: .deleted)
@@ -58,10 +59,9 @@ extension RemoteChange: Codable {
         self.init(token: id, version: version, method: method)
     }
 
-    /// Encodes the wire form (with sequence 0: the client does not keep sequences).
+    /// Encodes the wire form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Int64(0), forKey: .sequence)
         try container.encode(token, forKey: .id)
         try container.encode(version, forKey: .version)
         try container.encode(isDeleted, forKey: .deleted)
@@ -73,7 +73,7 @@ extension RemoteChange: Codable {
 ///
 /// Pass `cursor` to the next call; keep paging while `hasMore` is true.
 public struct ChangePage: Codable, Sendable, Equatable {
-    /// The changes of this page, in increasing `sequence`.
+    /// The changes of this page, oldest first.
     public var changes: [RemoteChange]
     /// The opaque cursor to resume after this page.
     public var cursor: String

@@ -54,9 +54,10 @@ enum WireJSON {
         return ChangePage(changes: changes, cursor: cursor, hasMore: hasMore)
     }
 
-    /// Reads a change with the strict rules of `RemoteChange.init(from:)`.
+    /// Reads a change with the strict rules of `RemoteChange.init(from:)`: an older server's
+    /// `sequence` may appear once, as an integer, and is dropped.
     static func remoteChange(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> RemoteChange {
-        var sequence: Int64?
+        var sawSequence = false
         var id: String?
         var version: Int64?
         var deleted: Bool?
@@ -65,8 +66,9 @@ enum WireJSON {
         try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
             switch key {
             case "sequence":
-                guard sequence == nil else { throw JSONScanner.Failure() }
-                sequence = try scanner.readInt64()
+                guard !sawSequence else { throw JSONScanner.Failure() }
+                sawSequence = true
+                _ = try scanner.readInt64()
             case "id":
                 guard id == nil else { throw JSONScanner.Failure() }
                 id = try scanner.readString()
@@ -84,7 +86,7 @@ enum WireJSON {
                 try scanner.skipValue()
             }
         }
-        guard sequence != nil, let id, let version, let deleted else { throw JSONScanner.Failure() }
+        guard let id, let version, let deleted else { throw JSONScanner.Failure() }
         guard deleted == (method == nil), method.map({ $0.id == id }) ?? true else { throw JSONScanner.Failure() }
         return RemoteChange(token: id, version: version, method: method)
     }

@@ -6,8 +6,10 @@ import Foundation
 /// A `RemoteVault` in memory with the same rules as `vault-server`, plus switches to inject faults.
 ///
 /// Rules (kept identical to the server's by a shared contract test suite): versions grow by one
-/// per applied change; every change takes a fresh sequence and the feed is compacted (one entry per
-/// instrument, at its latest sequence); deletes leave tombstones and always win; `setDefault` is
+/// per applied change; every change takes a fresh sequence of its customer and the feed is
+/// compacted (one entry per instrument, at its latest sequence); like the server's, nothing on the
+/// wire moves with other customers' changes (no sequence in a change; a cursor counts only its
+/// customer's changes); deletes leave tombstones and always win; `setDefault` is
 /// last-writer-wins and leaves exactly one default; an upsert of an existing instrument needs its
 /// current version; op ids are idempotency keys (same id and same op replays the first answer,
 /// same id and another op is HTTP 422 and nothing of the batch applies); tombstones older than the
@@ -66,6 +68,8 @@ public final class InMemoryRemoteVault: RemoteVault {
     }
 
     private struct Customer {
+        /// The last sequence handed out to this customer's changes.
+        var sequence: Int64 = 0
         var records: [String: Record] = [:]
         var horizon: Int64 = 0
         var opLog: [String: (op: OutboundOp, result: OpResult)] = [:]
@@ -78,7 +82,6 @@ public final class InMemoryRemoteVault: RemoteVault {
     }
 
     private struct State {
-        var sequence: Int64 = 0
         var customers: [String: Customer] = [:]
         var requests: [Request] = []
         var faults: [Fault] = []
@@ -155,7 +158,9 @@ public final class InMemoryRemoteVault: RemoteVault {
         return state.withLock { state in
             var customer = state.customers[customerId] ?? Customer()
             guard let record = customer.records[id], !record.deleted else { return false }
-            Self.tombstone(record, in: &customer, sequence: &state.sequence, now: now)
+            var sequence = customer.sequence
+            Self.tombstone(record, in: &customer, sequence: &sequence, now: now)
+            customer.sequence = sequence
             state.customers[customerId] = customer
             return true
         }
@@ -215,8 +220,8 @@ public final class InMemoryRemoteVault: RemoteVault {
                 }
             }
             // The batch is atomic: work on a copy and publish it only when every op went through.
-            var sequence = state.sequence
             var customer = state.customers[scope.customerId] ?? Customer()
+            var sequence = customer.sequence
             var results: [OpResult] = []
             for op in ops {
                 if Self.containsCardNumber(op) {
@@ -241,7 +246,7 @@ public final class InMemoryRemoteVault: RemoteVault {
                 customer.opLog[op.opId] = (op, result)
                 results.append(result)
             }
-            state.sequence = sequence
+            customer.sequence = sequence
             state.customers[scope.customerId] = customer
             return results
         }

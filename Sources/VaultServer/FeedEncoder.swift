@@ -3,7 +3,8 @@
 /// The feed is the hot path of every sync, so rows are not decoded into `VaultedPaymentMethod`
 /// and re-encoded: the stored method JSON (written by `JSONEncoder` with `isDefault: false`) is
 /// copied as is, with the default flag switched on for the one default instrument. The output
-/// is the same JSON shape as `WireChangePage`; the end-to-end tests decode it strictly.
+/// is the same JSON shape as `WireChangePage`; the end-to-end tests decode it strictly. Rows are
+/// ordered by the server-wide sequence, which never reaches the wire (see `WireChange`).
 enum FeedEncoder {
     private static let defaultOff = Array(#""isDefault":false"#.utf8)
     private static let defaultOn = Array(#""isDefault":true"#.utf8)
@@ -14,9 +15,7 @@ enum FeedEncoder {
         out += #"{"changes":["#.utf8
         for (index, row) in page.rows.enumerated() {
             if index > 0 { out.append(0x2C) }
-            out += #"{"sequence":"#.utf8
-            out += String(row.sequence).utf8
-            out += #","id":"#.utf8
+            out += #"{"id":"#.utf8
             appendString(row.id, to: &out)
             out += #","version":"#.utf8
             out += String(row.version).utf8

@@ -3,7 +3,8 @@ import Foundation
 /// Writes op results as JSON by hand: the ops endpoint answers thousands of them per second.
 ///
 /// The output is the `WireOpResult` shape (`HTTPRemoteVault` decodes it strictly in the tests);
-/// the rare `current` of a conflict goes through `JSONEncoder`.
+/// the rare `current` of a conflict goes through `JSONEncoder` with sorted keys, so that the same
+/// result is always the same bytes.
 enum OpResultEncoder {
     static func encode(_ result: WireOpResult) throws -> [UInt8] {
         var out: [UInt8] = []
@@ -43,7 +44,9 @@ enum OpResultEncoder {
         }
         if let current = result.current {
             out += #","current":"#.utf8
-            out += try JSONEncoder().encode(current)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            out += try encoder.encode(current)
         }
         out.append(0x7D)
     }

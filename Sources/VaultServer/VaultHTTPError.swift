@@ -38,6 +38,17 @@ public struct VaultHTTPError: Error, Sendable, Equatable {
     static let cursorExpired = Self(status: 410, code: "cursor-expired",
                                     message: "the cursor is older than the tombstone retention; pull again without a cursor")
     static let bodyTooLarge = Self(status: 413, code: "payload-too-large", message: "the request body is larger than allowed")
+    static let requestTimeout = Self(status: 408, code: "request-timeout", message: "the request took too long to arrive")
+    static let uriTooLong = Self(status: 414, code: "uri-too-long",
+                                 message: "the request line is longer than \(RequestHead.maxRequestLineBytes) bytes")
+    static let headersTooLarge = Self(status: 431, code: "headers-too-large",
+                                      message: "the request head is larger than \(RequestHead.maxHeadBytes) bytes")
+    static let ambiguousFraming = Self(status: 400, code: "ambiguous-framing",
+                                       message: "a request must not carry both Content-Length and Transfer-Encoding")
+    static let invalidContentLength = Self(status: 400, code: "invalid-content-length",
+                                           message: "Content-Length must appear once, as a decimal number")
+    static let unsupportedTransferEncoding = Self(status: 501, code: "unsupported-transfer-encoding",
+                                                  message: "the only transfer coding accepted is chunked")
     static let idempotencyKeyReused = Self(status: 422, code: "idempotency-key-reused",
                                            message: "an op id was reused with a different body")
     static func rateLimited(retryAfter: Int) -> Self {

@@ -7,7 +7,13 @@ import Foundation
 /// `start()` binds and serves on libmicrohttpd's internal thread pool; requests are handled
 /// synchronously there (storage calls are synchronous and lock-guarded, nothing waits on async
 /// work). `drain(timeout:)` makes new requests fail with 503 while in-flight ones finish, then
-/// stops the daemon. Example:
+/// stops the daemon.
+///
+/// Before any body byte is read, each request's head is checked (`RequestHead`): over-long
+/// request lines (414), over-large heads (431), ambiguous framing (400, 501) and declared bodies
+/// over the limit (413) are answered at once with the JSON error format and the connection is
+/// closed. A request must arrive within `limits.requestTimeoutSeconds` of its request line, and
+/// one address may hold at most `limits.maxConnectionsPerIP` connections. Example:
 ///
 /// ```swift
 /// let server = VaultServer(configuration: config, storage: try SQLiteVaultServerStorage(path: "vault.db"))
@@ -78,15 +84,19 @@ public final class VaultServer: Sendable {
             if let port = state.port { return port }
             guard !state.stopped else { throw VaultServerStartError("the server was stopped; create a new one") }
             let context = Unmanaged.passUnretained(self).toOpaque()
-            // libmicrohttpd's per-connection pool holds headers and read buffers only (bodies are
-            // copied out as they arrive), and it is cleared per request: keep it small.
-            let memory = 64 * 1024
             let pem = try configuration.tls.map { tls throws(VaultServerStartError) in try Self.readPEM(tls) }
             let tlsMemory = pem.map { [strdup($0.certificate)!, strdup($0.key)!] } ?? []
+            let limits = configuration.limits
+            // libmicrohttpd's per-connection pool holds the head and read buffers (bodies are
+            // copied out as they arrive): big enough for every head up to our limits and well
+            // beyond, so that libmicrohttpd's own HTML refusals start far above them.
             guard let daemon = cmhd_start(configuration.listen.host, UInt16(configuration.listen.port),
-                                          UInt32(configuration.threads), tlsMemory.first, tlsMemory.last, 1024,
-                                          UInt32(configuration.limits.effectiveIdleConnectionTimeoutSeconds), memory,
-                                          vaultServerAccessHandler, context, vaultServerCompletedHandler, context) else {
+                                          UInt32(configuration.threads), tlsMemory.first, tlsMemory.last,
+                                          UInt32(VaultServerConfiguration.maxConnections),
+                                          UInt32(limits.effectiveMaxConnectionsPerIP),
+                                          UInt32(limits.effectiveIdleConnectionTimeoutSeconds), RequestHead.connectionMemoryBytes,
+                                          vaultServerAccessHandler, context, vaultServerRequestLineHandler, context,
+                                          vaultServerCompletedHandler, context) else {
                 for memory in tlsMemory { free(memory) }
                 if pem != nil {
                     throw VaultServerStartError("cannot serve HTTPS on \(configuration.listen.host):\(configuration.listen.port): "
@@ -181,6 +191,8 @@ public final class VaultServer: Sendable {
     }
 
     fileprivate var maxBodyBytes: Int { configuration.limits.maxBodyBytes }
+    fileprivate var requestTimeout: Duration { .seconds(configuration.limits.effectiveRequestTimeoutSeconds) }
+    fileprivate var idleTimeoutSeconds: Int { configuration.limits.effectiveIdleConnectionTimeoutSeconds }
 }
 
 /// The server could not start listening.
@@ -197,15 +209,36 @@ public struct VaultServerStartError: Error, Sendable, Equatable, CustomStringCon
 
 // MARK: - libmicrohttpd callbacks
 
-/// What one request accumulates between callbacks. Lives from the first callback to the
-/// completion callback; libmicrohttpd calls both for one request on the same connection, one
-/// call at a time, so the class is never touched concurrently.
+/// What one request accumulates between callbacks. Made when its request line arrives, released
+/// by the completion callback (libmicrohttpd calls it for every request it announced, even one it
+/// refused itself); libmicrohttpd calls both for one request on the same connection, one call at
+/// a time, so the class is never touched concurrently.
 private final class RequestContext {
+    /// When the request line arrived: the request deadline counts from here.
+    let started: ContinuousClock.Instant
+    /// The raw request target's length (the access handler only sees it decoded and split).
+    let targetBytes: Int
+    /// Set by the first access-handler call, once the head has been checked.
+    var headChecked = false
+    var admitted = false
     var body: [UInt8] = []
     var tooLarge = false
-    let admitted: Bool
+    /// The connection's inactivity timeout while the body arrives (nil: the daemon's idle timeout).
+    var bodyTimeoutSeconds: Int?
 
-    init(admitted: Bool) { self.admitted = admitted }
+    init(started: ContinuousClock.Instant, targetBytes: Int) {
+        self.started = started
+        self.targetBytes = targetBytes
+    }
+}
+
+/// MHD_OPTION_URI_LOG_CALLBACK: the request line has arrived; the returned context is the
+/// request's `requestContext` from now on.
+private func vaultServerRequestLineHandler(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    let context = RequestContext(started: ContinuousClock.now, targetBytes: uri.map { strlen($0) } ?? 0)
+    return Unmanaged.passRetained(context).toOpaque()
 }
 
 private func vaultServerAccessHandler(
@@ -213,16 +246,23 @@ private func vaultServerAccessHandler(
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
     _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
-    guard let cls, let connection, let requestContext else { return cmhd_no() }
+    guard let cls, let connection, let pointer = requestContext?.pointee else { return cmhd_no() }
     let server = Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue()
-    guard let pointer = requestContext.pointee else {
-        let context = RequestContext(admitted: server.admit())
-        requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        return cmhd_yes()
-    }
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
+    if !context.headChecked {
+        context.headChecked = true
+        return checkHead(context, server: server, connection: connection, method: method, version: version)
+    }
     if let uploadDataSize, uploadDataSize.pointee > 0 {
         let count = uploadDataSize.pointee
+        uploadDataSize.pointee = 0
+        // Past the deadline: close. libmicrohttpd 0.9.75 cannot queue an answer while a body is
+        // arriving, so the client gets no 408, only the closed connection.
+        guard let timeout = remainingSeconds(context, server: server) else { return cmhd_no() }
+        if timeout != context.bodyTimeoutSeconds {
+            context.bodyTimeoutSeconds = timeout
+            _ = cmhd_set_timeout(connection, UInt32(timeout))
+        }
         if !context.tooLarge, context.body.count + count <= server.maxBodyBytes, let uploadData {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
                 context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
@@ -231,16 +271,13 @@ private func vaultServerAccessHandler(
             context.tooLarge = true
             context.body = []
         }
-        uploadDataSize.pointee = 0
         return cmhd_yes()
     }
 
+    // The whole request has arrived: the connection goes back to the idle timeout.
+    if context.bodyTimeoutSeconds != nil { _ = cmhd_set_timeout(connection, UInt32(server.idleTimeoutSeconds)) }
     let response: VaultHTTPResponse
-    var closeConnection = false
-    if !context.admitted {
-        response = VaultRequestHandler.errorResponse(.draining)
-        closeConnection = true
-    } else if let url, let path = String(validatingCString: url), let method, let methodName = String(validatingCString: method) {
+    if let url, let path = String(validatingCString: url), let method, let methodName = String(validatingCString: method) {
         var query: [String: String] = [:]
         for name in ["cursor", "limit"] {
             if let value = cmhd_query(connection, name) {
@@ -251,11 +288,58 @@ private func vaultServerAccessHandler(
             .flatMap { String(validatingCString: $0) }
         response = server.respond(VaultHTTPRequest(method: methodName, path: path, authorization: authorization,
                                                    query: query, body: context.body, bodyTooLarge: context.tooLarge))
-        closeConnection = context.tooLarge
     } else {
         response = VaultRequestHandler.errorResponse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"))
     }
-    return queue(response, on: connection, close: closeConnection)
+    return queue(response, on: connection, close: context.tooLarge)
+}
+
+/// The first call of a request, its head complete and no body byte read yet: admits it, or
+/// answers at once. An answer queued now makes libmicrohttpd close the connection after it
+/// without reading the body (what makes the refusals safe against smuggling); `Connection: close`
+/// says so to the client.
+private func checkHead(_ context: RequestContext, server: VaultServer, connection: OpaquePointer,
+                       method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> MHD_Result {
+    context.admitted = server.admit()
+    guard context.admitted else { return refuse(.draining, on: connection) }
+    let requestLineBytes = (method.map { strlen($0) } ?? 0) + context.targetBytes + (version.map { strlen($0) } ?? 0) + 4
+    let head = RequestHead(requestLineBytes: requestLineBytes, headBytes: cmhd_head_size(connection),
+                           contentLengths: headerValues(connection, "Content-Length"),
+                           transferEncodings: headerValues(connection, "Transfer-Encoding"))
+    let framing: RequestHead.Framing
+    switch head.framing(maxBodyBytes: server.maxBodyBytes) {
+    case .failure(let error): return refuse(error, on: connection)
+    case .success(let checked): framing = checked
+    }
+    guard let timeout = remainingSeconds(context, server: server) else { return refuse(.requestTimeout, on: connection) }
+    if framing.expectsBody {
+        // Until the body is in, a silent client is closed at the deadline, not the idle timeout.
+        context.bodyTimeoutSeconds = timeout
+        _ = cmhd_set_timeout(connection, UInt32(timeout))
+        if case .length(let length) = framing { context.body.reserveCapacity(length) }
+    }
+    return cmhd_yes()
+}
+
+/// Whole seconds left before the request deadline (at least 1), or nil when it has passed.
+private func remainingSeconds(_ context: RequestContext, server: VaultServer) -> Int? {
+    let left = context.started.advanced(by: server.requestTimeout) - ContinuousClock.now
+    guard left > .zero else { return nil }
+    let parts = left.components
+    return max(1, Int(parts.seconds) + (parts.attoseconds > 0 ? 1 : 0))
+}
+
+/// Every value of the header field `name`, in order.
+private func headerValues(_ connection: OpaquePointer, _ name: String) -> [String] {
+    let count = cmhd_header_count(connection, name)
+    guard count > 0 else { return [] }
+    return (0..<count).map { index in
+        cmhd_header_at(connection, name, index).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
+    }
+}
+
+private func refuse(_ error: VaultHTTPError, on connection: OpaquePointer) -> MHD_Result {
+    queue(VaultRequestHandler.errorResponse(error), on: connection, close: true)
 }
 
 private func queue(_ response: VaultHTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {

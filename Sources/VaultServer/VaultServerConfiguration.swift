@@ -3,7 +3,9 @@ import Foundation
 
 /// The vault server's settings, as read from `Config/vault-server.json`.
 ///
-/// Every field of the file is required (no silent defaults); the initializer's defaults serve
+/// Every field of the file is required (no silent defaults) except those documented as optional
+/// (`tls`, `storage`, and the limits `idleConnectionTimeoutSeconds`, `maxConnectionsPerIP` and
+/// `requestTimeoutSeconds`, each with a documented default); the initializer's defaults serve
 /// code that builds a configuration directly, such as tests and `vault-server` without `--config`.
 public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// Where to listen.
@@ -38,19 +40,38 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         /// the file; absent means `defaultIdleConnectionTimeoutSeconds`. Set it above the idle
         /// timeout of any load balancer or client pool in front of the server.
         public var idleConnectionTimeoutSeconds: Int?
+        /// Connections one client address may hold open at once; more are closed as soon as they
+        /// are accepted. Optional in the file; absent means `defaultMaxConnectionsPerIP`. Raise it
+        /// when many clients reach the server through one proxy address.
+        public var maxConnectionsPerIP: Int?
+        /// Seconds a request may take to arrive, from its request line to the last byte of its
+        /// body; a slower one is closed (408 `request-timeout` when its head arrives late). Optional
+        /// in the file; absent means `defaultRequestTimeoutSeconds`.
+        public var requestTimeoutSeconds: Int?
 
         /// The idle timeout when the configuration names none.
         public static let defaultIdleConnectionTimeoutSeconds = 30
+        /// The per-address connection cap when the configuration names none.
+        public static let defaultMaxConnectionsPerIP = 64
+        /// The request deadline when the configuration names none.
+        public static let defaultRequestTimeoutSeconds = 30
 
         /// The idle timeout in force.
         public var effectiveIdleConnectionTimeoutSeconds: Int {
             idleConnectionTimeoutSeconds ?? Self.defaultIdleConnectionTimeoutSeconds
         }
 
+        /// The per-address connection cap in force.
+        public var effectiveMaxConnectionsPerIP: Int { maxConnectionsPerIP ?? Self.defaultMaxConnectionsPerIP }
+
+        /// The request deadline in force.
+        public var effectiveRequestTimeoutSeconds: Int { requestTimeoutSeconds ?? Self.defaultRequestTimeoutSeconds }
+
         /// Creates limits; rate limiting is off (0) by default.
         public init(maxBodyBytes: Int = 1 << 20, maxPageSize: Int = 1000, defaultPageSize: Int = 200,
                     maxOpsPerBatch: Int = 500, rateLimitPerSecond: Double = 0, rateLimitBurst: Int = 0,
-                    idleConnectionTimeoutSeconds: Int? = nil) {
+                    idleConnectionTimeoutSeconds: Int? = nil, maxConnectionsPerIP: Int? = nil,
+                    requestTimeoutSeconds: Int? = nil) {
             self.maxBodyBytes = maxBodyBytes
             self.maxPageSize = maxPageSize
             self.defaultPageSize = defaultPageSize
@@ -58,8 +79,13 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             self.rateLimitPerSecond = rateLimitPerSecond
             self.rateLimitBurst = rateLimitBurst
             self.idleConnectionTimeoutSeconds = idleConnectionTimeoutSeconds
+            self.maxConnectionsPerIP = maxConnectionsPerIP
+            self.requestTimeoutSeconds = requestTimeoutSeconds
         }
     }
+
+    /// The most connections the server holds open at once, whatever their address.
+    public static let maxConnections = 1024
 
     /// The server's certificate and key, for HTTPS.
     public struct TLS: Codable, Sendable, Equatable {
@@ -146,6 +172,12 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         }
         guard (1...86_400).contains(limits.effectiveIdleConnectionTimeoutSeconds) else {
             throw VaultServerConfigurationError("limits.idleConnectionTimeoutSeconds must be 1–86400")
+        }
+        guard (1...Self.maxConnections).contains(limits.effectiveMaxConnectionsPerIP) else {
+            throw VaultServerConfigurationError("limits.maxConnectionsPerIP must be 1–\(Self.maxConnections)")
+        }
+        guard (1...3_600).contains(limits.effectiveRequestTimeoutSeconds) else {
+            throw VaultServerConfigurationError("limits.requestTimeoutSeconds must be 1–3600")
         }
         guard (1...256).contains(threads) else { throw VaultServerConfigurationError("threads must be 1–256") }
         if let storage, storage.isEmpty {

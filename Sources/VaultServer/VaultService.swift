@@ -225,7 +225,7 @@ struct VaultService: Sendable {
     // MARK: Row mapping
 
     static func change(of row: InstrumentRecord) throws -> WireChange {
-        WireChange(sequence: row.sequence, id: row.id, version: row.version, deleted: row.deleted,
+        WireChange(id: row.id, version: row.version, deleted: row.deleted,
                    method: row.deleted ? nil : try method(of: row))
     }
 

@@ -14,9 +14,9 @@ struct WireInstrument: Codable, Sendable, Equatable {
     var method: VaultedPaymentMethod
 }
 
-/// A change-feed entry (`RemoteChange` on the client).
+/// A change-feed entry (`RemoteChange` on the client). It carries no sequence: the server's
+/// sequence is shared by every merchant, so showing it would let one watch the others' traffic.
 struct WireChange: Codable, Sendable, Equatable {
-    var sequence: Int64
     var id: String
     var version: Int64
     var deleted: Bool

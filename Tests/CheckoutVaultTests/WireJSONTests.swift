@@ -25,6 +25,35 @@ struct WireJSONTests {
         #expect(fast == (try JSONDecoder().decode(ChangePage.self, from: data)))
     }
 
+    @Test("changes are written without a sequence")
+    func noSequenceWritten() throws {
+        let page = ChangePage(changes: [.upsert(Self.card, version: 3), .delete(token: "tok_x", version: 9)],
+                              cursor: "v3.a", hasMore: false)
+        #expect(!String(decoding: try JSONEncoder().encode(page), as: UTF8.self).contains("sequence"))
+    }
+
+    /// A change as the server sends it now, and as servers before the tenant-isolation fix sent it.
+    @Test("a change reads the same with or without an older server's sequence, on both readers", arguments: [
+        #"{"changes":[{"id":"t","version":2,"deleted":true}],"cursor":"c","hasMore":false}"#,
+        #"{"changes":[{"sequence":41,"id":"t","version":2,"deleted":true}],"cursor":"c","hasMore":false}"#,
+        #"{"changes":[{"id":"t","version":2,"deleted":true,"sequence":7}],"cursor":"c","hasMore":false}"#,
+    ])
+    func sequenceTolerated(_ text: String) throws {
+        let expected = ChangePage(changes: [.delete(token: "t", version: 2)], cursor: "c", hasMore: false)
+        #expect(try WireJSON.scan(Data(text.utf8), WireJSON.changePage) == expected)
+        #expect(try JSONDecoder().decode(ChangePage.self, from: Data(text.utf8)) == expected)
+    }
+
+    @Test("a sequence that is present must still be one integer", arguments: [
+        #"{"id":"t","version":2,"deleted":true,"sequence":"x"}"#,
+        #"{"id":"t","version":2,"deleted":true,"sequence":1.5}"#,
+        #"{"id":"t","version":2,"deleted":true,"sequence":null}"#,
+        #"{"sequence":1,"id":"t","version":2,"deleted":true,"sequence":2}"#,
+    ])
+    func sequenceStillStrict(_ text: String) {
+        #expect(throws: JSONScanner.Failure.self) { try WireJSON.scan(Data(text.utf8), WireJSON.remoteChange) }
+    }
+
     @Test("op results read as JSONDecoder reads them")
     func opResults() throws {
         struct Body: Codable { var results: [OpResult] }

@@ -46,8 +46,10 @@ enum RawHTTP {
         var description: String { "\(operation) failed (errno \(code))" }
     }
 
-    /// A connected TCP socket to 127.0.0.1:`port` with send and receive timeouts.
-    static func connect(port: UInt16, timeoutSeconds: Int = 15) throws -> Int32 {
+    /// A connected TCP socket to 127.0.0.1:`port` with send and receive timeouts. `source` binds
+    /// the local end to another loopback address first (e.g. `127.0.0.2`), so that a test can
+    /// be a second client IP.
+    static func connect(port: UInt16, timeoutSeconds: Int = 15, from source: String? = nil) throws -> Int32 {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -55,6 +57,19 @@ enum RawHTTP {
         #endif
         guard fd >= 0 else { throw SocketError(operation: "socket", code: errno) }
         setTimeouts(fd, seconds: timeoutSeconds)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                let code = errno
+                close(fd)
+                throw SocketError(operation: "bind", code: code)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -100,6 +115,35 @@ enum RawHTTP {
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count <= 0 { break }
             result += chunk[0..<count]
+        }
+        return result
+    }
+
+    /// Reads until the peer closes or `timeoutSeconds` pass without a byte; `closed` is true when
+    /// the peer closed (EOF or reset), false when the wait ran out with the connection still open.
+    static func readUntilClosed(_ fd: Int32, timeoutSeconds: Int) -> (bytes: [UInt8], closed: Bool) {
+        setTimeouts(fd, seconds: timeoutSeconds)
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 { result += chunk[0..<count]; continue }
+            if count == 0 { return (result, true) }
+            let code = errno
+            return (result, code != EAGAIN && code != EWOULDBLOCK && code != EINTR)
+        }
+    }
+
+    /// Every complete response in `bytes`, one after the other (each head plus its `Content-Length` body).
+    static func messages(_ bytes: [UInt8]) -> [Message] {
+        var rest = bytes[...]
+        var result: [Message] = []
+        while let end = headEnd(Array(rest)), let (startLine, headers) = parseHead(Array(rest.prefix(end))) {
+            let length = headers.first { $0.name == "content-length" }.flatMap { Int($0.value) } ?? 0
+            let bodyStart = rest.startIndex + end + 4
+            guard rest.endIndex - bodyStart >= length else { break }
+            result.append(Message(startLine: startLine, headers: headers, body: Array(rest[bodyStart..<(bodyStart + length)])))
+            rest = rest[(bodyStart + length)...]
         }
         return result
     }

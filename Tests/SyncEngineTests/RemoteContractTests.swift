@@ -141,6 +141,40 @@ struct RemoteContractTests {
         }
     }
 
+    @Test("another customer's writes change nothing this customer reads", arguments: RemoteKind.allCases)
+    func otherCustomersAreInvisible(kind: RemoteKind) async throws {
+        let remote = try RemoteHarness(kind).remote
+        /// The same history for `customer`: results, then the feed paged by 1, with its cursors.
+        func history(_ customer: String) async throws -> (results: [OpResult], pages: [ChangePage]) {
+            let scope = Fixture.scope(customer)
+            var results = try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok_a")),
+                                                                    Fixture.upsert("op-2", Fixture.card("tok_b"))])
+            results += try await remote.push(scope: scope, ops: [Fixture.delete("op-3", "tok_b"),
+                                                                 Fixture.upsert("op-4", Fixture.card("tok_a"), base: 0)])
+            var pages: [ChangePage] = []
+            var cursor: String?
+            repeat {
+                pages.append(try await remote.changes(scope: scope, cursor: cursor, limit: 1))
+                cursor = pages.last?.cursor
+            } while pages.last?.hasMore == true
+            return (results, pages)
+        }
+        let first = try await history("cus_first")
+        let other = Fixture.scope("cus_other")
+        for index in 0..<10 {
+            _ = try await remote.push(scope: other, ops: [Fixture.upsert("other-\(index)", Fixture.card("tok_\(index)"))])
+        }
+        let second = try await history("cus_second")
+        #expect(second.results == first.results)
+        #expect(second.pages.map(\.changes) == first.pages.map(\.changes))
+        #expect(second.pages.map(\.hasMore) == first.pages.map(\.hasMore))
+        if kind == .inMemory {
+            // The double's cursors are plain counts of the customer's own changes; the server's
+            // are enciphered for their customer, so only the double's can be compared here.
+            #expect(second.pages.map(\.cursor) == first.pages.map(\.cursor))
+        }
+    }
+
     @Test("an upsert or setDefault of an unknown instrument", arguments: RemoteKind.allCases)
     func unknownInstrument(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind).remote

@@ -182,7 +182,9 @@ struct ServerSyncTests {
         let customers = 1000
         let devices = 10
         let setupStart = ContinuousClock.now
-        let server = try LoopbackVaultServer()
+        // Ten devices with up to 8 pooled connections each, all from 127.0.0.1: more than the
+        // default per-address cap of 64, as many clients behind one proxy would be.
+        let server = try LoopbackVaultServer(limits: .init(maxConnectionsPerIP: VaultServerConfiguration.maxConnections))
         let directory = try TestDirectory()
         var engines: [SyncEngine] = []
         var scopesByDevice: [[VaultScope]] = []

@@ -128,6 +128,9 @@ final class TestServer: Sendable {
         session = URLSession(configuration: sessionConfiguration)
     }
 
+    /// The bound port, for raw-socket tests.
+    var port: UInt16 { UInt16(baseURL.port ?? 0) }
+
     deinit {
         server.stop()
         session.finishTasksAndInvalidate()

@@ -13,18 +13,26 @@ struct VaultServerConfigurationTests {
         #expect(configuration.limits.maxBodyBytes == 1_048_576)
         #expect(configuration.limits.idleConnectionTimeoutSeconds == nil)
         #expect(configuration.limits.effectiveIdleConnectionTimeoutSeconds == 30)
+        #expect(configuration.limits.maxConnectionsPerIP == nil)
+        #expect(configuration.limits.effectiveMaxConnectionsPerIP == 64)
+        #expect(configuration.limits.requestTimeoutSeconds == nil)
+        #expect(configuration.limits.effectiveRequestTimeoutSeconds == 30)
     }
 
-    @Test("limits.idleConnectionTimeoutSeconds is read from the file when present")
-    func idleTimeoutFromFile() throws {
+    @Test("the optional limits are read from the file when present")
+    func optionalLimitsFromFile() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: url) }
         try Data(#"""
             {"listen":{"host":"127.0.0.1","port":1},"apiKeys":{},"tombstoneRetentionSeconds":60,"threads":1,
              "limits":{"maxBodyBytes":1024,"maxPageSize":10,"defaultPageSize":5,"maxOpsPerBatch":5,
-                       "rateLimitPerSecond":0,"rateLimitBurst":0,"idleConnectionTimeoutSeconds":120}}
+                       "rateLimitPerSecond":0,"rateLimitBurst":0,"idleConnectionTimeoutSeconds":120,
+                       "maxConnectionsPerIP":8,"requestTimeoutSeconds":12}}
             """#.utf8).write(to: url)
-        #expect(try VaultServerConfiguration.load(from: url).limits.effectiveIdleConnectionTimeoutSeconds == 120)
+        let limits = try VaultServerConfiguration.load(from: url).limits
+        #expect(limits.effectiveIdleConnectionTimeoutSeconds == 120)
+        #expect(limits.effectiveMaxConnectionsPerIP == 8)
+        #expect(limits.effectiveRequestTimeoutSeconds == 12)
     }
 
     @Test("invalid values are refused with the field named", arguments: [
@@ -38,6 +46,10 @@ struct VaultServerConfigurationTests {
         (VaultServerConfiguration(limits: .init(idleConnectionTimeoutSeconds: 0)), "limits.idleConnectionTimeoutSeconds must be 1–86400"),
         (VaultServerConfiguration(limits: .init(idleConnectionTimeoutSeconds: 86_401)),
          "limits.idleConnectionTimeoutSeconds must be 1–86400"),
+        (VaultServerConfiguration(limits: .init(maxConnectionsPerIP: 0)), "limits.maxConnectionsPerIP must be 1–1024"),
+        (VaultServerConfiguration(limits: .init(maxConnectionsPerIP: 1025)), "limits.maxConnectionsPerIP must be 1–1024"),
+        (VaultServerConfiguration(limits: .init(requestTimeoutSeconds: 0)), "limits.requestTimeoutSeconds must be 1–3600"),
+        (VaultServerConfiguration(limits: .init(requestTimeoutSeconds: 3601)), "limits.requestTimeoutSeconds must be 1–3600"),
     ])
     func invalid(_ configuration: VaultServerConfiguration, _ message: String) {
         #expect(throws: VaultServerConfigurationError(message)) { try configuration.validate() }
