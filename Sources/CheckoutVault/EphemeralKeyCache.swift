@@ -7,18 +7,26 @@ import CheckoutLocking
 /// A key is asked for when there is none, when the one held expires within `refreshMargin`, or
 /// when the caller reports the one it used as refused. Concurrent callers for one customer share
 /// a single provider call. A key fresh from the provider is used as it is, whatever its expiry,
-/// so a provider handing out short keys can never make the cache ask in a loop.
+/// so a provider handing out short keys can never make the cache ask in a loop. Whatever the
+/// provider throws becomes `RemoteVaultError.credentialsUnavailable` (the key was not obtained;
+/// the vault server said nothing), unless the caller itself was cancelled.
 final class EphemeralKeyCache: Sendable {
     private enum Entry {
         case ready(EphemeralVaultKey)
-        case fetching(Task<EphemeralVaultKey, any Error>)
+        /// A provider call in flight; `generation` tells it apart from a later one.
+        case fetching(Task<EphemeralVaultKey, any Error>, generation: Int)
+    }
+
+    private struct State {
+        var entries: [VaultScope: Entry] = [:]
+        var generation = 0
+        var providerCalls = 0
     }
 
     private let provider: @Sendable (VaultScope) async throws -> EphemeralVaultKey
     private let clock: any SyncClock
     private let refreshMargin: Duration
-    private let entries = Locked<[VaultScope: Entry]>([:])
-    private let fetches = Locked(0)
+    private let state = Locked(State())
 
     init(provider: @escaping @Sendable (VaultScope) async throws -> EphemeralVaultKey, clock: any SyncClock,
          refreshMargin: Duration) {
@@ -28,48 +36,58 @@ final class EphemeralKeyCache: Sendable {
     }
 
     /// How many times the provider was called.
-    var providerCalls: Int { fetches.withLock { $0 } }
+    var providerCalls: Int { state.withLock { $0.providerCalls } }
 
     /// A key for `scope`: the one held when it is still good and is not `refused`, else a new one.
-    /// Provider failures come out as `RemoteVaultError.credentialsUnavailable`.
     func key(for scope: VaultScope, refused: String? = nil) async throws -> EphemeralVaultKey {
         let now = clock.nowMillis()
-        let task = entries.withLock { entries -> Task<EphemeralVaultKey, any Error> in
-            switch entries[scope] {
+        let task = state.withLock { state -> Task<EphemeralVaultKey, any Error> in
+            switch state.entries[scope] {
             case .ready(let key)? where key.secret != refused && !expiresSoon(key, now: now):
                 return Task { key }
-            case .fetching(let task)?:
+            case .fetching(let task, _)?:
                 return task
             default:
+                state.generation += 1
+                state.providerCalls += 1
+                let generation = state.generation
+                // The fetch settles its own entry before it returns, so no caller can be handed
+                // the refused key again by a fetch that already finished.
                 let task = Task { [self] in
-                    fetches.withLock { $0 += 1 }
-                    return try await provider(scope)
+                    do {
+                        let key = try await provider(scope)
+                        settle(scope, generation, with: .ready(key))
+                        return key
+                    } catch {
+                        settle(scope, generation, with: nil)
+                        throw error
+                    }
                 }
-                entries[scope] = .fetching(task)
-                Task { [weak self] in await self?.settle(scope, task) }
+                state.entries[scope] = .fetching(task, generation: generation)
                 return task
             }
         }
         do {
             return try await awaitShared(task)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as RemoteVaultError {
-            throw error
         } catch {
+            if Task.isCancelled { throw CancellationError() }
             throw RemoteVaultError.credentialsUnavailable(reason: PaymentDataRedactor.redact("the key provider failed: \(error)"))
         }
     }
 
-    /// Keeps the fetched key, or forgets the failed fetch so the next call asks again.
-    private func settle(_ scope: VaultScope, _ task: Task<EphemeralVaultKey, any Error>) async {
-        let result = await task.result
-        entries.withLock { entries in
-            guard case .fetching(let current)? = entries[scope], current == task else { return }
-            switch result {
-            case .success(let key): entries[scope] = .ready(key)
-            case .failure: entries[scope] = nil
-            }
+    /// Drops the key `secret` held for `scope` (the server does not know it): the next call asks
+    /// the provider again.
+    func forget(_ secret: String, for scope: VaultScope) {
+        state.withLock { state in
+            if case .ready(let key)? = state.entries[scope], key.secret == secret { state.entries[scope] = nil }
+        }
+    }
+
+    /// Replaces the entry of fetch `generation` (unless a later fetch took its place).
+    private func settle(_ scope: VaultScope, _ generation: Int, with entry: Entry?) {
+        state.withLock { state in
+            guard case .fetching(_, let current)? = state.entries[scope], current == generation else { return }
+            state.entries[scope] = entry
         }
     }
 

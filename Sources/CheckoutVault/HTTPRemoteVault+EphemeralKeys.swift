@@ -4,8 +4,9 @@ import Foundation
 /// An ephemeral customer key as the vault server minted it (`POST .../ephemeral-keys`).
 ///
 /// Hand `secret` and `expiresAt` to the device (as an `EphemeralVaultKey`); keep `id` to revoke
-/// it. Its `description` never shows the secret.
-public struct IssuedEphemeralKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+/// it. Its `description`, `dump` and mirror never show the secret.
+public struct IssuedEphemeralKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+                                  CustomReflectable {
     /// The public id, for revocation.
     public let id: String
     /// The bearer secret: shown once, stored by the server only as a hash.
@@ -31,6 +32,9 @@ public struct IssuedEphemeralKey: Sendable, Equatable, CustomStringConvertible, 
 
     public var description: String { "IssuedEphemeralKey(id: \(id), customer: \(customer), scope: \(scope), expiresAt: \(expiresAt))" }
     public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["id": id, "secret": "•••", "customer": customer, "expiresAt": expiresAt, "scope": scope])
+    }
 }
 
 extension HTTPRemoteVault {

@@ -15,7 +15,7 @@ import HTTPTransport
 /// cause ("certificate not trusted", "host name mismatch", ...); a refused certificate is
 /// `untrustedServer`. Credentials (an API key, or ephemeral customer keys from a provider, see
 /// `VaultCredentials`) are never included in errors or descriptions.
-public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
+public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, CustomReflectable {
     private let baseURL: URL
     let credentials: Credentials
     private let transport: HTTPTransport
@@ -66,8 +66,16 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
         return 0
     }
 
-    /// A one-line explanation, safe to log.
-    public var description: String { "HTTPRemoteVault(\(baseURL.absoluteString))" }
+    /// A one-line explanation, safe to log: the server's scheme, host and port, never a credential.
+    public var description: String {
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
+        components?.user = nil
+        components?.password = nil
+        return "HTTPRemoteVault(\(components?.string ?? "invalid URL"))"
+    }
+
+    /// What `dump` and debuggers show: the description, never the credentials.
+    public var customMirror: Mirror { Mirror(self, children: ["server": description]) }
 
     /// The transport's counters (requests, connections opened and reused, TLS handshakes), for
     /// tests and benchmarks.
@@ -149,6 +157,11 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
             } catch RemoteVaultError.keyExpired, RemoteVaultError.keyRevoked {
                 let fresh = try await cache.key(for: scope, refused: key.secret)
                 return try await exchange(method: method, path: path, body: body, authorization: "Bearer \(fresh.secret)")
+            } catch RemoteVaultError.unauthorized {
+                // The server does not know the key at all (forgotten after expiry, a new vault):
+                // not retried now, but the next round asks the provider for a new one.
+                cache.forget(key.secret, for: scope)
+                throw RemoteVaultError.unauthorized
             }
         }
     }
@@ -165,6 +178,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible {
             response = try await transport.send(HTTPRequest(method: method, path: path, headers: headers, body: body))
         } catch {
             if error.isCertificateProblem { throw RemoteVaultError.untrustedServer(reason: error.message) }
+            if error.isLocalConfigurationProblem { throw RemoteVaultError.misconfigured(reason: error.message) }
             if error.code == .cancelled { throw CancellationError() }
             throw error.isMalformedResponse ? RemoteVaultError.malformedResponse(reason: error.message)
                                             : RemoteVaultError.unreachable(reason: error.message)

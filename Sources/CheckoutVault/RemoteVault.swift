@@ -194,13 +194,18 @@ public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertibl
     case untrustedServer(reason: String)
     /// The response was not the JSON the protocol promises (garbage, truncated, wrong shape).
     case malformedResponse(reason: String)
+    /// The client's own settings cannot work (a URL that is not http(s), plain HTTP to a host that
+    /// is not loopback, an unreadable CA bundle, a malformed pin, a credential with a line
+    /// break): nothing was sent, and no retry can help until the configuration changes.
+    case misconfigured(reason: String)
 
     /// True when the same request may succeed later (network errors, 408, 429, 5xx).
     public var isRetryable: Bool {
         switch self {
         case .unreachable, .credentialsUnavailable: return true
         case .httpStatus(let status, _, _, _): return status == 408 || status == 429 || status >= 500
-        case .cursorExpired, .unauthorized, .keyExpired, .keyRevoked, .untrustedServer, .malformedResponse: return false
+        case .cursorExpired, .unauthorized, .keyExpired, .keyRevoked, .untrustedServer, .malformedResponse, .misconfigured:
+            return false
         }
     }
 
@@ -234,6 +239,7 @@ public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertibl
         case .credentialsUnavailable(let reason): return "no vault key: \(reason)"
         case .untrustedServer(let reason): return "the vault server is not trusted: \(reason)"
         case .malformedResponse(let reason): return "malformed response from the vault server: \(reason)"
+        case .misconfigured(let reason): return "the vault client is misconfigured: \(reason)"
         }
     }
 }

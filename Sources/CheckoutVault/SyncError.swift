@@ -27,6 +27,8 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The server's certificate or public key was refused (not trusted, host name mismatch,
         /// expired, pin mismatch).
         public static let untrustedServer = Code("untrusted-server")
+        /// The client's settings cannot work (URL, plain HTTP to a remote host, CA bundle, pins).
+        public static let invalidConfiguration = Code("invalid-configuration")
         /// The server's answer was not the promised JSON; nothing of it was applied.
         public static let malformedResponse = Code("malformed-response")
         /// The server reported an expired cursor again right after a reset.
@@ -64,6 +66,7 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .keyRevoked: code = .keyRevoked
         case .credentialsUnavailable: code = .credentialsUnavailable
         case .untrustedServer: code = .untrustedServer
+        case .misconfigured: code = .invalidConfiguration
         case .malformedResponse: code = .malformedResponse
         case .cursorExpired: code = .cursorExpired
         }

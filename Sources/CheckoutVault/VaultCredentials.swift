@@ -23,8 +23,9 @@ public enum VaultCredentials: Sendable {
 
 /// A short-lived key for one customer's vault, as the vault server minted it.
 ///
-/// Its `description` never shows the secret.
-public struct EphemeralVaultKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+/// Its `description`, `dump` and mirror never show the secret.
+public struct EphemeralVaultKey: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+                                 CustomReflectable {
     /// The bearer secret (`Authorization: Bearer <secret>`).
     public let secret: String
     /// When the server stops accepting it.
@@ -41,4 +42,5 @@ public struct EphemeralVaultKey: Sendable, Equatable, CustomStringConvertible, C
 
     public var description: String { "EphemeralVaultKey(id: \(id ?? "unknown"), expiresAt: \(expiresAt))" }
     public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["id": id as Any, "secret": "•••", "expiresAt": expiresAt]) }
 }

@@ -28,7 +28,9 @@ final class CurlLoop: Sendable {
     private let inbox = Locked(Inbox())
     let counters = Locked(Counters())
     // The multi handle is created here and then used only by the loop thread, except for
-    // `curl_multi_wakeup`, which libcurl documents as callable from any thread.
+    // `curl_multi_wakeup`, which libcurl documents as callable from any thread. It is freed in
+    // `deinit`, which runs only once the thread (which retains the loop) has ended and no caller
+    // is inside `submit`, `cancel` or `shutdown`: a wakeup never reaches a freed handle.
     private nonisolated(unsafe) let multi: UnsafeMutableRawPointer
 
     init(maxConnections: Int) {
@@ -66,7 +68,13 @@ final class CurlLoop: Sendable {
         curl_multi_wakeup(multi)
     }
 
-    /// Ends the thread once the transfers in flight are cancelled; the handles are freed there.
+    deinit {
+        curl_multi_cleanup(multi)
+        curl_global_cleanup()
+    }
+
+    /// Ends the thread once the transfers in flight are cancelled; the easy handles are freed
+    /// there, the multi handle when the loop goes away.
     func shutdown() {
         inbox.withLock { $0.stopping = true }
         curl_multi_wakeup(multi)
@@ -143,8 +151,6 @@ final class CurlLoop: Sendable {
         }
 
         for handle in idleHandles { curl_easy_cleanup(handle) }
-        curl_multi_cleanup(multi)
         curl_share_cleanup(share)
-        curl_global_cleanup()
     }
 }

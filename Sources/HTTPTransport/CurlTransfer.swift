@@ -17,6 +17,7 @@ final class CurlTransfer: @unchecked Sendable {
     private let configuration: HTTPTransportConfiguration
     private let verifyPeer: Bool
     private let pins: String?
+    private let isLoopback: Bool
     var continuation: Completion?
 
     private var status = 0
@@ -55,6 +56,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.body = request.body
         self.configuration = configuration
         self.verifyPeer = !configuration.tls.unverifiedHosts.contains(endpoint.host)
+        self.isLoopback = TransportEndpoint.isLoopback(endpoint.host)
         self.pins = try configuration.tls.curlPinList()
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
     }
@@ -86,6 +88,9 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_TCP_KEEPALIVE, 1)
         set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         set(CURLOPT_FOLLOWLOCATION, 0)
+        // A proxy from the environment (`http_proxy`, ...) never carries a loopback request: plain
+        // HTTP is allowed to loopback only because it stays on this machine.
+        if isLoopback { set(CURLOPT_PROXY, "") }
         ok = ok && ccurl_easy_setopt_share(handle, share) == CURLE_OK
         set(CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.timeout * 1000))
         set(CURLOPT_TIMEOUT_MS, Int(configuration.exchangeTimeout * 1000))
@@ -98,7 +103,12 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
         set(CURLOPT_SSL_VERIFYPEER, verifyPeer ? 1 : 0)
         set(CURLOPT_SSL_VERIFYHOST, verifyPeer ? 2 : 0)
-        if let caBundle = configuration.tls.caBundle { set(CURLOPT_CAINFO, caBundle) }
+        if let caBundle = configuration.tls.caBundle {
+            // Instead of the system store, not beside it: libcurl also loads its build-time CA
+            // directory (/etc/ssl/certs on Debian) unless told not to.
+            set(CURLOPT_CAINFO, caBundle)
+            ok = ok && ccurl_easy_setopt_pointer(handle, CURLOPT_CAPATH, nil) == CURLE_OK
+        }
         if let pins { set(CURLOPT_PINNEDPUBLICKEY, pins) }
 
         switch method {
@@ -117,7 +127,7 @@ final class CurlTransfer: @unchecked Sendable {
         } else if method == "POST" || body != nil {
             if method != "POST" { set(CURLOPT_POST, 1); set(CURLOPT_CUSTOMREQUEST, method) }
             ok = ok && ccurl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, 0) == CURLE_OK
-            set(CURLOPT_POSTFIELDS, "")
+            set(CURLOPT_COPYPOSTFIELDS, "")
         }
 
         curl_slist_free_all(headerList)

@@ -28,13 +28,14 @@ public struct HTTPTransportConfiguration: Sendable, Equatable {
     public init(timeout: Double = 15, exchangeTimeout: Double = 60, maxHeaderBytes: Int = 16 * 1024,
                 maxHeaderCount: Int = 100, maxBodyBytes: Int = 64 * 1024 * 1024, maxConnections: Int = 8,
                 idleTimeout: Double = 30, tls: TLSOptions = TLSOptions(), allowInsecureHTTP: Bool = false) {
-        self.timeout = max(0.001, timeout)
-        self.exchangeTimeout = max(self.timeout, exchangeTimeout)
+        // Bounded above too (a day): libcurl takes whole milliseconds, and infinity has none.
+        self.timeout = min(max(0.001, timeout.isNaN ? 15 : timeout), 86_400)
+        self.exchangeTimeout = min(max(self.timeout, exchangeTimeout.isNaN ? 60 : exchangeTimeout), 86_400)
         self.maxHeaderBytes = max(64, maxHeaderBytes)
         self.maxHeaderCount = max(1, maxHeaderCount)
         self.maxBodyBytes = max(0, maxBodyBytes)
         self.maxConnections = max(1, maxConnections)
-        self.idleTimeout = max(0, idleTimeout)
+        self.idleTimeout = min(max(0, idleTimeout.isNaN ? 30 : idleTimeout), 86_400)
         self.tls = tls
         self.allowInsecureHTTP = allowInsecureHTTP
     }

@@ -71,6 +71,13 @@ public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConver
         [.certificateUntrusted, .certificateHostMismatch, .certificateExpired, .pinMismatch].contains(code)
     }
 
+    /// True when the client's own settings or request cannot work: nothing was sent, and only a
+    /// change of configuration helps (a bad URL, plain HTTP to a remote host, an unreadable CA
+    /// bundle or malformed pin, a header that would break its line).
+    public var isLocalConfigurationProblem: Bool {
+        [.invalidURL, .insecureHTTP, .invalidConfiguration, .invalidRequest].contains(code)
+    }
+
     /// True when the answer arrived but breaks HTTP or the configured bounds.
     public var isMalformedResponse: Bool {
         [.malformedResponse, .headersTooLarge, .bodyTooLarge].contains(code)

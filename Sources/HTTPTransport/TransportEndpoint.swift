@@ -37,7 +37,7 @@ struct TransportEndpoint: Sendable, Equatable {
         isTLS = scheme == "https"
         if !isTLS, !allowInsecureHTTP, !Self.isLoopback(host) {
             throw HTTPTransportError(.insecureHTTP,
-                                     "plain http:// is allowed only to loopback; use https:// for \(host) (or allow insecure HTTP for it by name)")
+                                     "plain http:// is allowed only to loopback; use https:// for \(host) (or set allowInsecureHTTP for a network you trust)")
         }
         self.host = host
         let literal = host.contains(":") ? "[\(host)]" : host

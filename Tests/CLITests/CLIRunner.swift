@@ -83,7 +83,9 @@ enum CLI {
 
     /// Runs `checkout ARGUMENTS` in `directory` (a fresh temporary one when nil) and waits for it.
     /// A run that takes longer than `limit` seconds is killed (a hang must fail, not block the suite).
-    static func run(_ arguments: [String], in directory: URL? = nil, limit: Double = 120) async throws -> CLIResult {
+    /// `environment` adds to (or overrides) the variables the child gets.
+    static func run(_ arguments: [String], in directory: URL? = nil, limit: Double = 120,
+                    environment extra: [String: String] = [:]) async throws -> CLIResult {
         let executable = try binary()
         let workingDirectory = try directory ?? temporaryDirectory()
         let outURL = workingDirectory.appendingPathComponent(".stdout-\(UUID().uuidString)")
@@ -98,6 +100,7 @@ enum CLI {
         environment["HOME"] = workingDirectory.path
         environment["XDG_DATA_HOME"] = workingDirectory.path
         environment.removeValue(forKey: "VAULT_API_KEY")
+        environment.merge(extra) { $1 }
         let child = try ChildProcess(executable: executable.path, arguments: arguments, environment: environment,
                                      workingDirectory: workingDirectory.path,
                                      standardOutput: .file(outURL.path), standardError: .file(errURL.path))

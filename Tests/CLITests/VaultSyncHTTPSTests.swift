@@ -55,6 +55,25 @@ import Testing
         #expect(try synced.object()["pending"] as? Int == 0)
     }
 
+    @Test("a proxy from the environment never carries plain HTTP to loopback (the merchant key would cross it in clear)")
+    func loopbackBypassesProxies() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let launched = try await ServerProcess.launch(["--db", directory.appendingPathComponent("s.sqlite").path, "--port", "0",
+                                                       "--api-key", "\(Self.merchantKey):merchant_a"])
+        let server = try #require(launched.server, "\(launched.stderr)")
+        defer { Task { _ = await server.terminate() } }
+        #expect(server.scheme == "http")
+        // Nothing listens on the discard port: a request sent through the proxy would fail.
+        let proxy = "http://127.0.0.1:9"
+        let result = try await CLI.run(["vault", "sync", "--db", directory.appendingPathComponent("d.sqlite").path,
+                                        "--merchant", "merchant_a", "--customer", "c1",
+                                        "--remote", "http://127.0.0.1:\(server.port)", "--api-key", Self.merchantKey, "--json"],
+                                       in: directory,
+                                       environment: ["http_proxy": proxy, "HTTP_PROXY": proxy, "https_proxy": proxy,
+                                                     "all_proxy": proxy, "ALL_PROXY": proxy, "no_proxy": "", "NO_PROXY": ""])
+        #expect(result.status == 0, "\(result)")
+    }
+
     @Test("a certificate for another host name: exit 1 naming the mismatch")
     func hostMismatch() async throws {
         let setup = try await Self.start("wrong-host")

@@ -128,6 +128,40 @@ struct EphemeralKeySyncTests {
         #expect(server.requestCount == 0)  // nothing was sent without a key
     }
 
+    @Test("whatever the provider throws, its own CancellationError included, is credentials-unavailable; background sync goes on")
+    func providerErrorsAreCredentialsUnavailable() async throws {
+        let server = try LoopbackVaultServer()
+        let remote = HTTPRemoteVault(baseURL: server.baseURL, credentials: .ephemeral { _ in throw CancellationError() },
+                                     timeout: 120, resourceTimeout: 240)
+        await #expect(throws: RemoteVaultError.credentialsUnavailable(reason: "the key provider failed: CancellationError()")) {
+            try await remote.instruments(scope: scope)
+        }
+        let backendDown = HTTPRemoteVault(baseURL: server.baseURL,
+                                          credentials: .ephemeral { _ in throw RemoteVaultError.unauthorized },
+                                          timeout: 120, resourceTimeout: 240)
+        let error = await #expect(throws: RemoteVaultError.self) { try await backendDown.instruments(scope: scope) }
+        guard case .credentialsUnavailable? = error else { Issue.record("\(String(describing: error))"); return }
+    }
+
+    @Test("a key the server does not know (401 unauthorized) is dropped: the next round asks for a new one")
+    func unknownKeyDropped() async throws {
+        let server = try LoopbackVaultServer()
+        let backend = Backend(server)
+        let calls = Locked(0)
+        let remote = HTTPRemoteVault(baseURL: server.baseURL, credentials: .ephemeral { scope in
+            let call = calls.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            // First an unknown secret, then a real key.
+            if call == 1 { return EphemeralVaultKey(secret: "eks_unknown", expiresAt: Date().addingTimeInterval(600)) }
+            return try await backend.mint(scope)
+        }, timeout: 120, resourceTimeout: 240)
+        await #expect(throws: RemoteVaultError.unauthorized) { try await remote.instruments(scope: scope) }
+        #expect(try await remote.instruments(scope: scope).isEmpty)
+        #expect(remote.keyProviderCalls == 2)
+    }
+
     @Test("a key for one customer: another customer's feed is not found; a read-only key reads but cannot push")
     func scopeAndReadOnly() async throws {
         let server = try LoopbackVaultServer()

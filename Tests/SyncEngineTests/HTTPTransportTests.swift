@@ -3,6 +3,7 @@ import CheckoutVault
 import Foundation
 import HTTPTransport
 import Testing
+import CheckoutVaultTesting
 
 /// The libcurl transport under `HTTPRemoteVault`: typed errors for broken answers, limits,
 /// keep-alive reuse, the loopback rule for plain HTTP, timeouts and cancellation, against a
@@ -109,6 +110,37 @@ struct HTTPTransportTests {
         }
         #expect(garbageError?.isRetryable == false)
         guard case .malformedResponse? = garbageError else { Issue.record("\(String(describing: garbageError))"); return }
+    }
+
+    @Test("settings that cannot work are misconfigured, not retried: a round fails once, with invalid-configuration",
+          arguments: ["http://vault.example.com", "ftp://127.0.0.1/"])
+    func misconfigured(_ text: String) async throws {
+        let remote = HTTPRemoteVault(baseURL: try #require(URL(string: text)), apiKey: "k")
+        let directory = try TestDirectory()
+        let store = try directory.store("device")
+        let clock = ManualSyncClock()
+        let engine = SyncEngine.testing(store, remote, scope: Fixture.scope(), clock: clock, retry: RetryPolicy(maxAttempts: 5))
+        let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: Fixture.scope()) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.isRetryable == false)
+        #expect(clock.sleepHistory.isEmpty)
+        #expect(remote.transportStatistics.requests == 0)
+    }
+
+    @Test("printing a remote, an ephemeral key or an issued key never shows a credential")
+    func credentialsNeverPrinted() throws {
+        let secret = "eks_abcdefghijklmnopabcdefghijklmnopabcdefghijklmnopabcdefghijklmnop"
+        let remote = HTTPRemoteVault(baseURL: try #require(URL(string: "https://vault.example.com:8443")), apiKey: "merchant-secret-key")
+        let key = EphemeralVaultKey(secret: secret, expiresAt: Date(timeIntervalSince1970: 2_000_000_000), id: "ek_a")
+        let issued = IssuedEphemeralKey(id: "ek_a", secret: secret, customer: "c1", expiresAt: key.expiresAt, scope: "read")
+        for value in [remote as Any, key, issued, [key]] {
+            var dumped = ""
+            dump(value, to: &dumped)
+            for text in [dumped, String(describing: value), String(reflecting: value)] {
+                #expect(!text.contains(secret) && !text.contains("merchant-secret-key"), "\(text)")
+            }
+        }
+        #expect(String(describing: remote) == "HTTPRemoteVault(https://vault.example.com:8443)")
     }
 
     // MARK: Framing
@@ -419,10 +451,11 @@ struct HTTPTransportTests {
         let stub = try RawHTTPStub { _ in .reply(RawHTTPStub.keepAlive(body: "{}"), close: false) }
         let remote = HTTPRemoteVault(baseURL: stub.baseURL, apiKey: "key\r\nX-Injected: 1", timeout: 5)
         let error = await #expect(throws: RemoteVaultError.self) { try await remote.instruments(scope: Fixture.scope()) }
-        guard case .unreachable(let reason)? = error else {
-            Issue.record("expected unreachable, got \(String(describing: error))")
+        guard case .misconfigured(let reason)? = error else {
+            Issue.record("expected misconfigured, got \(String(describing: error))")
             return
         }
+        #expect(error?.isRetryable == false)
         #expect(reason.contains("control character"))
         #expect(!reason.contains("key\r"))
         #expect(stub.acceptedConnections == 0)

@@ -152,7 +152,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
         if let vault {
             guard let url = URL(string: vault.url), ["https", "http"].contains(url.scheme?.lowercased() ?? ""),
                   url.host?.isEmpty == false else {
-                throw fail("vault.url must be an https:// URL")
+                throw fail("vault.url must be an https:// URL (http:// only to loopback)")
             }
             guard !vault.key.isEmpty, vault.key.utf8.count <= 512 else { throw fail("vault.key must be 1-512 characters") }
         }

@@ -58,6 +58,9 @@ enum VaultKeyCommand: CLICommand {
         guard let apiKey = apiKeyOption ?? ProcessInfo.processInfo.environment["VAULT_API_KEY"], !apiKey.isEmpty else {
             throw UsageError(message: "missing required option --api-key (or the VAULT_API_KEY environment variable)")
         }
+        if let caBundle, !FileManager.default.isReadableFile(atPath: caBundle) {
+            throw CommandFailure(message: "cannot read the CA bundle \(caBundle)")
+        }
         let remote = HTTPRemoteVault(baseURL: remoteURL, apiKey: apiKey, tls: TLSOptions(caBundle: caBundle))
         do {
             switch subcommand {
