@@ -49,32 +49,28 @@ static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, uns
     } else {
         return NULL;
     }
+/* The options both kinds of daemon share, ending the variadic list. */
+#define CMHD_COMMON_OPTIONS \
+    MHD_OPTION_THREAD_POOL_SIZE, threads, \
+    MHD_OPTION_CONNECTION_LIMIT, connection_limit, \
+    MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit, \
+    MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds, \
+    MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit, \
+    MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls, \
+    MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls, \
+    MHD_OPTION_END
     if (tls_certificate != NULL && tls_key != NULL) {
-        flags |= MHD_USE_TLS;
-        return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+        return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handler, handler_cls,
                                 MHD_OPTION_SOCK_ADDR, address,
                                 MHD_OPTION_HTTPS_MEM_CERT, tls_certificate,
                                 MHD_OPTION_HTTPS_MEM_KEY, tls_key,
                                 MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
-                                MHD_OPTION_THREAD_POOL_SIZE, threads,
-                                MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                                MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
-                                MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-                                MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-                                MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
-                                MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                                MHD_OPTION_END);
+                                CMHD_COMMON_OPTIONS);
     }
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads,
-                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-                            MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                            MHD_OPTION_END);
+                            CMHD_COMMON_OPTIONS);
+#undef CMHD_COMMON_OPTIONS
 }
 
 /// MHD_get_daemon_info is variadic: returns the port the daemon is bound to, or 0 when unknown.

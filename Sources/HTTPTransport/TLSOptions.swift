@@ -1,3 +1,5 @@
+import Foundation
+
 /// How `HTTPTransport` checks the servers it talks to over `https://`.
 ///
 /// Verification is on by default and uses the system's CA store. A private CA is trusted with
@@ -29,35 +31,12 @@ public struct TLSOptions: Sendable, Equatable {
         var pins: [String] = []
         for pin in pinnedPublicKeys {
             let bare = pin.hasPrefix("sha256//") ? String(pin.dropFirst(8)) : pin
-            guard bare.utf8.count == 44, Base64Check.decodedCount(bare) == 32 else {
+            guard bare.utf8.count == 44, Data(base64Encoded: bare)?.count == 32 else {
                 throw HTTPTransportError(.invalidConfiguration,
                                          "a pinned public key must be the base64 SHA-256 of a SubjectPublicKeyInfo (44 characters)")
             }
             pins.append("sha256//" + bare)
         }
         return pins.joined(separator: ";")
-    }
-}
-
-/// The length check of a base64 pin (the bytes themselves are compared by libcurl).
-enum Base64Check {
-    /// The decoded byte count of a padded base64 text, or nil when it is not base64.
-    static func decodedCount(_ text: String) -> Int? {
-        let bytes = Array(text.utf8)
-        guard bytes.count % 4 == 0 else { return nil }
-        var padding = 0
-        for (index, byte) in bytes.enumerated() {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
-                guard padding == 0 else { return nil }
-            case UInt8(ascii: "="):
-                guard index >= bytes.count - 2 else { return nil }
-                padding += 1
-            default:
-                return nil
-            }
-        }
-        return bytes.count / 4 * 3 - padding
     }
 }
