@@ -14,55 +14,17 @@ public enum VaultDataGuard {
     /// Normalised keys that name a security code only when they are the whole key.
     static let securityCodeExactKeys: Set<String> = ["cid", "csc", "cav", "cav2", "cvd", "spc"]
 
-    /// Throws `sensitiveDataRejected` when `value` holds 13–19 digits passing the Luhn check.
+    /// Throws `sensitiveDataRejected` when `value` holds a full card number (`CardNumberDetector`).
     public static func checkText(_ value: String, field: String) throws {
-        if PaymentDataRedactor.containsCardNumber(value) {
+        if CardNumberDetector.containsCardNumber(value) {
             throw CheckoutError(.sensitiveDataRejected, "\(field) must not contain a full card number")
         }
     }
 
-    /// Checks a saved method: every text field, the masked-digit limits, and the BIN networks.
-    ///
-    /// The rule is the core's `VaultedPaymentMethodGuard`; a method whose every field has fewer
-    /// than 13 digits and whose masked digits are short can never fail it, so the common case
-    /// skips the full scan (this runs for every row of a 100,000-row sync page).
+    /// Checks a saved method: every text field, the masked-digit limits and the expiry range (the
+    /// core's `VaultedPaymentMethodGuard`, the one rule for saved methods).
     public static func check(_ method: VaultedPaymentMethod) throws {
-        let data = method.paymentInstrumentData
-        var suspicious = hasThirteenDigits(method.id) || hasThirteenDigits(method.analyticsId)
-            || hasThirteenDigits(method.paymentMethodType.rawValue) || hasThirteenDigits(method.paymentInstrumentType.rawValue)
-            || hasThirteenDigits(data.network?.rawValue) || hasThirteenDigits(data.cardholderName)
-            || hasThirteenDigits(data.binData?.issuerCountry) || hasThirteenDigits(data.binData?.accountFundingType)
-            || !isShortDigits(data.first6Digits, limit: 6) || !isShortDigits(data.last4Digits, limit: 4)
-        for network in data.binData?.networks ?? [] where hasThirteenDigits(network.rawValue) {
-            suspicious = true
-        }
-        guard suspicious else { return }
         try VaultedPaymentMethodGuard.check(method)
-        for network in data.binData?.networks ?? [] {
-            try checkText(network.rawValue, field: "binData.networks")
-        }
-    }
-
-    /// True when the text holds at least 13 ASCII digits (the least a card number has).
-    static func hasThirteenDigits(_ text: String?) -> Bool {
-        guard let text else { return false }
-        var digits = 0
-        for byte in text.utf8 where byte >= 48 && byte <= 57 {
-            digits += 1
-            if digits >= 13 { return true }
-        }
-        return false
-    }
-
-    /// True for nil or at most `limit` ASCII digits and nothing else.
-    static func isShortDigits(_ text: String?, limit: Int) -> Bool {
-        guard let text else { return true }
-        var count = 0
-        for byte in text.utf8 {
-            guard byte >= 48 && byte <= 57 else { return false }
-            count += 1
-        }
-        return count <= limit
     }
 
     /// True when a JSON object key names a security code, e.g. `cvv`, `CVC2`, `security_code`.

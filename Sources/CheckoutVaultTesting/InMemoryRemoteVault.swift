@@ -301,6 +301,8 @@ public final class InMemoryRemoteVault: RemoteVault {
             }
             do {
                 try VaultedPaymentMethodGuard.check(method)
+            } catch let error as CheckoutError where error.code == .invalidPaymentData {
+                return reject(op, "invalid-expiry", error.message)
             } catch {
                 return reject(op, "sensitive-data-rejected", "the instrument holds data that must not be stored")
             }

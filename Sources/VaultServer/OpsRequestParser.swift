@@ -5,9 +5,12 @@ import Foundation
 /// Turns the body of `POST .../ops` into prepared ops, refusing bad input with clear errors.
 ///
 /// The whole request is refused (400/413) when it is not valid UTF-8 JSON, nests too deeply,
-/// carries too many ops, or an op lacks a usable `opId`. A single op is rejected (and never
-/// stored, never echoed) when it holds something that looks like a full card number or does not
-/// have the op shape.
+/// carries too many ops, or an op lacks a usable `opId` (an answer names its op by that id, so an
+/// id that is not one, a card-like one included, cannot be answered per op). Everything else is
+/// one verdict per op: an op is rejected (never stored, never echoed) when any of its values holds
+/// a full card number (`sensitive-data-rejected`, wherever it sits: every key and string, the
+/// decimal text of its number fields, and the JSON it would be stored as), when its expiry is out
+/// of range (`invalid-expiry`), or when it does not have the op shape (`invalid-op`).
 enum OpsRequestParser {
     /// Deeper JSON is refused before parsing: no legitimate op nests this far.
     static let maxDepth = 16
@@ -32,12 +35,17 @@ enum OpsRequestParser {
     static func parse(_ body: [UInt8], maxOps: Int) throws(VaultHTTPError) -> [VaultService.PreparedOp] {
         let data = try validatedJSON(body)
         let decodedOps: [LenientOp]
+        // Every op as parsed JSON, for the ops outside the fast subset: their keys and values
+        // that the op shape does not keep are scanned too.
+        var rawOps: [JSONValue]?
         if let fast = WireOpReader.ops(body) {
-            // Fast path: every op has the documented shape (see `WireOpReader`).
+            // Fast path: every op has the documented shape (see `WireOpReader`), so every value
+            // it holds is a field of the decoded op.
             decodedOps = fast.map { LenientOp(opId: $0.opId, op: $0) }
         } else {
             do {
                 decodedOps = try JSONDecoder().decode(LenientEnvelope.self, from: data).ops
+                rawOps = try JSONDecoder().decode(Envelope.self, from: data).ops
             } catch {
                 throw .badRequest("invalid-json", "expected {\"ops\": [...]}: \(DecodingErrorDescription.describe(error))")
             }
@@ -46,7 +54,6 @@ enum OpsRequestParser {
         guard decodedOps.count <= maxOps else {
             throw VaultHTTPError(status: 413, code: "too-many-ops", message: "a batch may carry at most \(maxOps) ops")
         }
-        let flagged = try flaggedOps(body, data: data, count: decodedOps.count)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var seen = Set<String>()
@@ -57,29 +64,48 @@ enum OpsRequestParser {
                 throw .badRequest("invalid-op-id", "every op needs an opId of 1–128 letters, digits or -._:")
             }
             guard seen.insert(opId).inserted else { throw .badRequest("duplicate-op-id", "an opId appears twice in the batch") }
-            if flagged.contains(index) {
-                prepared.append(.rejected(WireOpResult(opId: opId, status: .rejected, reason: "sensitive-data-rejected",
-                                                       message: "the op holds something that looks like a card number")))
+            func rejected(_ reason: String, _ message: String) -> VaultService.PreparedOp {
+                .rejected(WireOpResult(opId: opId, status: .rejected, reason: reason, message: message))
+            }
+            let sensitive = rejected("sensitive-data-rejected", "the op holds something that looks like a card number")
+            if let rawOps, index < rawOps.count, containsCardNumber(rawOps[index]) {
+                prepared.append(sensitive)
                 continue
             }
             guard let op = decoded.op else {
-                prepared.append(.rejected(WireOpResult(opId: opId, status: .rejected, reason: "invalid-op",
-                                                       message: "the op does not have the documented shape")))
+                prepared.append(rejected("invalid-op", "the op does not have the documented shape"))
+                continue
+            }
+            if PaymentDataRedactor.containsCardNumber(op.instrumentId) {
+                prepared.append(sensitive)
                 continue
             }
             guard Identifier.isValid(op.instrumentId) else {
-                prepared.append(.rejected(WireOpResult(opId: opId, status: .rejected, reason: "invalid-op",
-                                                       message: "instrumentId must be 1–128 letters, digits or -._:")))
+                prepared.append(rejected("invalid-op", "instrumentId must be 1–128 letters, digits or -._:"))
                 continue
             }
             var methodJSON: String?
             if var method = op.method {
+                do {
+                    try VaultedPaymentMethodGuard.check(method)
+                } catch let error as CheckoutError where error.code == .invalidPaymentData {
+                    prepared.append(rejected("invalid-expiry", error.message))
+                    continue
+                } catch {
+                    prepared.append(sensitive)
+                    continue
+                }
                 method.isDefault = false
                 if let json = WireOpReader.canonicalJSON(method) {
                     methodJSON = json
                 } else {
                     guard let json = try? encoder.encode(method) else { throw VaultHTTPError.internalError }
                     methodJSON = String(decoding: json, as: UTF8.self)
+                }
+                // What is stored is checked, not only what was sent.
+                if let methodJSON, PaymentDataRedactor.containsCardNumber(methodJSON) {
+                    prepared.append(sensitive)
+                    continue
                 }
             }
             prepared.append(.valid(VaultService.ValidOp(op: op, hash: fingerprint(op, methodJSON: methodJSON),
@@ -111,65 +137,6 @@ enum OpsRequestParser {
         return Hex.encode(Digest.sha256(text))
     }
 
-    /// `PaymentDataRedactor.containsCardNumber` over the UTF-8 bytes of a text, without building
-    /// the text: true when a run of 13 or more digits (spaces and hyphens allowed inside the run)
-    /// has a 13–19 digit window passing Luhn. Same rule, same answer (a test checks both on the
-    /// same inputs); the ops endpoint runs it over every request body, so it must not allocate
-    /// per byte.
-    static func containsCardNumber(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { raw in
-            var digits: [UInt8] = []
-            var count = 0  // digits in the current run
-            var runStart = 0
-            func runHasCard(_ end: Int) -> Bool {
-                digits.removeAll(keepingCapacity: true)
-                for index in runStart..<end where raw[index] &- 0x30 < 10 { digits.append(raw[index] &- 0x30) }
-                for length in 13...min(19, digits.count) {
-                    for start in 0...(digits.count - length) where Luhn.isValid(digits[start..<(start + length)]) {
-                        return true
-                    }
-                }
-                return false
-            }
-            for index in 0..<raw.count {
-                let byte = raw[index]
-                if byte &- 0x30 < 10 {
-                    if count == 0 { runStart = index }
-                    count += 1
-                } else if (byte == 0x20 || byte == 0x2D) && count > 0 {
-                    continue
-                } else {
-                    if count >= 13 && runHasCard(index) { return true }
-                    count = 0
-                }
-            }
-            return count >= 13 && runHasCard(raw.count)
-        }
-    }
-
-    /// The indexes of ops holding something that looks like a card number.
-    ///
-    /// Fast path: when the raw body has no card-number-like digit run and no `\u` escape (which
-    /// could spell digits), no op can hold one. Otherwise every key, string and integral number
-    /// of every op is checked; a card number found in the body but in no op (outside the ops, or
-    /// in a number too long to represent) refuses the whole request.
-    private static func flaggedOps(_ body: [UInt8], data: Data, count: Int) throws(VaultHTTPError) -> Set<Int> {
-        let bodyHasCardNumber = containsCardNumber(body)
-        let hasUnicodeEscape = body.withUnsafeBufferPointer { raw in
-            raw.count >= 2 && (1..<raw.count).contains { raw[$0 - 1] == 0x5C && raw[$0] == 0x75 }
-        }
-        guard bodyHasCardNumber || hasUnicodeEscape else { return [] }
-        guard let raw = try? JSONDecoder().decode(Envelope.self, from: data), raw.ops.count == count else {
-            throw .badRequest("invalid-json", "the ops could not be read")
-        }
-        var flagged = Set<Int>()
-        for (index, op) in raw.ops.enumerated() where containsCardNumber(op) { flagged.insert(index) }
-        if bodyHasCardNumber && flagged.isEmpty {
-            throw .badRequest("sensitive-data-rejected", "the request holds something that looks like a card number")
-        }
-        return flagged
-    }
-
     /// Checks UTF-8 and nesting depth before any JSON parser sees the bytes.
     static func validatedJSON(_ body: [UInt8]) throws(VaultHTTPError) -> Data {
         // ASCII (every real body) is valid UTF-8: a tight loop instead of the generic validator.
@@ -197,17 +164,28 @@ enum OpsRequestParser {
         return Data(body)
     }
 
-    /// True when any key, string or integral number inside `value` looks like a card number.
-    static func containsCardNumber(_ value: JSONValue) -> Bool {
+    /// The keys of the op shape whose values are text: a number there is read as its digits.
+    static let textFields: Set<String> = [
+        "opId", "kind", "instrumentId", "id", "paymentMethodType", "paymentInstrumentType", "analyticsId", "network",
+        "first6Digits", "last4Digits", "cardholderName", "issuerCountry", "accountFundingType", "networks",
+    ]
+
+    /// True when any key or string inside `value`, or a number standing where the op shape has
+    /// text, looks like a card number. Numbers elsewhere are not text: `1.401298464324817e-45`
+    /// is a float, not the digits 1401298464324817 (number fields are checked once decoded).
+    static func containsCardNumber(_ value: JSONValue, isTextField: Bool = false) -> Bool {
         switch value {
         case .null, .bool: return false
         case .string(let text): return PaymentDataRedactor.containsCardNumber(text)
         case .number(let number):
-            guard number.isFinite, number.rounded() == number, abs(number) >= 1e12, abs(number) < 1e19 else { return false }
+            guard isTextField, number.isFinite, number.rounded() == number, abs(number) < 1e19 else { return false }
             return PaymentDataRedactor.containsCardNumber(String(UInt64(abs(number))))
-        case .array(let items): return items.contains(where: containsCardNumber)
+        case .array(let items): return items.contains { containsCardNumber($0, isTextField: isTextField) }
         case .object(let members):
-            return members.contains { PaymentDataRedactor.containsCardNumber($0.key) || containsCardNumber($0.value) }
+            return members.contains {
+                PaymentDataRedactor.containsCardNumber($0.key)
+                    || containsCardNumber($0.value, isTextField: textFields.contains($0.key))
+            }
         }
     }
 }

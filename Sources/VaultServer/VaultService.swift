@@ -147,11 +147,6 @@ struct VaultService: Sendable {
             guard let method = op.method, let json = valid.methodJSON, method.id == op.instrumentId else {
                 return reject(op, "invalid-op", "an upsert needs a method whose id is the instrumentId")
             }
-            do {
-                try VaultedPaymentMethodGuard.check(method)
-            } catch {
-                return reject(op, "sensitive-data-rejected", "the instrument holds data that must not be stored")
-            }
             let isDefault = method.isDefault
             guard let existing else {
                 if let base = op.baseVersion, base != 0 {

@@ -1,6 +1,7 @@
 import CheckoutCore
 import CheckoutVault
 import Foundation
+import PaymentDataTestSupport
 import Testing
 
 /// Writes 10,000 instruments derived from real-looking card numbers through the public API and
@@ -24,39 +25,36 @@ struct PaymentDataScanTests {
         return digits + [0] // unreachable: one check digit always fits
     }
 
-    /// Every full card number from `numbers` found in `bytes`, digits read across spaces and dashes.
-    static func findNumbers(in bytes: Data, numbers: Set<String>) -> Set<String> {
-        var found = Set<String>()
-        var run: [UInt8] = []
-        func flush() {
-            if run.count >= 13 {
-                for length in 13...min(19, run.count) {
-                    for start in 0...(run.count - length) {
-                        let candidate = String(decoding: run[start..<(start + length)], as: UTF8.self)
-                        if numbers.contains(candidate) { found.insert(candidate) }
-                    }
-                }
-            }
-            run.removeAll(keepingCapacity: true)
-        }
-        for byte in bytes {
-            if byte >= 48 && byte <= 57 {
-                run.append(byte)
-            } else if (byte == 32 || byte == 45) && !run.isEmpty {
-                continue
-            } else {
-                flush()
-            }
-        }
-        flush()
-        return found
+    /// Every full card number from `numbers` found in `bytes`, however it is written.
+    static func findNumbers(in bytes: Data, numbers: Set<String>) -> Set<PaymentDataByteScanner.Hit> {
+        PaymentDataByteScanner.find(numbers, in: bytes)
     }
 
-    @Test("the scanner finds plain and grouped numbers (so a zero count means something)")
-    func scannerWorks() {
+    @Test("the scanner finds plain, grouped, UTF-16 and full-width numbers (so a zero count means something)",
+          arguments: PaymentDataByteScanner.Encoding.allCases)
+    func scannerWorks(_ encoding: PaymentDataByteScanner.Encoding) {
         let numbers: Set<String> = ["4111111111111111", "378282246310005"]
-        let bytes = Data("xx4111 1111 1111 1111yy\u{0}3782-822463-10005".utf8)
-        #expect(Self.findNumbers(in: bytes, numbers: numbers) == numbers)
+        let spellings = [
+            "xx4111 1111 1111 1111yy\u{0}3782-822463-10005",
+            CardNumberSpellings.grouped("4111111111111111", separator: "\u{00A0}") + "|"
+                + CardNumberSpellings.grouped("378282246310005", in: CardNumberSpellings.scripts[1], separator: "."),
+            CardNumberSpellings.grouped("4111111111111111", in: CardNumberSpellings.scripts[2], separator: "\u{200B}") + "/"
+                + CardNumberSpellings.grouped("378282246310005", separator: "\t\t\t"),
+        ]
+        for text in spellings {
+            var bytes: Data
+            switch encoding {
+            case .utf8: bytes = Data(text.utf8)
+            case .utf16LittleEndian, .utf16LittleEndianOdd:
+                bytes = Data(text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+            case .utf16BigEndian, .utf16BigEndianOdd:
+                bytes = Data(text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
+            }
+            if encoding == .utf16LittleEndianOdd || encoding == .utf16BigEndianOdd { bytes.insert(0x01, at: 0) }
+            let found = Self.findNumbers(in: bytes, numbers: numbers)
+            #expect(found.filter { $0.encoding == encoding }.count == 2, "\(encoding)")
+        }
+        #expect(Self.findNumbers(in: Data("4111-1111-1111-1112 and 3782 822463 1000".utf8), numbers: numbers).isEmpty)
     }
 
     @Test("10,000 instruments from real-looking cards leave no full number in the db, WAL or shm")
@@ -93,6 +91,15 @@ struct PaymentDataScanTests {
             leak = masked
             leak.analyticsId = "an-\(grouped)"
             leaks.append(leak)
+            // Spelled so that only the Unicode-aware rule sees it: another script, other separators.
+            let script = CardNumberSpellings.scripts[index % CardNumberSpellings.scripts.count]
+            let separator = CardNumberSpellings.allSeparators[index % CardNumberSpellings.allSeparators.count]
+            leak = masked
+            leak.paymentInstrumentData.cardholderName = CardNumberSpellings.grouped(number, in: script, separator: separator)
+            leaks.append(leak)
+            leak = masked
+            leak.analyticsId = "an-" + CardNumberSpellings.grouped(number, separator: "\u{200D}")
+            leaks.append(leak)
             for attempt in leaks {
                 do {
                     try store?.upsert(attempt, scope: scope)
@@ -102,7 +109,7 @@ struct PaymentDataScanTests {
             }
             try store?.upsert(masked, scope: scope)
         }
-        #expect(rejected == 40_000)
+        #expect(rejected == 60_000)
         let sample = try #require(try store?.instruments(scope: VaultScope(merchantId: "m_0", customerId: "c_0")))
         #expect(sample.count == 34)
         #expect(sample.allSatisfy { $0.paymentInstrumentData.first6Digits?.count == 6 && $0.paymentInstrumentData.last4Digits?.count == 4 })

@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 import CheckoutVault
 import Testing
@@ -138,7 +139,7 @@ struct VaultStoreSyncTests {
         #expect(op.lastError == "timeout")
         try store.recordOpFailure(opId: opId, error: "HTTP 503 while sending 4111 1111 1111 1111")
         let noted = try #require(try store.pendingOps(scope: scope).first?.lastError)
-        #expect(!PaymentDataRedactor.containsCardNumber(noted))
+        #expect(!ReferenceCardNumberDetector.containsCardNumber(noted))
         #expect(noted.hasPrefix("HTTP 503 while sending 411111"))
     }
 

@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 import CheckoutVault
 import HTTPTransport
@@ -81,7 +82,7 @@ final class ReliabilityServer: Sendable {
         rows.flatMap { $0.split(separator: "|", omittingEmptySubsequences: false) }
             .filter { cell in !cell.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && !isDigest(cell) }
             .map(String.init)
-            .filter(PaymentDataRedactor.containsCardNumber)
+            .filter(ReferenceCardNumberDetector.containsCardNumber)
             .map { String(PaymentDataRedactor.redact($0).prefix(200)) }
     }
 

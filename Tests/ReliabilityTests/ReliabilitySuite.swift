@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 import Foundation
 import Testing
@@ -47,7 +48,7 @@ struct FuzzFailures {
 
     /// Checks every printable form of `error` for card numbers.
     mutating func checkStrings(of error: any Error, _ index: Int) {
-        for text in errorStrings(error) where PaymentDataRedactor.containsCardNumber(text) {
+        for text in errorStrings(error) where ReferenceCardNumberDetector.containsCardNumber(text) {
             fail(index, "a card number is echoed by \(type(of: error)): \(text)")
             return
         }

@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 import CheckoutLocking
 import CheckoutVault
@@ -51,23 +52,40 @@ enum TestCards {
         "6200000000000005", "4111111111111111", "5105105105105100", "4012888888881881",
     ]
 
-    /// A card number in one of the forms a shopper or an attacker might send it.
+    /// A card number in one of the forms a shopper or an attacker might send it: plain, grouped,
+    /// inside text, or spelled in any digit script (mixed per digit) with separators of any class
+    /// (up to three between two digits, so a person still reads one number).
     static func variant(_ number: String, _ random: inout SeededRandom) -> String {
-        switch random.below(4) {
+        switch random.below(6) {
         case 0: return number
         case 1: return grouped(number, separator: " ")
         case 2: return grouped(number, separator: "-")
-        default: return "card:" + number + ";"
+        case 3: return "card:" + number + ";"
+        default: return spelled(number, &random)
         }
     }
 
-    static func grouped(_ number: String, separator: String) -> String {
-        var out = ""
-        for (index, character) in number.enumerated() {
-            if index > 0 && index % 4 == 0 { out += separator }
-            out.append(character)
+    /// `number` with a random digit script per digit (or one script throughout) and random
+    /// separators of every class between digits.
+    static func spelled(_ number: String, _ random: inout SeededRandom) -> String {
+        let scripts = CardNumberSpellings.scripts
+        let oneScript = random.chance(1, in: 2) ? random.pick(scripts) : nil
+        let separatorClass = random.chance(1, in: 2) ? random.pick(CardNumberSpellings.separatorClasses) : nil
+        var out = String.UnicodeScalarView()
+        for (index, digit) in number.unicodeScalars.enumerated() {
+            if index > 0 && random.chance(1, in: 3) {
+                for _ in 0..<(1 + random.below(3)) {
+                    let members = (separatorClass ?? random.pick(CardNumberSpellings.separatorClasses)).members
+                    out += random.pick(members).unicodeScalars
+                }
+            }
+            out.append((oneScript ?? random.pick(scripts)).digits[Int(digit.value) - 0x30])
         }
-        return out
+        return String(out)
+    }
+
+    static func grouped(_ number: String, separator: String) -> String {
+        CardNumberSpellings.grouped(number, separator: separator)
     }
 }
 
@@ -75,7 +93,7 @@ enum TestCards {
 /// response body) holds no card number.
 func expectNoCardNumber(_ text: String, _ context: @autoclosure () -> String,
                         sourceLocation: SourceLocation = #_sourceLocation) {
-    if PaymentDataRedactor.containsCardNumber(text) {
+    if ReferenceCardNumberDetector.containsCardNumber(text) {
         Issue.record("card number echoed in \(context()): \(PaymentDataRedactor.redact(text))",
                      sourceLocation: sourceLocation)
     }
@@ -100,13 +118,14 @@ enum ReliabilityTemp {
     }
 }
 
-/// Searches files for the ASCII digits of card numbers.
+/// Searches the files a test left behind for its card numbers (through `PaymentDataByteScanner`:
+/// any separators, any digit script, UTF-8 and UTF-16).
 enum PaymentDataScanner {
-    /// One hit: which file held which number (masked).
+    /// One hit: which file held which number (masked) in which encoding.
     struct Hit: Sendable, CustomStringConvertible {
         var file: String
-        var maskedNumber: String
-        var description: String { "\(file): \(maskedNumber)" }
+        var found: PaymentDataByteScanner.Hit
+        var description: String { "\(file): \(found)" }
     }
 
     /// Every regular file under `directory`, recursively.
@@ -120,17 +139,12 @@ enum PaymentDataScanner {
         return files.sorted { $0.path < $1.path }
     }
 
-    /// The files that contain any of `numbers` (digits only, as stored text would hold them).
+    /// The files that contain any of `numbers`, however written.
     static func scan(_ files: [URL], for numbers: [String]) -> [Hit] {
-        var hits: [Hit] = []
-        for file in files {
-            guard let data = try? Data(contentsOf: file, options: .alwaysMapped) else { continue }
-            for number in numbers where data.range(of: Data(number.utf8)) != nil {
-                hits.append(Hit(file: file.lastPathComponent,
-                                maskedNumber: CardMask.mask(digits: number.utf8.map { $0 - 48 })))
-            }
+        let (hits, _) = PaymentDataByteScanner.scan(files: files, for: Set(numbers))
+        return hits.sorted { $0.key < $1.key }.flatMap { file, found in
+            found.sorted { $0.description < $1.description }.map { Hit(file: file, found: $0) }
         }
-        return hits
     }
 }
 

@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 import CheckoutVault
 import Foundation
@@ -146,7 +147,7 @@ extension Reliability.HostileInput {
                         && (response.errorCode == nil || response.header("content-type") != "application/json") {
                 failures.fail(index, "status \(response.status) without the JSON error format: \(response.text.prefix(120))")
             }
-            if PaymentDataRedactor.containsCardNumber(response.text) {
+            if ReferenceCardNumberDetector.containsCardNumber(response.text) {
                 failures.fail(index, "the response echoes a card number: \(response.text.prefix(300))")
             }
         }

@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 import CheckoutVault
 import Foundation
@@ -34,7 +35,7 @@ extension Reliability.HostileInput {
                      data.network?.rawValue, data.first6Digits, data.last4Digits, data.cardholderName,
                      data.binData?.issuerCountry, data.binData?.accountFundingType, scope.merchantId, scope.customerId]
             + (data.binData?.networks.map(\.rawValue) ?? [])
-        return texts.contains { PaymentDataRedactor.containsCardNumber($0 ?? "") }
+        return texts.contains { ReferenceCardNumberDetector.containsCardNumber($0 ?? "") }
     }
 
     /// Counts of rows in the store's tables, to prove a refused call changed nothing.
@@ -79,9 +80,9 @@ extension Reliability.HostileInput {
                     }
                 case 7:
                     try store.delete(token: method.id, scope: scope)
-                    if mustRefuse && (PaymentDataRedactor.containsCardNumber(method.id)
-                                      || PaymentDataRedactor.containsCardNumber(scope.merchantId)
-                                      || PaymentDataRedactor.containsCardNumber(scope.customerId)) {
+                    if mustRefuse && (ReferenceCardNumberDetector.containsCardNumber(method.id)
+                                      || ReferenceCardNumberDetector.containsCardNumber(scope.merchantId)
+                                      || ReferenceCardNumberDetector.containsCardNumber(scope.customerId)) {
                         failures.fail(index, "a delete with a card number was accepted")
                     }
                 case 8:
@@ -90,7 +91,7 @@ extension Reliability.HostileInput {
                     let cursor = mutator.random.chance(1, in: 2) ? mutator.hostileString() : "v1.\(index)"
                     try store.applyRemotePage(scope: scope, changes: [.upsert(method, version: Int64(index + 1))],
                                               newCursor: cursor)
-                    if mustRefuse || PaymentDataRedactor.containsCardNumber(cursor) {
+                    if mustRefuse || ReferenceCardNumberDetector.containsCardNumber(cursor) {
                         failures.fail(index, "a remote page with a card number was accepted")
                     }
                 }
@@ -150,12 +151,12 @@ extension Reliability.HostileInput {
         }
         #expect(ids.count == count)
         #expect(Set(ids).count == count)
-        #expect(ids.allSatisfy { !PaymentDataRedactor.containsCardNumber($0) })
+        #expect(ids.allSatisfy { !ReferenceCardNumberDetector.containsCardNumber($0) })
         // Why it matters: a UUID like this one passes the card-number rule, and the server refuses it.
         let server = try ReliabilityServer(directory: directory)
         defer { server.server.stop() }
         let lookalike = "d10f45e0-5694-4352-9387-3ef0473fbc40"
-        #expect(PaymentDataRedactor.containsCardNumber(lookalike))
+        #expect(ReferenceCardNumberDetector.containsCardNumber(lookalike))
         let body = try ReliabilityServer.opsBody([OutboundOp(opId: lookalike, kind: .upsert, instrumentId: "inst-1",
                                                              baseVersion: nil, method: ReliabilityFixture.card("inst-1"))])
         let response = try RawHTTP.call(port: server.port, "POST", "/v1/customers/ids/ops", key: ReliabilityServer.keyA, body: body)

@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 import CheckoutVault
 import Testing
@@ -12,7 +13,7 @@ struct RemoteVaultErrorTests {
         RemoteVaultError.malformedResponse(reason: "the results do not match the ops sent"),
     ])
     func descriptionNeverHoldsACardNumber(error: RemoteVaultError) {
-        #expect(!PaymentDataRedactor.containsCardNumber(error.description), "\(error.description)")
+        #expect(!ReferenceCardNumberDetector.containsCardNumber(error.description), "\(error.description)")
     }
 
     @Test("an ordinary status keeps its readable description")

@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 @testable import CheckoutVault
 import Testing
@@ -57,10 +58,10 @@ struct RetryPolicyTests {
         let ordinary = "1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b"
         #expect(SyncEngine.wireOpId(ordinary) == ordinary)
         let unlucky = "42424242-4242-4242-8242-424242424242"
-        #expect(PaymentDataRedactor.containsCardNumber(unlucky))
+        #expect(ReferenceCardNumberDetector.containsCardNumber(unlucky))
         let wire = SyncEngine.wireOpId(unlucky)
         #expect(wire == "kikikiki-kiki-kiki-oiki-kikikikikiki")
         #expect(SyncEngine.wireOpId(unlucky) == wire)
-        #expect(!PaymentDataRedactor.containsCardNumber(wire))
+        #expect(!ReferenceCardNumberDetector.containsCardNumber(wire))
     }
 }

@@ -1,3 +1,4 @@
+import PaymentDataTestSupport
 import CheckoutCore
 import CheckoutCrypto
 import CheckoutVault
@@ -37,7 +38,7 @@ struct EphemeralKeyTests {
             let key = try await server.mintKey()
             #expect(key.id.wholeMatch(of: #/ek_[a-p]{24}/#) != nil, "\(key.id)")
             #expect(key.secret.wholeMatch(of: #/eks_[a-p]{64}/#) != nil)
-            #expect(!PaymentDataRedactor.containsCardNumber(key.id) && !PaymentDataRedactor.containsCardNumber(key.secret))
+            #expect(!ReferenceCardNumberDetector.containsCardNumber(key.id) && !ReferenceCardNumberDetector.containsCardNumber(key.secret))
             #expect(key.scope == "read-write")
             #expect(key.expiresAtEpochSeconds == Self.start + 3600)
             #expect(key.expiresAt == "2027-01-15T09:00:00Z")

@@ -2,80 +2,30 @@
 ///
 /// The last line of defence behind the rule "never log or persist a full card number": every error
 /// message and every `description` of a type that can hold payment data passes through here.
-/// A run of 13–19 digits (spaces and dashes between digits allowed) that passes the Luhn check is
-/// treated as a card number and replaced by its mask (first 6 and last 4 digits kept).
+/// What counts as a card number is `CardNumberDetector`'s rule (digits of any script, up to 3
+/// separators of any kind between them, a 13–19 digit window passing Luhn); each run holding one
+/// is replaced by its mask (first 6 and last 4 digits kept, ASCII digits).
 public enum PaymentDataRedactor {
     /// Returns `text` with every embedded card number masked.
     public static func redact(_ text: String) -> String {
-        guard containsCardNumber(text) else { return text }
-        var result = ""
-        var run: [Character] = []      // the current digit run including separators
-        var digits: [UInt8] = []       // digits of the current run
-
-        func flush() {
-            // Any 13–19 digit window passing Luhn makes the whole run a card number (as in
-            // `containsCardNumber`): a card number glued to other digits must not slip through.
-            if digits.count >= 13 && hasCardWindow(digits) {
-                // Separators after the last digit belong to the surrounding text: keep them.
-                let trailing = run.reversed().prefix { $0 == " " || $0 == "-" }
-                result += CardMask.mask(digits: digits) + String(trailing.reversed())
-            } else {
-                result.append(contentsOf: run)
-            }
-            run.removeAll(keepingCapacity: true)
-            digits.removeAll(keepingCapacity: true)
+        guard CardNumberDetector.containsCardNumber(text) else { return text }
+        // Run bounds are scalar positions (a digit may share a Character with a combining mark or
+        // a joiner), so the text is cut in its scalar view, never rounded to Characters.
+        let scalars = text.unicodeScalars
+        var result = String.UnicodeScalarView()
+        var position = scalars.startIndex
+        for run in CardNumberDetector.cardNumberRuns(in: text) {
+            result += scalars[position..<run.range.lowerBound]
+            result += CardMask.mask(digits: run.digits).unicodeScalars
+            position = run.range.upperBound
         }
-
-        for character in text {
-            if let ascii = character.asciiValue, ascii >= 48 && ascii <= 57 {
-                run.append(character)
-                digits.append(ascii - 48)
-            } else if (character == " " || character == "-") && !digits.isEmpty {
-                run.append(character)
-            } else {
-                flush()
-                result.append(character)
-            }
-        }
-        flush()
-        return result
+        result += scalars[position...]
+        return String(result)
     }
 
-    /// True when some 13–19 digit window of `run` passes Luhn.
-    private static func hasCardWindow(_ run: [UInt8]) -> Bool {
-        guard run.count >= 13 else { return false }
-        for length in 13...min(19, run.count) {
-            for start in 0...(run.count - length) where Luhn.isValid(run[start..<(start + length)]) {
-                return true
-            }
-        }
-        return false
-    }
-
-    /// True when `text` holds 13–19 consecutive digits (separators allowed) passing Luhn.
+    /// True when `text` holds a full card number by `CardNumberDetector`'s rule.
     public static func containsCardNumber(_ text: String) -> Bool {
-        var digits: [UInt8] = []
-        var candidates: [[UInt8]] = []
-        for byte in text.utf8 {
-            if byte >= 48 && byte <= 57 {
-                digits.append(byte - 48)
-            } else if (byte == 32 || byte == 45) && !digits.isEmpty {
-                continue
-            } else {
-                if digits.count >= 13 { candidates.append(digits) }
-                digits.removeAll(keepingCapacity: true)
-            }
-        }
-        if digits.count >= 13 { candidates.append(digits) }
-        for run in candidates {
-            // Any 13–19 digit window of a longer run could be a card number.
-            for length in 13...min(19, run.count) {
-                for start in 0...(run.count - length) where Luhn.isValid(run[start..<(start + length)]) {
-                    return true
-                }
-            }
-        }
-        return false
+        CardNumberDetector.containsCardNumber(text)
     }
 }
 

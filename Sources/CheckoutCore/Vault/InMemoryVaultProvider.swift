@@ -61,34 +61,3 @@ public final class InMemoryVaultProvider: VaultProvider {
         }
     }
 }
-
-/// Checks a vaulted method for data that must never be stored: a full card number anywhere, or
-/// digits beyond the allowed first 6 / last 4.
-public enum VaultedPaymentMethodGuard {
-    /// Throws `sensitiveDataRejected` when any text field holds a full card number or the masked
-    /// digit fields are longer than allowed.
-    public static func check(_ method: VaultedPaymentMethod) throws {
-        let data = method.paymentInstrumentData
-        let texts = [method.id, method.analyticsId, method.paymentMethodType.rawValue,
-                     method.paymentInstrumentType.rawValue, data.network?.rawValue ?? "",
-                     data.first6Digits ?? "", data.last4Digits ?? "", data.cardholderName ?? "",
-                     data.binData?.issuerCountry ?? "", data.binData?.accountFundingType ?? ""]
-        for text in texts where PaymentDataRedactor.containsCardNumber(text) {
-            throw CheckoutError(.sensitiveDataRejected, "a saved payment method must not contain a full card number")
-        }
-        if let first6 = data.first6Digits, first6.count > 6 || !first6.allSatisfy(\.isASCIIDigit) {
-            throw CheckoutError(.sensitiveDataRejected, "first6Digits must be at most 6 digits")
-        }
-        if let last4 = data.last4Digits, last4.count > 4 || !last4.allSatisfy(\.isASCIIDigit) {
-            throw CheckoutError(.sensitiveDataRejected, "last4Digits must be at most 4 digits")
-        }
-    }
-}
-
-extension Character {
-    /// True for the ASCII digits 0–9 only (not other scripts' digits).
-    @usableFromInline var isASCIIDigit: Bool {
-        guard let ascii = asciiValue else { return false }
-        return ascii >= 48 && ascii <= 57
-    }
-}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// Searches raw bytes (database, WAL and shm files, logs, captured output) for given card numbers,
+/// however they were written: digits of any script, any separators between digits, and the bytes
+/// read as UTF-8 and as UTF-16 in both byte orders and both alignments (SQLite can store text as
+/// UTF-16; a log can be written in it).
+///
+/// It looks for known numbers only (the test's own cards), so it can be more suspicious than the
+/// product's rule: up to `maximumSeparatorRun` separators of any kind, invalid bytes included,
+/// may stand between two digits.
+public enum PaymentDataByteScanner {
+    /// The most non-digit, non-letter scalars between two digits of one number.
+    public static let maximumSeparatorRun = 8
+
+    /// The encodings one scan reads the bytes in.
+    public enum Encoding: String, CaseIterable, Sendable {
+        case utf8 = "UTF-8"
+        case utf16LittleEndian = "UTF-16LE"
+        case utf16LittleEndianOdd = "UTF-16LE (odd offset)"
+        case utf16BigEndian = "UTF-16BE"
+        case utf16BigEndianOdd = "UTF-16BE (odd offset)"
+    }
+
+    /// One number found: which (masked, so a failure message does not print it), and how it was read.
+    public struct Hit: Sendable, Hashable, CustomStringConvertible {
+        public var maskedNumber: String
+        public var encoding: Encoding
+        public var description: String { "\(maskedNumber) (\(encoding.rawValue))" }
+    }
+
+    /// The numbers of `numbers` (ASCII digit strings of 13–19 digits) that occur in `bytes`.
+    public static func find(_ numbers: Set<String>, in bytes: Data) -> Set<Hit> {
+        guard !numbers.isEmpty, !bytes.isEmpty else { return [] }
+        var hits = Set<Hit>()
+        for encoding in Encoding.allCases {
+            let text = decode(bytes, encoding)
+            for run in digitRuns(text) where run.count >= 13 {
+                for length in 13...min(19, run.count) {
+                    for start in 0...(run.count - length) {
+                        let candidate = String(decoding: run[start..<(start + length)].map { $0 + 0x30 }, as: UTF8.self)
+                        if numbers.contains(candidate) { hits.insert(Hit(maskedNumber: mask(candidate), encoding: encoding)) }
+                    }
+                }
+            }
+        }
+        return hits
+    }
+
+    /// The numbers found in each file (missing files are skipped; the count of scanned bytes is
+    /// returned so a test can assert that it read something).
+    public static func scan(files: [URL], for numbers: Set<String>) -> (hits: [String: Set<Hit>], bytesScanned: Int) {
+        var hits: [String: Set<Hit>] = [:]
+        var scanned = 0
+        for file in files {
+            guard let data = try? Data(contentsOf: file, options: .alwaysMapped) else { continue }
+            scanned += data.count
+            let found = find(numbers, in: data)
+            if !found.isEmpty { hits[file.lastPathComponent] = found }
+        }
+        return (hits, scanned)
+    }
+
+    static func decode(_ bytes: Data, _ encoding: Encoding) -> String {
+        func units(offset: Int, bigEndian: Bool) -> [UInt16] {
+            var units: [UInt16] = []
+            units.reserveCapacity(bytes.count / 2)
+            bytes.withUnsafeBytes { raw in
+                var index = offset
+                while index + 1 < raw.count {
+                    let first = UInt16(raw[index]), second = UInt16(raw[index + 1])
+                    units.append(bigEndian ? first << 8 | second : second << 8 | first)
+                    index += 2
+                }
+            }
+            return units
+        }
+        switch encoding {
+        case .utf8: return String(decoding: bytes, as: UTF8.self)
+        case .utf16LittleEndian: return String(decoding: units(offset: 0, bigEndian: false), as: UTF16.self)
+        case .utf16LittleEndianOdd: return String(decoding: units(offset: 1, bigEndian: false), as: UTF16.self)
+        case .utf16BigEndian: return String(decoding: units(offset: 0, bigEndian: true), as: UTF16.self)
+        case .utf16BigEndianOdd: return String(decoding: units(offset: 1, bigEndian: true), as: UTF16.self)
+        }
+    }
+
+    /// Digit runs (values 0–9) of a text: digits of any script, joined across up to
+    /// `maximumSeparatorRun` non-alphanumeric scalars.
+    static func digitRuns(_ text: String) -> [[UInt8]] {
+        var runs: [[UInt8]] = []
+        var current: [UInt8] = []
+        var gap = 0
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                switch scalar.value {
+                case 0x30...0x39:
+                    if gap > maximumSeparatorRun && !current.isEmpty {
+                        runs.append(current)
+                        current = []
+                    }
+                    current.append(UInt8(scalar.value - 0x30))
+                    gap = 0
+                case 0x41...0x5A, 0x61...0x7A:
+                    if !current.isEmpty { runs.append(current) }
+                    current = []
+                    gap = 0
+                default:
+                    gap += 1
+                }
+                continue
+            }
+            let properties = scalar.properties
+            if let type = properties.numericType {
+                if type == .decimal || type == .digit, let value = properties.numericValue, value >= 0, value <= 9,
+                   value.rounded() == value {
+                    if gap > maximumSeparatorRun && !current.isEmpty {
+                        runs.append(current)
+                        current = []
+                    }
+                    current.append(UInt8(value))
+                    gap = 0
+                    continue
+                }
+            } else if !properties.isAlphabetic {
+                gap += 1
+                continue
+            }
+            if !current.isEmpty { runs.append(current) }
+            current = []
+            gap = 0
+        }
+        if !current.isEmpty { runs.append(current) }
+        return runs
+    }
+
+    static func mask(_ number: String) -> String {
+        String(number.prefix(6)) + String(repeating: "•", count: max(0, number.count - 10)) + String(number.suffix(4))
+    }
+}
