@@ -43,6 +43,23 @@ public enum CardFormatter {
         return CardMask.mask(digits: digits)
     }
 
+    /// The mask of `input` (see `mask(_:)`) grouped by the detected network's gaps, the way the
+    /// card is printed: `4242 4242 4242 4242` -> `4242 42•• •••• 4242`. Safe to show anywhere.
+    public static func formatMasked(_ input: String, table: CardNetworkTable) -> String {
+        let rule = table.detect(digitsOnly(input, limit: 8)).flatMap { table.rule(for: $0) }
+        let gaps = rule?.gaps ?? defaultGaps
+        var out = ""
+        var nextGap = 0
+        for (count, character) in mask(input).enumerated() {
+            if nextGap < gaps.count && count == gaps[nextGap] {
+                out.append(" ")
+                nextGap += 1
+            }
+            out.append(character)
+        }
+        return out
+    }
+
     /// The ASCII digits of `input`, at most `limit` of them.
     static func digitsOnly(_ input: String, limit: Int) -> String {
         var out = ""

@@ -66,8 +66,9 @@ public final class ChildProcess: Sendable {
 
     /// Starts `executable` (an absolute path) with `arguments` (without the program name).
     /// `environment` replaces the parent's when given; `workingDirectory` defaults to the parent's.
+    /// Standard input is `/dev/null`, or the file at `standardInput`.
     public init(executable: String, arguments: [String], environment: [String: String]? = nil,
-                workingDirectory: String? = nil, standardOutput: Output = .inherit,
+                workingDirectory: String? = nil, standardInput: String? = nil, standardOutput: Output = .inherit,
                 standardError: Output = .inherit) throws(SpawnError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -99,7 +100,8 @@ public final class ChildProcess: Sendable {
             }
         }
         do {
-            try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "open /dev/null")
+            try check(posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0),
+                      "open \(standardInput ?? "/dev/null")")
             try route(standardOutput, to: 1, slot: 0)
             try route(standardError, to: 2, slot: 1)
             try check(cspawn_addclosefrom(&actions, 3), "closefrom")

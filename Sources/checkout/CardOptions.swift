@@ -3,17 +3,32 @@
 ///
 /// The values are only held for the run; nothing here prints or stores them.
 struct CardOptions {
-    /// `--number`: the card number as typed (spaces and dashes allowed).
+    /// `--number`: the card number as typed (spaces and dashes allowed); `-` reads it from
+    /// standard input (see `readingStandardInput()`).
     var number: String?
     /// `--expiry`: the expiry as typed.
     var expiry: String?
-    /// `--cvv`: the security code.
+    /// `--cvv`: the security code; `-` reads it from standard input.
     var cvv: String?
     /// `--name`: the cardholder name.
     var name: String?
 
     /// True when none of the four options was given.
     var isEmpty: Bool { number == nil && expiry == nil && cvv == nil && name == nil }
+
+    /// The options with every `-` value read from standard input (the number first, then the
+    /// security code: one line each), with a prompt and no echo on a terminal. Call it once the
+    /// command line has been checked, so a usage error never waits for input.
+    func readingStandardInput() throws -> CardOptions {
+        var resolved = self
+        if number == SecretInput.marker {
+            resolved.number = try SecretInput.readLine(prompt: "Card number: ", option: "--number")
+        }
+        if cvv == SecretInput.marker {
+            resolved.cvv = try SecretInput.readLine(prompt: "Security code: ", option: "--cvv")
+        }
+        return resolved
+    }
 
     /// Consumes the four options (each at most once).
     static func parse(_ arguments: inout Arguments) throws -> CardOptions {

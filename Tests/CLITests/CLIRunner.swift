@@ -84,15 +84,19 @@ enum CLI {
     /// Runs `checkout ARGUMENTS` in `directory` (a fresh temporary one when nil) and waits for it.
     /// A run that takes longer than `limit` seconds is killed (a hang must fail, not block the suite).
     /// `environment` adds to (or overrides) the variables the child gets.
+    /// `standardInput`, when given, is what the child reads on stdin (otherwise `/dev/null`).
     static func run(_ arguments: [String], in directory: URL? = nil, limit: Double = 120,
-                    environment extra: [String: String] = [:]) async throws -> CLIResult {
+                    environment extra: [String: String] = [:], standardInput: String? = nil) async throws -> CLIResult {
         let executable = try binary()
         let workingDirectory = try directory ?? temporaryDirectory()
         let outURL = workingDirectory.appendingPathComponent(".stdout-\(UUID().uuidString)")
         let errURL = workingDirectory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        let inURL = workingDirectory.appendingPathComponent(".stdin-\(UUID().uuidString)")
+        if let standardInput { try Data(standardInput.utf8).write(to: inURL) }
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
+            try? FileManager.default.removeItem(at: inURL)
             if directory == nil { try? FileManager.default.removeItem(at: workingDirectory) }
         }
         var environment = ProcessInfo.processInfo.environment
@@ -103,6 +107,7 @@ enum CLI {
         environment.merge(extra) { $1 }
         let child = try ChildProcess(executable: executable.path, arguments: arguments, environment: environment,
                                      workingDirectory: workingDirectory.path,
+                                     standardInput: standardInput == nil ? nil : inURL.path,
                                      standardOutput: .file(outURL.path), standardError: .file(errURL.path))
         // A hang must fail the test, not block the suite (`kill` does nothing once the child is reaped).
         DispatchQueue.global().asyncAfter(deadline: .now() + limit) { child.kill() }

@@ -1,4 +1,5 @@
 import Foundation
+import PaymentDataTestSupport
 import Testing
 
 /// `checkout vault add/list/default/delete --db` round trip, with the JSON shapes of issue 5.
@@ -16,6 +17,37 @@ import Testing
         #expect(item["paymentInstrumentType"] as? String == "PAYMENT_CARD")
         #expect((item["id"] as? String)?.hasPrefix("vt_") == true)
         #expect((item["analyticsId"] as? String)?.isEmpty == false)
+    }
+
+    /// Card numbers typed where the name goes, spelled so only a Unicode-aware rule sees them.
+    static let namesHoldingCardNumbers = [
+        "4242.4242.4242.4242", "4242\t4242\t4242\t4242", "4242/4242/4242/4242", "4242_4242_4242_4242",
+        "４２４２４２４２４２４２４２４２", "4242\u{200D}4242\u{200D}4242\u{200D}4242", "4242\u{00A0}4242\u{00A0}4242\u{00A0}4242",
+    ]
+
+    @Test("a card number typed as the cardholder name is refused, whatever separates its digits, and never stored")
+    func cardNumberAsName() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = directory.appendingPathComponent("vault.sqlite").path
+        let scope = ["--db", db, "--merchant", "merchant_a", "--customer", "customer_1"]
+        for name in Self.namesHoldingCardNumbers {
+            let result = try await CLI.run(["vault", "add"] + scope + ["--number", "5555555555554444", "--expiry", "11/38",
+                                                                        "--name", name, "--json"], in: directory)
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("sensitive-data-rejected") || result.stderr.contains("card number"), "\(result)")
+            #expect(!ReferenceCardNumberDetector.containsCardNumber(result.stdout + result.stderr))
+        }
+        // The number and the CVV can come from standard input instead of the command line.
+        let piped = try await CLI.run(["vault", "add"] + scope + ["--number", "-", "--expiry", "11/38", "--json"], in: directory,
+                                      standardInput: "5555 5555 5555 4444\n")
+        #expect(piped.status == 0, "\(piped)")
+        let listed = try await CLI.run(["vault", "list"] + scope + ["--json"], in: directory)
+        #expect(try listed.array().count == 1, "\(listed)")
+        let (hits, scanned) = PaymentDataByteScanner.scan(
+            files: ["", "-wal", "-shm"].map { URL(fileURLWithPath: db + $0) }, for: ["4242424242424242", "5555555555554444"])
+        #expect(scanned > 0)
+        #expect(hits.isEmpty, "\(hits)")
     }
 
     @Test func roundTrip() async throws {

@@ -18,6 +18,33 @@ struct VaultStoreSyncTests {
         Dictionary(uniqueKeysWithValues: try store.storedInstruments(scope: scope, includeDeleted: true).map { ($0.method.id, $0.version) })
     }
 
+    /// What a malicious or broken server could send: card numbers spelled past the old guard, a
+    /// card number in the expiry year (`checkout vault list` printed `12/4242424242424242`), and
+    /// expiries no card has.
+    static let plantedMethods: [(String, @Sendable (inout VaultedPaymentMethod) -> Void)] = [
+        ("full-width digits in the name", { $0.paymentInstrumentData.cardholderName = "４２４２４２４２４２４２４２４２" }),
+        ("no-break spaces in the name", { $0.paymentInstrumentData.cardholderName = "4111\u{00A0}1111\u{00A0}1111\u{00A0}1111" }),
+        ("dots in the analytics id", { $0.analyticsId = "4242.4242.4242.4242" }),
+        ("a card number as the expiry year", { $0.paymentInstrumentData.expirationYear = 4_242_424_242_424_242 }),
+        ("expiry month 13", { $0.paymentInstrumentData.expirationMonth = 13 }),
+        ("a two-digit expiry year", { $0.paymentInstrumentData.expirationYear = 31 }),
+    ]
+
+    @Test("a pulled page with a planted card number or an impossible expiry is refused whole, and nothing moves",
+          arguments: plantedMethods.indices)
+    func plantedDataIsRefused(_ index: Int) throws {
+        let (reason, plant) = Self.plantedMethods[index]
+        try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("a"), version: 1)], newCursor: "v3.a")
+        var planted = Fixtures.card("b")
+        plant(&planted)
+        #expect(throws: CheckoutError.self, "\(reason)") {
+            try store.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("c"), version: 1), .upsert(planted, version: 1)],
+                                      newCursor: "v3.b")
+        }
+        #expect(try versions() == ["a": 1], "\(reason)")
+        #expect(try store.cursor(scope: scope) == "v3.a", "\(reason)")
+    }
+
     @Test("a page is applied with its cursor; older or equal versions are skipped")
     func applyPage() throws {
         let result = try store.applyRemotePage(scope: scope, changes: [

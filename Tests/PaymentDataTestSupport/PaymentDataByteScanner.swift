@@ -5,12 +5,13 @@ import Foundation
 /// read as UTF-8 and as UTF-16 in both byte orders and both alignments (SQLite can store text as
 /// UTF-16; a log can be written in it).
 ///
-/// It looks for known numbers only (the test's own cards), so it can be more suspicious than the
-/// product's rule: up to `maximumSeparatorRun` separators of any kind, invalid bytes included,
-/// may stand between two digits.
+/// Between two digits it allows what the card-number rule allows: up to `maximumSeparatorRun`
+/// separators of any kind (an invalid byte counts as one). A text the rule does not see as a card
+/// number (four separators between two digits) is, by that rule, not one; the scan reads bytes the
+/// product never decoded (UTF-16, binary pages), which the rule itself does not.
 public enum PaymentDataByteScanner {
     /// The most non-digit, non-letter scalars between two digits of one number.
-    public static let maximumSeparatorRun = 8
+    public static let maximumSeparatorRun = 3
 
     /// The encodings one scan reads the bytes in.
     public enum Encoding: String, CaseIterable, Sendable {

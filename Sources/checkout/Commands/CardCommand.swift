@@ -10,7 +10,7 @@ enum CardCommand: CLICommand {
     static let name = "card"
     static let summary = "Validate a card number, expiry, CVV and cardholder name"
     static let help = """
-        USAGE: checkout card validate --number N [--expiry E] [--cvv C] [--name S]
+        USAGE: checkout card validate --number N|- [--expiry E] [--cvv C|-] [--name S]
                                       [--allowed VISA,MASTERCARD] [--json] [--config-dir DIR]
 
         Detects the card network (longest matching prefix of the configuration's card-networks.json)
@@ -20,15 +20,18 @@ enum CardCommand: CLICommand {
         cardholder name.
 
         OPTIONS:
-          --number N          The card number (required).
+          --number N|-        The card number (required). `-` reads it from standard input (a prompt
+                              without echo on a terminal): better than an argument, which shows in
+                              `ps`, /proc/*/cmdline and the shell's history.
           --expiry E          The expiry date.
-          --cvv C             The security code.
+          --cvv C|-           The security code; `-` reads it from standard input (after the number).
           --name S            The cardholder name.
           --allowed LIST      Comma-separated networks the merchant accepts (default: any).
           --json              Print one JSON object:
                               {"network": "VISA" | null, "valid": true|false,
                                "errors": [{"field": "cardNumber", "code": "invalid-card-number"}],
-                               "formatted": "4242 4242 4242 4242", "masked": "424242••••••4242"}
+                               "formatted": "4242 42•• •••• 4242", "masked": "424242••••••4242"}
+                              (`formatted` is the mask in the card's grouping: never the full number)
           \(ConfigLocation.helpLine)
           --help              Show this help.
 
@@ -45,18 +48,21 @@ enum CardCommand: CLICommand {
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
         // Options first, so an option's value is never mistaken for the subcommand.
         let json = arguments.flag("--json")
-        let card = try CardOptions.parse(&arguments)
+        let options = try CardOptions.parse(&arguments)
         let allowedText = try arguments.option("--allowed")
         let defaults = try ConfigLocation.defaults(&arguments)
         let _: Subcommand = try arguments.choice("subcommand")
         try arguments.finish()
+        guard options.number != nil else { throw UsageError(message: "missing required option --number") }
+        let card = try options.readingStandardInput()
         guard let number = card.number else { throw UsageError(message: "missing required option --number") }
 
         let table = defaults.cardNetworks
         let allowed = try allowedText.map { try parseAllowed($0, table: table) } ?? []
         let validator = CardValidator(table: table, allowedNetworks: allowed)
         let result = validator.validate(number: number, cvv: card.cvv, expiry: card.expiry, cardholderName: card.name)
-        let formatted = CardFormatter.format(number, table: table)
+        // Never the full number on stdout: the mask, grouped as the card is printed.
+        let formatted = CardFormatter.formatMasked(number, table: table)
         let masked = CardFormatter.mask(number)
 
         if json {

@@ -34,9 +34,12 @@ enum PayCommand: CLICommand {
 
         OPTIONS:
           --method TYPE       The payment-method type (required).
-          --number N          Card number (PAYMENT_CARD, VAULTED). Never printed.
+          --number N|-        Card number (PAYMENT_CARD, VAULTED). Never printed. `-` reads it from
+                              standard input (a prompt without echo on a terminal): better than an
+                              argument, which shows in `ps`, /proc/*/cmdline and shell history.
           --expiry MM/YY      Card expiry (PAYMENT_CARD).
-          --cvv C             Card security code (PAYMENT_CARD; VAULTED recapture). Never printed.
+          --cvv C|-           Card security code (PAYMENT_CARD; VAULTED recapture). Never printed.
+                              `-` reads it from standard input (the line after the number).
           --name S            Cardholder name (PAYMENT_CARD).
           --billing F=V       A billing field, e.g. postalCode=1011AB (PAYMENT_CARD; repeatable).
           --vault             Save the card on success (overrides the configuration's vaultOnSuccess).
@@ -174,7 +177,7 @@ enum PayCommand: CLICommand {
             }
             pollTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
         }
-        return Request(json: json, method: method, card: card, billing: billing,
+        return Request(json: json, method: method, card: try card.readingStandardInput(), billing: billing,
                        vault: vault, amount: amount, currency: currency, country: country, wallet: wallet,
                        pollTimeout: pollTimeout, defaults: defaults)
     }

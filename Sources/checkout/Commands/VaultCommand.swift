@@ -11,7 +11,7 @@ enum VaultCommand: CLICommand {
     static let name = "vault"
     static let summary = "Save, list, delete and choose the default of saved payment methods"
     static let help = """
-        USAGE: checkout vault add     --merchant M --customer C --number N --expiry MM/YY [--name S] [--default] [--db PATH] [--json]
+        USAGE: checkout vault add     --merchant M --customer C --number N|- --expiry MM/YY [--name S] [--default] [--db PATH] [--json]
                checkout vault list    --merchant M --customer C [--db PATH] [--json]
                checkout vault delete  --merchant M --customer C --id ID [--db PATH] [--json]
                checkout vault default --merchant M --customer C --id ID [--db PATH] [--json]
@@ -34,7 +34,9 @@ enum VaultCommand: CLICommand {
                               else ~/.local/share/checkoutkit/vault.sqlite; the default directory is created).
           --merchant M        The merchant id.
           --customer C        The customer id.
-          --number N          add: the card number (spaces and dashes allowed). Never stored or printed.
+          --number N|-        add: the card number (spaces and dashes allowed). Never stored or printed.
+                              `-` reads it from standard input (a prompt without echo on a terminal):
+                              better than an argument, which shows in `ps` and shell history.
           --expiry MM/YY      add: the expiry (MM/YY or MM/YYYY).
           --name S            add: the cardholder's name.
           --default           add: make the new card the default.
@@ -81,7 +83,7 @@ enum VaultCommand: CLICommand {
         let dbOption = try arguments.option("--db")
         let merchantOption = try arguments.option("--merchant")
         let customerOption = try arguments.option("--customer")
-        let cardOptions = try CardOptions.parse(&arguments)
+        var cardOptions = try CardOptions.parse(&arguments)
         let id = try arguments.option("--id")
         let defaults = try ConfigLocation.defaults(&arguments)
         if arguments.words.first(where: { !$0.hasPrefix("--") }) == "sync" {
@@ -101,9 +103,12 @@ enum VaultCommand: CLICommand {
         var card: (number: String, expiry: CardExpiry)?
         switch subcommand {
         case .add:
-            guard let number = cardOptions.number else { throw UsageError(message: "vault add needs --number") }
+            guard cardOptions.number != nil else { throw UsageError(message: "vault add needs --number") }
             guard cardOptions.cvv == nil else { throw UsageError(message: "vault add does not take --cvv: a CVV is never stored") }
             guard let expiryText = cardOptions.expiry else { throw UsageError(message: "vault add needs --expiry MM/YY") }
+            guard id == nil else { throw UsageError(message: "vault add does not take --id") }
+            cardOptions = try cardOptions.readingStandardInput()
+            guard let number = cardOptions.number else { throw UsageError(message: "vault add needs --number") }
             guard let parsed = CardExpiry(parsing: expiryText) else {
                 throw UsageError(message: "--expiry must be MM/YY or MM/YYYY with a month 01-12, got \(CommandSupport.quote(expiryText))")
             }
@@ -111,7 +116,6 @@ enum VaultCommand: CLICommand {
             guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw UsageError(message: "--number must contain only digits, spaces and dashes")
             }
-            guard id == nil else { throw UsageError(message: "vault add does not take --id") }
             card = (digits, parsed)
         case .list:
             try rejectCardOptions(subcommand: word, cardOptions, makeDefault: makeDefault)
