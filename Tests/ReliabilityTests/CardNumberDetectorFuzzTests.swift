@@ -80,6 +80,8 @@ extension Reliability.HostileInput {
         #expect(cards > Self.cases / 5 && cards < Self.cases * 4 / 5, "\(cards) of \(ran) were cards")
         #expect(scriptsUsed.count == CardNumberSpellings.scripts.count)
         #expect(classesUsed.count == CardNumberSpellings.separatorClasses.count)
+        print("card-number detector fuzz: \(ran) cases ran (seed \(seed)), \(cards) held a card number, "
+              + "\(scriptsUsed.count) digit scripts, \(classesUsed.count) separator classes, \(failures.count) disagreements")
         ReliabilityCounters.shared.add("fuzz.cardNumberDetector", ran)
         ReliabilityCounters.shared.add("fuzz.cardNumberDetector.cards", cards)
         failures.verify()
