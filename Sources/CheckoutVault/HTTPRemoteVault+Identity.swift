@@ -87,7 +87,14 @@ extension HTTPRemoteVault {
 
     /// `GET /v1/whoami` with `authorization`.
     private func whoami(authorization: String) async throws -> VaultIdentity {
-        let data = try await exchange(method: "GET", path: "/v1/whoami", body: nil, authorization: authorization)
+        let data: [UInt8]
+        do {
+            data = try await exchange(method: "GET", path: "/v1/whoami", body: nil, authorization: authorization)
+        } catch RemoteVaultError.httpStatus(404, _, _, _) {
+            // A server from before merchant binding: syncing blind could cross merchants.
+            throw RemoteVaultError.misconfigured(reason: "the vault server does not answer GET /v1/whoami (it is older than "
+                                                 + "this client), so the key's merchant cannot be checked")
+        }
         let body = try decode(WhoamiBody.self, from: data)
         guard !body.merchant.isEmpty, body.customer.map({ !$0.isEmpty }) ?? true else {
             throw RemoteVaultError.malformedResponse(reason: "whoami named an empty merchant or customer")

@@ -3,8 +3,13 @@ import CheckoutLocking
 
 /// Keeps a `VaultStore` in sync with a `RemoteVault` in the background.
 ///
-/// A round for one customer pulls the change feed page by page (each page and the cursor in one
-/// store transaction; HTTP 410 resets the customer and pulls from scratch, keeping the outbox),
+/// A round for one customer first checks that the remote's credentials belong to the scope's
+/// merchant (`RemoteVault.identity(scope:)`; another merchant's scope is refused with
+/// `merchant-mismatch` before anything is sent or applied, and when it is only a pending scope
+/// of a full round it is skipped and listed in `SyncReport.foreignScopes`). It then pulls the
+/// change feed page by page, at most `maxPagesPerRound` pages within `roundTimeBudget` (a round
+/// cut short reports `partial` and the next resumes from the cursor; each page and the cursor in
+/// one store transaction; HTTP 410 resets the customer and pulls from scratch, keeping the outbox),
 /// then pushes the outbox in batches (the op id is the idempotency key): applied ops leave the
 /// queue with the server's version, rejected and conflicting ops are dropped and reported on
 /// `rejections()` (the server decides; delete wins), retryable failures keep the ops, count an
@@ -108,6 +113,8 @@ public final class SyncEngine: Sendable {
         var lastSyncedAt: Int64?
         /// Scopes whose last successful round stopped before the end of the feed.
         var partialScopes: Set<VaultScope> = []
+        /// Pending scopes of another merchant than the remote's, as the last `syncNow()` found them.
+        var foreignScopes: Set<VaultScope> = []
         var pendingCount = 0
         var loop: Task<Void, Never>?
         var stopping = false
@@ -170,6 +177,7 @@ public final class SyncEngine: Sendable {
     @discardableResult
     public func syncNow() async throws -> SyncReport {
         let (scopes, foreign) = try await ownScopes()
+        state.withLock { $0.foreignScopes = Set(foreign) }
         var report = SyncReport()
         report.foreignScopes = foreign
         if scopes.count == 1, let scope = scopes.first {
@@ -500,9 +508,13 @@ public final class SyncEngine: Sendable {
     /// The queued operations over every synced scope; nil when the store cannot be read.
     private func totalPendingCount() -> Int? {
         do {
-            // With every pending scope synced, the sum over the synced scopes is the whole outbox:
-            // one count instead of a scan for the scopes plus a count per scope after every round.
-            if configuration.includePendingScopes { return try store.pendingCountOfAllScopes() }
+            // With every pending scope synced, the sum over the synced scopes is the whole outbox
+            // (less the ops of other merchants' scopes, which this engine's key never syncs): one
+            // count instead of a scan for the scopes plus a count per scope after every round.
+            if configuration.includePendingScopes {
+                let foreign = state.withLock { $0.foreignScopes }
+                return try foreign.reduce(store.pendingCountOfAllScopes()) { $0 - (try store.pendingCount(scope: $1)) }
+            }
             return try syncedScopes().reduce(0) { $0 + (try store.pendingCount(scope: $1)) }
         } catch {
             return nil

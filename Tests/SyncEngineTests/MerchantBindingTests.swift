@@ -79,6 +79,7 @@ import TLSTestSupport
         #expect(try store.pendingCount(scope: Self.merchantA) == 0)
         #expect(try store.pendingCount(scope: Self.merchantB) == 1, "merchant_b's op waits for merchant_b's key")
         #expect(engineA.currentStatus.phase == .idle, "a foreign scope is not a failure")
+        #expect(engineA.currentStatus.pendingCount == 0, "merchant_b's op is not this engine's to push")
 
         let engineB = SyncEngine(store: store, remote: server.remote(apiKey: LoopbackVaultServer.keyB, tls: tls),
                                  configuration: .init(interval: nil, retry: .noRetry), clock: ManualSyncClock())
@@ -90,6 +91,23 @@ import TLSTestSupport
         #expect(try await server.remote(tls: tls).instruments(scope: Self.merchantA).map(\.id) == ["tok_a"])
         let remoteB = server.remote(apiKey: LoopbackVaultServer.keyB, tls: tls)
         #expect(try await remoteB.instruments(scope: Self.merchantB).map(\.id) == ["tok_b"])
+    }
+
+    @Test("a server without whoami (older than the client): misconfigured, nothing sent, the outbox kept")
+    func serverWithoutWhoami() async throws {
+        let stub = try RawHTTPStub(responses: [
+            "whoami": RawHTTPStub.response(status: 404, body: #"{"error":{"code":"not-found","message":"no such resource"}}"#),
+        ])
+        let directory = try TestDirectory()
+        let store = try directory.store("device")
+        try store.upsert(Fixture.card("tok_a"), scope: Self.merchantA)
+        let engine = SyncEngine.testing(store, HTTPRemoteVault(baseURL: stub.baseURL, apiKey: "key", timeout: 10),
+                                        scope: Self.merchantA, retry: .noRetry)
+        let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: Self.merchantA) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.contains("does not answer GET /v1/whoami") == true)
+        #expect(try store.pendingCount(scope: Self.merchantA) == 1)
+        #expect(stub.requests.map(\.target) == ["/v1/whoami"])
     }
 
     @Test("the in-memory double answers identity as its merchant: the engine refuses another merchant's scope there too")
