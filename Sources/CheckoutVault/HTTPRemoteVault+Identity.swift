@@ -124,6 +124,18 @@ extension HTTPRemoteVault {
         bindings.withLock { state in
             guard case .asking(_, let current)? = state.entries[authorization], current == generation else { return }
             state.entries[authorization] = entry
+            // Ephemeral keys are replaced over time and their old entries would pile up: past the
+            // bound, every other confirmed epoch ends (each next request of theirs asks again).
+            if state.entries.count > Self.maxBindings {
+                state.entries = state.entries.filter { key, value in
+                    if key == authorization { return true }
+                    if case .asking = value { return true }
+                    return false
+                }
+            }
         }
     }
+
+    /// The most credentials whose identity is kept at once (one per customer with ephemeral keys).
+    static let maxBindings = 1024
 }

@@ -19,7 +19,8 @@ enum VaultCommand: CLICommand {
                checkout vault key     create|revoke ... (see checkout vault key --help)
 
         The local vault caches each customer's saved payment methods (masked data only) and queues
-        every change for sync with the remote vault.
+        every change for sync with the remote vault. Vault tokens can pay, so text output shows them
+        masked (•••9b7a); --json prints them whole, for --id.
 
         SUBCOMMANDS:
           add       Tokenize a card through the sandbox and save the masked instrument; prints it.

@@ -33,7 +33,7 @@ enum VaultSyncCommand: CLICommand {
           --merchant M        The merchant id of the local vault rows.
           --customer C        The customer to sync.
           --remote URL        The vault server, e.g. https://vault.example.com:8443 (plain http:// only
-                              to loopback).
+                              to loopback; no user or password in it).
           --api-key KEY       The merchant's API key, for a backend (default: the VAULT_API_KEY
                               environment variable, which keeps the key out of the process list).
           --ephemeral-key SECRET
