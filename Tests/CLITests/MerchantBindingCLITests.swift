@@ -166,6 +166,29 @@ import Testing
         #expect(deleted.stdout == "deleted •••\(token.suffix(4))\n", "\(deleted)")
     }
 
+    @Test("a rejection line on stderr names the token masked")
+    func rejectionLinesMaskTheToken() async throws {
+        let setup = try await Self.start()
+        defer { Task { _ = await setup.server.terminate() } }
+        let token = try await Self.add(setup, "one.sqlite", merchant: "merchant_a")
+        let sync = { (database: String) in
+            try await CLI.run(["vault", "sync"] + setup.scope(database, merchant: "merchant_a") + setup.remote(Self.keyA),
+                              in: setup.directory)
+        }
+        #expect(try await sync("one.sqlite").status == 0)
+        #expect(try await sync("two.sqlite").status == 0, "the second device has the card")
+        // The first device deletes it; the second, not yet aware, makes it its default.
+        #expect(try await CLI.run(["vault", "delete"] + setup.scope("one.sqlite", merchant: "merchant_a") + ["--id", token],
+                                  in: setup.directory).status == 0)
+        #expect(try await sync("one.sqlite").status == 0)
+        #expect(try await CLI.run(["vault", "default"] + setup.scope("two.sqlite", merchant: "merchant_a") + ["--id", token],
+                                  in: setup.directory).status == 0)
+        let refused = try await sync("two.sqlite")
+        #expect(refused.status == 0, "\(refused)")
+        #expect(refused.stderr.contains("rejected: setDefault of •••\(token.suffix(4)): "), "\(refused)")
+        #expect(!(refused.stdout + refused.stderr).contains(token), "\(refused)")
+    }
+
     static let credentialURLs = [
         "http://user:secretpw@127.0.0.1:1",
         "https://user:secretpw@vault.example.com:8443/base",
