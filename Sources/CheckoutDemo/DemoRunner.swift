@@ -190,7 +190,7 @@ public final class DemoRunner: Sendable {
         if options.verbose { detail("card form: \(form.formState)") }
         let result = try expectSuccess(await form.submit(), session: session)
         let report = try await context.engine.syncNow(scope: context.scope)
-        line("paid \(amount(context)) by card (\(result.paymentId)); card saved as \(result.vaultedToken ?? "-")"
+        line("paid \(amount(context)) by card (\(result.paymentId)); card saved as \(result.vaultedToken.map(VaultTokenMask.mask) ?? "-")"
              + "; synced to the server (pushed \(report.pushed), pending \(report.pending))")
     }
 

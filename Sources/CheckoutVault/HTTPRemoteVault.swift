@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
 import HTTPTransport
 
@@ -15,10 +16,17 @@ import HTTPTransport
 /// cause ("certificate not trusted", "host name mismatch", ...); a refused certificate is
 /// `untrustedServer`. Credentials (an API key, or ephemeral customer keys from a provider, see
 /// `VaultCredentials`) are never included in errors or descriptions.
+///
+/// Merchant binding: before the first request of each connection epoch the remote asks the
+/// server whose credential it holds (`GET /v1/whoami`), and it sends nothing for a scope of
+/// another merchant (or, with an ephemeral key, another customer): such a call throws
+/// `RemoteVaultError.merchantMismatch`. See `identity(scope:)` and `HTTPRemoteVault+Identity`.
 public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, CustomReflectable {
     private let baseURL: URL
     let credentials: Credentials
     private let transport: HTTPTransport
+    /// The merchant binding of each credential in use (`HTTPRemoteVault+Identity`).
+    let bindings = Locked(Bindings())
 
     enum Credentials: Sendable {
         case apiKey(authorization: String)
@@ -68,10 +76,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
 
     /// A one-line explanation, safe to log: the server's scheme, host and port, never a credential.
     public var description: String {
-        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
-        components?.user = nil
-        components?.password = nil
-        return "HTTPRemoteVault(\(components?.string ?? "invalid URL"))"
+        "HTTPRemoteVault(\(URLCredentialRedactor.redact(baseURL.absoluteString)))"
     }
 
     /// What `dump` and debuggers show: the description, never the credentials.
@@ -143,20 +148,30 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// One exchange with the scope's credentials. With ephemeral keys, a `key-expired` or
-    /// `key-revoked` answer gets the provider asked once for a new key and the request sent once
-    /// more: a 401 applied nothing, so nothing is lost or applied twice.
+    /// One exchange with the scope's credentials, after the merchant binding check (see
+    /// `identity(scope:)`). With ephemeral keys, a `key-expired` or `key-revoked` answer gets the
+    /// provider asked once for a new key and the request sent once more: a 401 applied nothing,
+    /// so nothing is lost or applied twice.
     private func send(_ scope: VaultScope, method: String, path: String, body: [UInt8]?) async throws -> [UInt8] {
+        try await withAuthorization(scope) { authorization in
+            try await boundExchange(scope, method: method, path: path, body: body, authorization: authorization)
+        }
+    }
+
+    /// Runs `operation` with the scope's `Authorization` value. With ephemeral keys, a
+    /// `key-expired` or `key-revoked` answer gets the provider asked once for a new key and
+    /// `operation` run once more with it.
+    func withAuthorization<T: Sendable>(_ scope: VaultScope, _ operation: (String) async throws -> T) async throws -> T {
         switch credentials {
         case .apiKey(let authorization):
-            return try await exchange(method: method, path: path, body: body, authorization: authorization)
+            return try await operation(authorization)
         case .ephemeral(let cache):
             let key = try await cache.key(for: scope)
             do {
-                return try await exchange(method: method, path: path, body: body, authorization: "Bearer \(key.secret)")
+                return try await operation("Bearer \(key.secret)")
             } catch RemoteVaultError.keyExpired, RemoteVaultError.keyRevoked {
                 let fresh = try await cache.key(for: scope, refused: key.secret)
-                return try await exchange(method: method, path: path, body: body, authorization: "Bearer \(fresh.secret)")
+                return try await operation("Bearer \(fresh.secret)")
             } catch RemoteVaultError.unauthorized {
                 // The server does not know the key at all (forgotten after expiry, a new vault):
                 // not retried now, but the next round asks the provider for a new one.

@@ -3,9 +3,14 @@ import CheckoutCore
 /// The remote vault service as the sync engine sees it: a change feed, a batch of ops, a listing.
 ///
 /// `HTTPRemoteVault` talks to `vault-server` over HTTP; tests can supply an in-memory remote.
-/// The merchant is implied by the credentials, so `scope.merchantId` is informational and the
-/// server only ever uses `scope.customerId` from it.
+/// The server scopes every call by the merchant behind the credentials and uses only
+/// `scope.customerId` from the scope, so the merchant must be checked on the client:
+/// `identity(scope:)` says whose credentials serve `scope`, and the sync engine refuses a scope
+/// the identity does not cover (`VaultIdentity.check`) before it sends or applies anything.
 public protocol RemoteVault: Sendable {
+    /// Who the credentials used for `scope` belong to (the server's `GET /v1/whoami`). There is
+    /// no default: a remote that cannot say would let one merchant's data reach another's.
+    func identity(scope: VaultScope) async throws -> VaultIdentity
     /// One page of the customer's change feed after `cursor` (nil: from the beginning).
     func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage
     /// Sends a batch of ops and returns one result per op, in the order sent.
@@ -198,13 +203,18 @@ public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertibl
     /// is not loopback, an unreadable CA bundle, a malformed pin, a credential with a line
     /// break): nothing was sent, and no retry can help until the configuration changes.
     case misconfigured(reason: String)
+    /// The credentials belong to another merchant than `scope`'s (or, for an ephemeral key, to
+    /// another customer): nothing was sent for the scope and nothing pulled into it. Only other
+    /// credentials fix it, so it is never retried.
+    case merchantMismatch(credential: VaultIdentity, scope: VaultScope)
 
     /// True when the same request may succeed later (network errors, 408, 429, 5xx).
     public var isRetryable: Bool {
         switch self {
         case .unreachable, .credentialsUnavailable: return true
         case .httpStatus(let status, _, _, _): return status == 408 || status == 429 || status >= 500
-        case .cursorExpired, .unauthorized, .keyExpired, .keyRevoked, .untrustedServer, .malformedResponse, .misconfigured:
+        case .cursorExpired, .unauthorized, .keyExpired, .keyRevoked, .untrustedServer, .malformedResponse, .misconfigured,
+             .merchantMismatch:
             return false
         }
     }
@@ -240,6 +250,8 @@ public enum RemoteVaultError: Error, Sendable, Equatable, CustomStringConvertibl
         case .untrustedServer(let reason): return "the vault server is not trusted: \(reason)"
         case .malformedResponse(let reason): return "malformed response from the vault server: \(reason)"
         case .misconfigured(let reason): return "the vault client is misconfigured: \(reason)"
+        case .merchantMismatch(let credential, let scope):
+            return "the vault key belongs to \(credential), not to \(scope): nothing was synced for it"
         }
     }
 }

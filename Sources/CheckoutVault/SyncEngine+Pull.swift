@@ -4,9 +4,15 @@ extension SyncEngine {
     /// Pulls the change feed after the stored cursor until `hasMore` is false, applying each page
     /// with its cursor in one store transaction. On HTTP 410, or a cursor the server does not
     /// recognise (400 `invalid-cursor`), the customer is reset (synced rows wiped, outbox kept)
-    /// and the feed is pulled from the beginning, once per round.
+    /// and the feed is pulled from the beginning, once per round. After
+    /// `configuration.maxPagesPerRound` pages, or once `roundTimeBudget` is spent, the pull stops
+    /// with `report.partial` set; the stored cursor is where the next round resumes.
     func pull(_ scope: VaultScope, into report: inout SyncReport) async throws {
         var cursor = try store.cursor(scope: scope)
+        let started = clock.nowMillis()
+        let budget = configuration.roundTimeBudget.components
+        let budgetMillis = budget.seconds * 1000 + budget.attoseconds / 1_000_000_000_000_000
+        var pages = 0
         // The next page is fetched while the current one is written: the fetch needs only the
         // page's cursor, and a failed write discards it (the store's cursor never moved).
         var prefetched: Task<ChangePage, any Error>?
@@ -27,8 +33,19 @@ extension SyncEngine {
                 cursor = nil
                 continue
             }
+            pages += 1
             let progressed = !page.changes.isEmpty && page.cursor != cursor
-            if page.hasMore && progressed {
+            let partial: SyncReport.Partial?
+            if !page.hasMore || !progressed {
+                partial = nil
+            } else if pages >= configuration.maxPagesPerRound {
+                partial = .pageLimit(pages: pages)
+            } else if clock.nowMillis() - started >= budgetMillis {
+                partial = .timeBudget(configuration.roundTimeBudget)
+            } else {
+                partial = nil
+            }
+            if page.hasMore && progressed && partial == nil {
                 let from = page.cursor
                 prefetched = Task { try await self.fetchPage(scope, after: from) }
             }
@@ -39,6 +56,10 @@ extension SyncEngine {
             }
             report.pulled += page.changes.count
             guard page.hasMore else { return }
+            if let partial {
+                report.partial = partial
+                return
+            }
             guard progressed else {
                 throw SyncError(.malformedResponse, "the server announced more changes but the page made no progress")
             }

@@ -3,8 +3,13 @@ import CheckoutLocking
 
 /// Keeps a `VaultStore` in sync with a `RemoteVault` in the background.
 ///
-/// A round for one customer pulls the change feed page by page (each page and the cursor in one
-/// store transaction; HTTP 410 resets the customer and pulls from scratch, keeping the outbox),
+/// A round for one customer first checks that the remote's credentials belong to the scope's
+/// merchant (`RemoteVault.identity(scope:)`; another merchant's scope is refused with
+/// `merchant-mismatch` before anything is sent or applied, and when it is only a pending scope
+/// of a full round it is skipped and listed in `SyncReport.foreignScopes`). It then pulls the
+/// change feed page by page, at most `maxPagesPerRound` pages within `roundTimeBudget` (a round
+/// cut short reports `partial` and the next resumes from the cursor; each page and the cursor in
+/// one store transaction; HTTP 410 resets the customer and pulls from scratch, keeping the outbox),
 /// then pushes the outbox in batches (the op id is the idempotency key): applied ops leave the
 /// queue with the server's version, rejected and conflicting ops are dropped and reported on
 /// `rejections()` (the server decides; delete wins), retryable failures keep the ops, count an
@@ -41,11 +46,25 @@ public final class SyncEngine: Sendable {
         public var retry: RetryPolicy
         /// Seeds the jitter's random generator (tests); nil seeds it from the system.
         public var randomSeed: UInt64?
+        /// The most feed pages one round pulls (default 1,000). A round that reaches it while the
+        /// server still announces more stops pulling, pushes as usual and reports itself partial
+        /// (`SyncReport.partial`); the next round resumes from the stored cursor. This bounds a
+        /// round against a server that always answers `hasMore`.
+        public var maxPagesPerRound: Int
+        /// How long one round may keep pulling pages (default 120 s, on the engine's clock): once
+        /// spent, the round stops after the page in hand, like `maxPagesPerRound`.
+        public var roundTimeBudget: Duration
+
+        /// The default `maxPagesPerRound`: 1,000 pages (a million changes at the default page size).
+        public static let defaultMaxPagesPerRound = 1000
+        /// The default `roundTimeBudget`.
+        public static let defaultRoundTimeBudget: Duration = .seconds(120)
 
         /// Creates a configuration; sizes below 1 are raised to 1.
         public init(scopes: [VaultScope] = [], includePendingScopes: Bool = true, pageSize: Int = 1000,
                     pushBatchSize: Int = 500, interval: Duration? = .seconds(300), retry: RetryPolicy = .standard,
-                    randomSeed: UInt64? = nil) {
+                    randomSeed: UInt64? = nil, maxPagesPerRound: Int = Configuration.defaultMaxPagesPerRound,
+                    roundTimeBudget: Duration = Configuration.defaultRoundTimeBudget) {
             self.scopes = scopes
             self.includePendingScopes = includePendingScopes
             self.pageSize = max(1, pageSize)
@@ -53,6 +72,8 @@ public final class SyncEngine: Sendable {
             self.interval = interval
             self.retry = retry
             self.randomSeed = randomSeed
+            self.maxPagesPerRound = max(1, maxPagesPerRound)
+            self.roundTimeBudget = max(.zero, roundTimeBudget)
         }
     }
 
@@ -90,6 +111,10 @@ public final class SyncEngine: Sendable {
         var failures: [VaultScope: SyncError] = [:]
         var lastFailure: SyncError?
         var lastSyncedAt: Int64?
+        /// Scopes whose last successful round stopped before the end of the feed.
+        var partialScopes: Set<VaultScope> = []
+        /// Pending scopes of another merchant than the remote's, as the last `syncNow()` found them.
+        var foreignScopes: Set<VaultScope> = []
         var pendingCount = 0
         var loop: Task<Void, Never>?
         var stopping = false
@@ -145,10 +170,21 @@ public final class SyncEngine: Sendable {
     /// (their rounds touch disjoint data, and overlapping them keeps both the store and the network
     /// busy); the reports are merged in scope order and the first failure in that order is thrown
     /// afterwards. The report's cursor is set only when exactly one scope was synced.
+    ///
+    /// A scope that is only included for its queued ops and that belongs to another merchant than
+    /// the remote's credentials is not synced and not a failure: it is listed in the report's
+    /// `foreignScopes`, its outbox kept for an engine with that merchant's credentials.
     @discardableResult
     public func syncNow() async throws -> SyncReport {
-        let scopes = try syncedScopes()
-        if scopes.count == 1, let scope = scopes.first { return try await syncNow(scope: scope) }
+        let (scopes, foreign) = try await ownScopes()
+        state.withLock { $0.foreignScopes = Set(foreign) }
+        var report = SyncReport()
+        report.foreignScopes = foreign
+        if scopes.count == 1, let scope = scopes.first {
+            var single = try await syncNow(scope: scope)
+            single.foreignScopes = foreign
+            return single
+        }
         var outcomes = [Result<SyncReport, any Error>?](repeating: nil, count: scopes.count)
         await withTaskGroup(of: (Int, Result<SyncReport, any Error>).self) { group in
             var next = 0
@@ -170,7 +206,6 @@ public final class SyncEngine: Sendable {
                 startNext()
             }
         }
-        var report = SyncReport()
         var firstError: (any Error)?
         for outcome in outcomes {
             switch outcome {
@@ -327,6 +362,23 @@ public final class SyncEngine: Sendable {
         return scopes.filter { seen.insert($0).inserted }
     }
 
+    /// The synced scopes, without the pending scopes (not configured ones) whose credentials
+    /// belong to another merchant; those are returned apart. A scope whose identity cannot be
+    /// asked now stays in: its round reports the failure.
+    private func ownScopes() async throws -> (own: [VaultScope], foreign: [VaultScope]) {
+        let configured = Set(configuration.scopes)
+        var own: [VaultScope] = []
+        var foreign: [VaultScope] = []
+        for scope in try syncedScopes() {
+            if !configured.contains(scope), let identity = try? await remote.identity(scope: scope), !identity.covers(scope) {
+                foreign.append(scope)
+            } else {
+                own.append(scope)
+            }
+        }
+        return (own, foreign)
+    }
+
     /// The round a caller for `scope` should await: a new one when none runs, else the single
     /// round queued behind the running one (created on demand).
     private func round(for scope: VaultScope) -> Task<SyncReport, any Error> {
@@ -382,6 +434,7 @@ public final class SyncEngine: Sendable {
                 state.failures[scope] = nil
                 if state.failures.isEmpty { state.lastFailure = nil }
                 state.lastSyncedAt = now
+                if report.isPartial { state.partialScopes.insert(scope) } else { state.partialScopes.remove(scope) }
                 if let pending { state.pendingCount = pending }
             }
             return report
@@ -407,6 +460,10 @@ public final class SyncEngine: Sendable {
         guard !scope.merchantId.isEmpty, !scope.customerId.isEmpty else {
             throw SyncError(.invalidScope, "the merchant and customer ids must not be empty")
         }
+        // The server scopes calls by the key's merchant, not by ours: a scope of another merchant
+        // would push its outbox into the key's merchant and pull that merchant's cards into it.
+        let identity = try await withRetry { try await remote.identity(scope: scope) }
+        try identity.check(scope)
         var report = SyncReport()
         try await pull(scope, into: &report)
         try await push(scope, into: &report)
@@ -436,7 +493,8 @@ public final class SyncEngine: Sendable {
             } else {
                 phase = .idle
             }
-            let status = SyncStatus(phase: phase, pendingCount: state.pendingCount, lastSyncedAt: state.lastSyncedAt)
+            let status = SyncStatus(phase: phase, pendingCount: state.pendingCount, lastSyncedAt: state.lastSyncedAt,
+                                    isPartial: !state.partialScopes.isEmpty)
             broadcaster.mutate { $0 = status }
         }
     }
@@ -450,9 +508,13 @@ public final class SyncEngine: Sendable {
     /// The queued operations over every synced scope; nil when the store cannot be read.
     private func totalPendingCount() -> Int? {
         do {
-            // With every pending scope synced, the sum over the synced scopes is the whole outbox:
-            // one count instead of a scan for the scopes plus a count per scope after every round.
-            if configuration.includePendingScopes { return try store.pendingCountOfAllScopes() }
+            // With every pending scope synced, the sum over the synced scopes is the whole outbox
+            // (less the ops of other merchants' scopes, which this engine's key never syncs): one
+            // count instead of a scan for the scopes plus a count per scope after every round.
+            if configuration.includePendingScopes {
+                let foreign = state.withLock { $0.foreignScopes }
+                return try foreign.reduce(store.pendingCountOfAllScopes()) { $0 - (try store.pendingCount(scope: $1)) }
+            }
             return try syncedScopes().reduce(0) { $0 + (try store.pendingCount(scope: $1)) }
         } catch {
             return nil

@@ -1,4 +1,5 @@
 import CheckoutCore
+import HTTPTransport
 
 /// Why a sync round failed.
 ///
@@ -37,6 +38,9 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let storeFailure = Code("store-failure")
         /// The scope cannot be synced (an empty merchant or customer id).
         public static let invalidScope = Code("invalid-scope")
+        /// The credentials belong to another merchant (or customer) than the scope's: nothing was
+        /// pushed from the scope's outbox and nothing pulled into it.
+        public static let merchantMismatch = Code("merchant-mismatch")
 
         public var description: String { rawValue }
     }
@@ -48,10 +52,11 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The remote vault's typed error, when the failure came from the server or the network.
     public let remote: RemoteVaultError?
 
-    /// Creates an error; `message` passes through the payment-data redactor.
+    /// Creates an error; `message` passes through the payment-data redactor and loses any URL
+    /// credential (`URLCredentialRedactor`).
     public init(_ code: Code, _ message: String, remote: RemoteVaultError? = nil) {
         self.code = code
-        self.message = PaymentDataRedactor.redact(message)
+        self.message = URLCredentialRedactor.redact(PaymentDataRedactor.redact(message))
         self.remote = remote
     }
 
@@ -69,6 +74,7 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .misconfigured: code = .invalidConfiguration
         case .malformedResponse: code = .malformedResponse
         case .cursorExpired: code = .cursorExpired
+        case .merchantMismatch: code = .merchantMismatch
         }
         self.init(code, remote.description, remote: remote)
     }

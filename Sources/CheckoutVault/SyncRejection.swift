@@ -42,7 +42,8 @@ public struct SyncRejection: Sendable, Equatable, CustomStringConvertible {
         self.message = message.map(PaymentDataRedactor.redact)
     }
 
+    /// A line safe to log, with the token masked (`VaultTokenMask`: a token can pay).
     public var description: String {
-        "\(kind.rawValue) of \(token) in \(scope): \(verdict.rawValue) (\(reason))"
+        "\(kind.rawValue) of \(VaultTokenMask.mask(token)) in \(scope): \(verdict.rawValue) (\(reason))"
     }
 }

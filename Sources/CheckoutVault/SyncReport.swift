@@ -1,3 +1,5 @@
+import CheckoutCore
+
 /// What one sync round did, returned by `SyncEngine.syncNow()`.
 ///
 /// The counts match the command line's JSON (`checkout vault sync --json`).
@@ -16,6 +18,33 @@ public struct SyncReport: Sendable, Equatable {
     public var rejections: [SyncRejection]
     /// True when the server had forgotten the cursor (HTTP 410) and the round pulled from scratch.
     public var didReset: Bool
+    /// Set when the round stopped pulling before the end of the feed (the server still announced
+    /// more): the pulled pages are applied and the next round resumes from the cursor. Nil when
+    /// the round reached the end of the feed.
+    public var partial: Partial?
+
+    /// Why a round stopped pulling before the end of the feed.
+    public enum Partial: Sendable, Equatable, CustomStringConvertible {
+        /// `SyncEngine.Configuration.maxPagesPerRound` pages were pulled.
+        case pageLimit(pages: Int)
+        /// `SyncEngine.Configuration.roundTimeBudget` was spent.
+        case timeBudget(Duration)
+
+        /// `page limit (N pages)` or `time budget (D)`.
+        public var description: String {
+            switch self {
+            case .pageLimit(let pages): "page limit (\(pages) pages)"
+            case .timeBudget(let budget): "time budget (\(budget))"
+            }
+        }
+    }
+
+    /// True when the round stopped before the end of the feed (`partial` is set).
+    public var isPartial: Bool { partial != nil }
+
+    /// Scopes with queued ops that belong to another merchant than the remote's credentials: not
+    /// synced (nothing sent, nothing pulled), their ops kept for that merchant's own credentials.
+    public var foreignScopes: [VaultScope]
 
     /// Creates a report.
     public init(pulled: Int = 0, pushed: Int = 0, rejected: Int = 0, pending: Int = 0, cursor: String? = nil,
@@ -27,6 +56,8 @@ public struct SyncReport: Sendable, Equatable {
         self.cursor = cursor
         self.rejections = rejections
         self.didReset = didReset
+        self.foreignScopes = []
+        self.partial = nil
     }
 
     /// Adds another scope's report (counts summed, the cursor dropped, rejections appended).
@@ -38,5 +69,7 @@ public struct SyncReport: Sendable, Equatable {
         cursor = nil
         rejections += other.rejections
         didReset = didReset || other.didReset
+        foreignScopes += other.foreignScopes
+        partial = partial ?? other.partial
     }
 }

@@ -19,12 +19,17 @@ public struct SyncStatus: Sendable, Equatable, CustomStringConvertible {
     public var pendingCount: Int
     /// When a round last finished successfully (Unix milliseconds, from the engine's clock); nil if never.
     public var lastSyncedAt: Int64?
+    /// True while the last successful round of some scope stopped before the end of its feed
+    /// (`SyncReport.partial`: the page limit or time budget of a round): the cache is behind the
+    /// server until a later round catches up from the stored cursor.
+    public var isPartial: Bool
 
     /// Creates a snapshot.
-    public init(phase: Phase, pendingCount: Int, lastSyncedAt: Int64?) {
+    public init(phase: Phase, pendingCount: Int, lastSyncedAt: Int64?, isPartial: Bool = false) {
         self.phase = phase
         self.pendingCount = pendingCount
         self.lastSyncedAt = lastSyncedAt
+        self.isPartial = isPartial
     }
 
     public var description: String {
@@ -35,5 +40,6 @@ public struct SyncStatus: Sendable, Equatable, CustomStringConvertible {
         case .offline(let error): phaseText = "offline (\(error))"
         }
         return "\(phaseText), \(pendingCount) pending, last synced \(lastSyncedAt.map(String.init) ?? "never")"
+            + (isPartial ? ", partial" : "")
     }
 }

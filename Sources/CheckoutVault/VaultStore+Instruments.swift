@@ -170,7 +170,7 @@ extension VaultStore {
                 return try statement.step() ? (statement.int64(at: 0), statement.bool(at: 1)) : nil
             }
             guard let current else {
-                throw CheckoutError(.vaultFailure, "no saved payment method \(token) for this customer")
+                throw CheckoutError(.vaultFailure, "no saved payment method \(VaultTokenMask.mask(token)) for this customer")
             }
             guard !current.isDefault else { return }
             try Self.clearDefault(database, scope: scope, except: token, now: now)

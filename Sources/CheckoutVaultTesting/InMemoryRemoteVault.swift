@@ -88,7 +88,7 @@ public final class InMemoryRemoteVault: RemoteVault {
         var holds: [Endpoint: [RemoteVaultHold]] = [:]
     }
 
-    /// The merchant behind the credentials (informational: one instance is one merchant's view).
+    /// The merchant behind the credentials, as `identity(scope:)` answers it: one instance is one merchant's view.
     public let merchantId: String
     /// Request caps.
     public let limits: Limits
@@ -167,6 +167,13 @@ public final class InMemoryRemoteVault: RemoteVault {
     }
 
     // MARK: RemoteVault
+
+    /// The credentials' owner: `merchantId` (one instance is one merchant's view, reached with
+    /// a merchant key). Answered without a request record or a fault, like `HTTPRemoteVault`
+    /// answering from a binding it confirmed earlier in the epoch.
+    public func identity(scope: VaultScope) async throws -> VaultIdentity {
+        VaultIdentity(merchant: merchantId)
+    }
 
     /// One page of the compacted feed after `cursor` (410 before a purged tombstone, 400 for a bad cursor or limit).
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {

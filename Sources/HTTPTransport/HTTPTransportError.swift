@@ -55,13 +55,13 @@ public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConver
 
     /// The failure kind.
     public let code: Code
-    /// A one-line explanation naming the cause, safe to log.
+    /// A one-line explanation naming the cause, safe to log (never a URL's user or password).
     public let message: String
 
-    /// Creates an error.
+    /// Creates an error; any URL credential in `message` is hidden (`URLCredentialRedactor`).
     public init(_ code: Code, _ message: String) {
         self.code = code
-        self.message = message
+        self.message = URLCredentialRedactor.redact(message)
     }
 
     public var description: String { message }

@@ -67,7 +67,8 @@ final class VaultRequestHandler: Sendable {
             if route.managesKeys { throw VaultHTTPError.forbidden }
             // Exactly the answer of a customer that does not exist: nothing tells the two apart.
             // Bytes, not `String ==`, which is Unicode-canonical ("\u{212A}" KELVIN SIGN equals "K").
-            guard let customer = route.customer, customer.utf8.elementsEqual(key.customer.utf8) else {
+            // `whoami` names no customer: it tells the device whose key it holds.
+            guard route == .whoami || route.customer.map({ $0.utf8.elementsEqual(key.customer.utf8) }) == true else {
                 throw VaultHTTPError.notFound
             }
         }
@@ -101,6 +102,8 @@ final class VaultRequestHandler: Sendable {
                 throw VaultHTTPError.notFound
             }
             return Self.json(200, WireRevokedKey(id: id, revoked: true))
+        case .whoami:
+            return Self.json(200, WireWhoami(caller))
         case .health:
             throw VaultHTTPError.notFound
         }

@@ -17,6 +17,8 @@ enum VaultRoute: Sendable, Equatable {
     case mintKey(customer: String)
     /// `/v1/ephemeral-keys/{id}`
     case revokeKey(id: String)
+    /// `/v1/whoami`: the merchant (and customer) behind the caller's credential.
+    case whoami
 
     /// The route of a decoded path (without its query), or nil: 404.
     init?(path: String) {
@@ -24,6 +26,8 @@ enum VaultRoute: Sendable, Equatable {
         switch segments.count {
         case 1 where segments[0] == "health":
             self = .health
+        case 2 where segments[0] == "v1" && segments[1] == "whoami":
+            self = .whoami
         case 3 where segments[0] == "v1" && segments[1] == "ephemeral-keys":
             self = .revokeKey(id: segments[2])
         case 4 where segments[0] == "v1" && segments[1] == "customers":
@@ -45,7 +49,7 @@ enum VaultRoute: Sendable, Equatable {
     var methods: [String] {
         switch self {
         case .health: ["GET", "HEAD"]
-        case .instruments, .changes: ["GET"]
+        case .instruments, .changes, .whoami: ["GET"]
         case .instrument, .revokeKey: ["DELETE"]
         case .ops, .mintKey: ["POST"]
         }
@@ -57,7 +61,7 @@ enum VaultRoute: Sendable, Equatable {
         case .instruments(let customer), .instrument(let customer, _), .changes(let customer), .ops(let customer),
              .mintKey(let customer):
             customer
-        case .health, .revokeKey:
+        case .health, .revokeKey, .whoami:
             nil
         }
     }

@@ -73,6 +73,32 @@ struct WireRevokedKey: Codable, Sendable {
     var id: String
     var revoked: Bool
 }
+/// The body of a `GET /v1/whoami` answer: the tenant behind the credential, so that a client
+/// can check that it syncs its own merchant's data (and, with an ephemeral key, its own customer's).
+struct WireWhoami: Codable, Sendable, Equatable {
+    /// `api-key` or `ephemeral-key`.
+    var credential: String
+    var merchant: String
+    /// Ephemeral keys only: the one customer the key reaches.
+    var customer: String?
+    /// Ephemeral keys only: `read` or `read-write`.
+    var scope: String?
+    /// Ephemeral keys only: when the key stops working.
+    var expiresAtEpochSeconds: Int64?
+
+    init(_ caller: VaultCaller) {
+        merchant = caller.merchant
+        switch caller {
+        case .merchant:
+            credential = "api-key"
+        case .device(let key):
+            credential = "ephemeral-key"
+            customer = key.customer
+            scope = key.scope.rawValue
+            expiresAtEpochSeconds = key.expiresAt / 1000
+        }
+    }
+}
 /// The body of `GET /health`.
 struct WireHealth: Codable, Sendable { var status: String }
 /// The body of every error answer.

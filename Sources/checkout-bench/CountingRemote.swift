@@ -15,6 +15,12 @@ final class CountingRemote: RemoteVault {
 
     func reset() { counts.withLock { $0 = [:] } }
 
+    /// Not counted: `HTTPRemoteVault` asks the server once per connection epoch and answers
+    /// from its binding otherwise (its `identityChecks` counts the requests).
+    func identity(scope: VaultScope) async throws -> VaultIdentity {
+        try await base.identity(scope: scope)
+    }
+
     func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
         counts.withLock { $0["changes", default: 0] += 1 }
         return try await base.changes(scope: scope, cursor: cursor, limit: limit)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransport
 
 /// Small helpers every command shares: quoting user input in errors without echoing card data,
 /// JSON nulls, and picking a subcommand word.
@@ -7,6 +8,7 @@ enum CommandSupport {
     /// control characters); an option written `--name=value` keeps its name. Anything else is
     /// described by its length, so a card number or CVV typed in the wrong place is never echoed.
     static func quote(_ word: String) -> String {
+        let word = URLCredentialRedactor.redact(word)
         if isSafe(word) { return "'\(word)'" }
         if word.hasPrefix("--"), let equals = word.firstIndex(of: "="), isSafe(String(word[..<equals])) {
             return "'\(word[..<equals])=…' (its value not shown because it may contain card data)"
@@ -22,6 +24,22 @@ enum CommandSupport {
     /// `value` for a JSON object, or `NSNull` (printed as `null`) when it is absent.
     static func nullable<Value>(_ value: Value?) -> Any {
         value.map { $0 as Any } ?? NSNull()
+    }
+
+    /// The vault server URL of `--remote`: `http://` or `https://` with a host and no user or
+    /// password (the key goes in `--api-key` / the environment, never in a URL that error
+    /// messages, shells and process lists show).
+    /// - Throws: `UsageError`, which never repeats a URL credential.
+    static func remoteURL(_ text: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", url.host != nil else {
+            throw UsageError(message: "--remote must be an http:// or https:// URL with a host, got \(quote(text))")
+        }
+        guard url.user == nil, url.password == nil, !URLCredentialRedactor.containsCredentials(text) else {
+            throw UsageError(message: "--remote must not hold a user name or password, got \(quote(text)): "
+                             + "give the key with --api-key or the VAULT_API_KEY environment variable")
+        }
+        return url
     }
 }
 

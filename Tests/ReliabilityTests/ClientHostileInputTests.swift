@@ -16,7 +16,12 @@ extension Reliability.HostileInput {
         var mutator = FuzzMutator(seed: seed)
         var failures = FuzzFailures(target: "HTTPRemoteVault responses", seed: seed)
         let box = AnswerBox()
-        let stub = try StubHTTPServer { _ in box.answer.withLock { $0 } }
+        // whoami (the merchant binding check, once per connection epoch) is answered honestly, so
+        // that the hostile answers reach the feed, push and listing decoders.
+        let whoami = Array(#"{"credential":"api-key","merchant":"merchant_a"}"#.utf8)
+        let stub = try StubHTTPServer { request in
+            request.startLine.hasPrefix("GET /v1/whoami ") ? (200, whoami) : box.answer.withLock { $0 }
+        }
         defer { stub.stop() }
         let url = try #require(URL(string: "http://127.0.0.1:\(stub.port)"))
         let remote = HTTPRemoteVault(baseURL: url, apiKey: "stub-key", timeout: 10)

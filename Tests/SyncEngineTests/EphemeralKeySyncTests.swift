@@ -162,7 +162,7 @@ struct EphemeralKeySyncTests {
         #expect(remote.keyProviderCalls == 2)
     }
 
-    @Test("a key for one customer: another customer's feed is not found; a read-only key reads but cannot push")
+    @Test("a key for one customer: another customer's scope is refused before sending; a read-only key reads but cannot push")
     func scopeAndReadOnly() async throws {
         let server = try LoopbackVaultServer()
         let backend = Backend(server)
@@ -171,13 +171,15 @@ struct EphemeralKeySyncTests {
         let remote = HTTPRemoteVault(baseURL: server.baseURL, credentials: .ephemeral { _ in mine.vaultKey },
                                      timeout: 120, resourceTimeout: 240)
         #expect(try await remote.instruments(scope: scope).map(\.id) == ["tok_a"])
+        // whoami names the key's customer, so the client refuses another customer's scope itself
+        // (the server would answer 404: EphemeralKeyTests checks that over raw HTTP).
         let other = Fixture.scope("cus_other")
-        await #expect(throws: RemoteVaultError.self) { try await remote.instruments(scope: other) }
-        do {
-            _ = try await remote.changes(scope: other, cursor: nil, limit: 10)
-            Issue.record("another customer's feed answered")
-        } catch let error as RemoteVaultError {
-            guard case .httpStatus(404, _, _, _) = error else { Issue.record("\(error)"); return }
+        let identity = VaultIdentity(merchant: Fixture.merchant, customer: scope.customerId)
+        await #expect(throws: RemoteVaultError.merchantMismatch(credential: identity, scope: other)) {
+            try await remote.instruments(scope: other)
+        }
+        await #expect(throws: RemoteVaultError.merchantMismatch(credential: identity, scope: other)) {
+            try await remote.changes(scope: other, cursor: nil, limit: 10)
         }
         do {
             _ = try await remote.push(scope: scope, ops: [Fixture.upsert("op-2", Fixture.card("tok_b"))])

@@ -127,14 +127,14 @@ struct ServerSyncTests {
     @Test("a real 429 from the server's rate limiter: the engine waits Retry-After on its clock, then succeeds")
     func rateLimited() async throws {
         let time = ServerTime()
-        let server = try LoopbackVaultServer(limits: .init(rateLimitPerSecond: 1, rateLimitBurst: 1), time: time)
+        let server = try LoopbackVaultServer(limits: .init(rateLimitPerSecond: 1, rateLimitBurst: 2), time: time)
         let directory = try TestDirectory()
         let store = try directory.store("device")
         try store.upsert(Fixture.card("tok_a"), scope: scope)
         let clock = ManualSyncClock()
         let engine = SyncEngine.testing(store, server.remote(), scope: scope, clock: clock)
         let round = Task { try await engine.syncNow(scope: scope) }
-        await clock.waitForSleepers(1)  // the pull took the only token; the push got 429
+        await clock.waitForSleepers(1)  // whoami and the pull took both tokens; the push got 429
         #expect(clock.pendingSleeps == [.seconds(1)])
         #expect(try store.pendingOps(scope: scope).map(\.lastError)
                 == ["vault server answered HTTP 429 rate-limited: too many requests (retry after 1s)"])

@@ -384,6 +384,7 @@ struct SyncEngineBehaviourTests {
 
     /// A remote that announces more changes forever without sending any.
     struct StuckFeed: RemoteVault {
+        func identity(scope: VaultScope) async throws -> VaultIdentity { VaultIdentity(merchant: scope.merchantId) }
         func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
             ChangePage(changes: [], cursor: "v1.0", hasMore: true)
         }

@@ -18,6 +18,10 @@ final class AlternatingRemote: RemoteVault {
         remotes[next.withLock { index in defer { index += 1 }; return index % remotes.count }]
     }
 
+    func identity(scope: VaultScope) async throws -> VaultIdentity {
+        try await remote.identity(scope: scope)
+    }
+
     func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
         try await remote.changes(scope: scope, cursor: cursor, limit: limit)
     }

@@ -10,16 +10,21 @@ import Testing
 
 /// A one-response-per-connection HTTP server on loopback that answers every request with the
 /// same canned bytes: lets tests feed `HTTPRemoteVault` garbage a real server would never send.
+/// `GET /v1/whoami` (the client's merchant binding check) gets the honest answer of a server
+/// whose key is `merchant`'s.
 final class CannedHTTPServer: Sendable {
     let port: Int
     private let socket: Int32
 
-    init(status: Int, headers: [String] = [], body: String) throws {
+    init(status: Int, headers: [String] = [], body: String, merchant: String = "m") throws {
         let (fd, listenerPort) = try LoopbackListener.open(backlog: 16)
         port = Int(listenerPort)
         socket = fd
         let response = Array(("HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nConnection: close\r\n"
             + headers.map { $0 + "\r\n" }.joined() + "Content-Length: \(body.utf8.count)\r\n\r\n" + body).utf8)
+        let identity = #"{"credential":"api-key","merchant":"\#(merchant)"}"#
+        let whoami = Array(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            + "Content-Length: \(identity.utf8.count)\r\n\r\n" + identity).utf8)
         let thread = Thread {
             while true {
                 let client = accept(fd, nil, nil)
@@ -43,7 +48,8 @@ final class CannedHTTPServer: Sendable {
                         .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                     if text.utf8.distance(from: end.upperBound, to: text.endIndex) >= declared { break }
                 }
-                _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+                let answer = received.starts(with: Array("GET /v1/whoami ".utf8)) ? whoami : response
+                _ = answer.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
                 close(client)
             }
         }

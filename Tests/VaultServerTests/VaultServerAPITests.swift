@@ -46,16 +46,19 @@ struct VaultServerAPITests {
         let a = server.remote()
         let b = server.remote(apiKey: TestServer.keyB)
         let scope = Fixture.scope("shared-customer")
+        // Merchant B's own customer of the same id: the client's binding check lets B's key
+        // reach only merchant_b scopes, and the server must keep the two apart.
+        let scopeB = VaultScope(merchantId: "merchant_b", customerId: "shared-customer")
         _ = try await a.push(scope: scope, ops: [Fixture.upsert("a1", Fixture.card("tok-a", isDefault: true))])
         let before = try await Fixture.allChanges(a, scope)
 
-        #expect(try await b.instruments(scope: scope).isEmpty)
-        #expect(try await b.changes(scope: scope, cursor: nil, limit: 10).changes.isEmpty)
+        #expect(try await b.instruments(scope: scopeB).isEmpty)
+        #expect(try await b.changes(scope: scopeB, cursor: nil, limit: 10).changes.isEmpty)
         let deleted = try await server.send("DELETE", "/v1/customers/shared-customer/instruments/tok-a",
                                             authorization: "Bearer \(TestServer.keyB)")
         #expect(deleted.status == 404)
         #expect(deleted.errorCode == "not-found")
-        let results = try await b.push(scope: scope, ops: [Fixture.delete("b1", "tok-a", base: 1),
+        let results = try await b.push(scope: scopeB, ops: [Fixture.delete("b1", "tok-a", base: 1),
                                                            Fixture.setDefault("b2", "tok-a", base: 1),
                                                            Fixture.upsert("b3", Fixture.card("tok-a", last4: "1111"), base: 1)])
         #expect(results == [
@@ -65,7 +68,7 @@ struct VaultServerAPITests {
                      message: "the instrument does not exist (it may have been deleted and purged)"),
         ])
         // Merchant A's op id reused by merchant B is B's own key: no 422, no replay of A's result.
-        let reused = try await b.push(scope: scope, ops: [Fixture.setDefault("a1", "tok-a")])
+        let reused = try await b.push(scope: scopeB, ops: [Fixture.setDefault("a1", "tok-a")])
         #expect(reused.map(\.status) == [.rejected])
 
         #expect(try await Fixture.allChanges(a, scope) == before)
@@ -373,7 +376,8 @@ struct VaultServerAPITests {
     @Test("429 with Retry-After over the rate limit, until tokens refill", arguments: StorageKind.available)
     func rateLimited(_ kind: StorageKind) async throws {
         let clock = ManualClock()
-        let server = try TestServer(kind, limits: .init(rateLimitPerSecond: 1, rateLimitBurst: 2), clock: clock.clock)
+        // A burst of 3: the remote's whoami (its merchant binding check) and two listings.
+        let server = try TestServer(kind, limits: .init(rateLimitPerSecond: 1, rateLimitBurst: 3), clock: clock.clock)
         let remote = server.remote()
         let scope = Fixture.scope("c1")
         _ = try await remote.instruments(scope: scope)
@@ -387,7 +391,8 @@ struct VaultServerAPITests {
             try await remote.instruments(scope: scope)
         }
         // Another merchant has its own bucket.
-        #expect(try await server.remote(apiKey: TestServer.keyB).instruments(scope: scope).isEmpty)
+        #expect(try await server.remote(apiKey: TestServer.keyB)
+            .instruments(scope: VaultScope(merchantId: "merchant_b", customerId: "c1")).isEmpty)
         clock.advance(seconds: 1)
         #expect(try await remote.instruments(scope: scope).isEmpty)
     }

@@ -26,9 +26,11 @@ public struct VaultedPaymentMethod: Sendable, Equatable, Codable, Identifiable, 
     /// True for card instruments (the only kind that can need CVV recapture).
     public var isCard: Bool { paymentInstrumentType == .paymentCard }
 
+    /// A line safe to log: the masked data and the token masked too (`VaultTokenMask`: a token can pay).
     public var description: String {
         let data = paymentInstrumentData
-        return "\(paymentMethodType) \(data.network?.rawValue ?? "-") \(data.first6Digits ?? "")…\(data.last4Digits ?? "") (\(id))"
+        return "\(paymentMethodType) \(data.network?.rawValue ?? "-") \(data.first6Digits ?? "")…\(data.last4Digits ?? "") "
+            + "(\(VaultTokenMask.mask(id)))"
     }
 }
 

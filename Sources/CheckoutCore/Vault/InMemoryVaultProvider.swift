@@ -46,7 +46,7 @@ public final class InMemoryVaultProvider: VaultProvider {
     public func setDefault(id: String, for scope: VaultScope) async throws {
         try entries.withLock { state in
             guard var bucket = state.byScope[scope], bucket[id] != nil else {
-                throw CheckoutError(.vaultFailure, "no saved payment method \(id) for this customer")
+                throw CheckoutError(.vaultFailure, "no saved payment method \(VaultTokenMask.mask(id)) for this customer")
             }
             for key in bucket.keys { bucket[key]?.method.isDefault = (key == id) }
             state.byScope[scope] = bucket

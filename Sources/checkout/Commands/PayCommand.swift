@@ -361,7 +361,7 @@ enum PayCommand: CLICommand {
         var line = report.outcome.rawValue
         if let paymentId = report.paymentId { line += "  \(paymentId)" }
         if let status = report.status { line += "  \(status)" }
-        if let vaultedToken = report.vaultedToken { line += "  saved as \(vaultedToken)" }
+        if let vaultedToken = report.vaultedToken { line += "  saved as \(VaultTokenMask.mask(vaultedToken))" }
         if let error = report.error { line += "  \(error.code): \(error.message)" }
         output.line(line)
     }

@@ -19,7 +19,8 @@ enum VaultCommand: CLICommand {
                checkout vault key     create|revoke ... (see checkout vault key --help)
 
         The local vault caches each customer's saved payment methods (masked data only) and queues
-        every change for sync with the remote vault.
+        every change for sync with the remote vault. Vault tokens can pay, so text output shows them
+        masked (•••9b7a); --json prints them whole, for --id.
 
         SUBCOMMANDS:
           add       Tokenize a card through the sandbox and save the masked instrument; prints it.
@@ -149,13 +150,13 @@ enum VaultCommand: CLICommand {
             case .delete:
                 let token = id ?? ""
                 guard try store.delete(token: token, scope: scope) else {
-                    throw CommandFailure(message: "no saved payment method '\(token)' for \(scope)")
+                    throw CommandFailure(message: "no saved payment method \(VaultTokenMask.mask(token)) for \(scope)")
                 }
-                if json { try output.json(["id": token, "deleted": true]) } else { output.line("deleted \(token)") }
+                if json { try output.json(["id": token, "deleted": true]) } else { output.line("deleted \(VaultTokenMask.mask(token))") }
             case .setDefault:
                 let token = id ?? ""
                 try store.setDefault(token: token, scope: scope)
-                if json { try output.json(["id": token, "isDefault": true]) } else { output.line("default: \(token)") }
+                if json { try output.json(["id": token, "isDefault": true]) } else { output.line("default: \(VaultTokenMask.mask(token))") }
             }
             return 0
         } catch let error as SQLiteError {
@@ -243,7 +244,7 @@ enum VaultCommand: CLICommand {
         let expiry = data.expirationMonth.map { month in
             (month < 10 ? "0\(month)" : "\(month)") + "/" + (data.expirationYear.map(String.init) ?? "")
         } ?? "-"
-        var line = (method.isDefault ? "* " : "  ") + method.id + "  " + (data.network?.rawValue ?? "-") + "  " + masked
+        var line = (method.isDefault ? "* " : "  ") + VaultTokenMask.mask(method.id) + "  " + (data.network?.rawValue ?? "-") + "  " + masked
         line += "  " + expiry
         if let name = data.cardholderName { line += "  " + name }
         return line

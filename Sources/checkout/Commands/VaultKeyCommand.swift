@@ -51,10 +51,7 @@ enum VaultKeyCommand: CLICommand {
         let subcommand: Subcommand = try arguments.choice("subcommand")
         try arguments.finish()
 
-        guard let remoteURL = URL(string: remoteText), let scheme = remoteURL.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", remoteURL.host != nil else {
-            throw UsageError(message: "--remote must be an http:// or https:// URL with a host, got \(CommandSupport.quote(remoteText))")
-        }
+        let remoteURL = try CommandSupport.remoteURL(remoteText)
         guard let apiKey = apiKeyOption ?? ProcessInfo.processInfo.environment["VAULT_API_KEY"], !apiKey.isEmpty else {
             throw UsageError(message: "missing required option --api-key (or the VAULT_API_KEY environment variable)")
         }
@@ -89,7 +86,7 @@ enum VaultKeyCommand: CLICommand {
         } catch let error as RemoteVaultError {
             let failure = SyncError(error)
             if json { try output.json(["error": ["code": failure.code.rawValue, "message": failure.message]] as [String: Any]) }
-            output.error("error: \(failure.message)")
+            output.error("error: \(PaymentDataRedactorBridge.redact(failure.message))")
             return 1
         }
     }

@@ -15,29 +15,36 @@ enum VaultSyncCommand: CLICommand {
     static let help = """
         USAGE: checkout vault sync --db PATH --merchant M --customer C --remote URL
                                    [--api-key KEY | --ephemeral-key SECRET] [--ca-bundle PEM] [--json]
-                                   [--timeout SECONDS] [--page-size N] [--batch-size N]
+                                   [--timeout SECONDS] [--page-size N] [--batch-size N] [--max-pages N]
 
         Runs one sync round: pulls the customer's change feed from the server (page by page, each page
         applied with its cursor in one transaction), then pushes the local outbox in batches. Rejected
         operations are dropped from the outbox and listed on stderr. When the server cannot be reached
         nothing is lost: pending operations stay queued for the next sync.
 
+        The key must belong to --merchant: the client asks the server whose key it is (GET /v1/whoami)
+        and refuses to sync another merchant's customer (nothing is pushed or pulled; exit 1,
+        merchant-mismatch). A round pulls at most --max-pages pages or for 120 seconds; a round that
+        stops early says "partial" and the next sync resumes from its cursor. Vault tokens are masked
+        in text output and rejection lines (•••1a2b); --json prints them whole.
+
         OPTIONS:
           --db PATH           The local vault database (created if missing).
           --merchant M        The merchant id of the local vault rows.
           --customer C        The customer to sync.
           --remote URL        The vault server, e.g. https://vault.example.com:8443 (plain http:// only
-                              to loopback).
+                              to loopback; no user or password in it).
           --api-key KEY       The merchant's API key, for a backend (default: the VAULT_API_KEY
                               environment variable, which keeps the key out of the process list).
           --ephemeral-key SECRET
                               An ephemeral key for this customer, as a device holds it (default: the
                               VAULT_EPHEMERAL_KEY environment variable). Exactly one of the two kinds.
           --ca-bundle PEM     Trust the CAs in this PEM file instead of the system store (a private CA).
-          --json              Print {"pulled", "pushed", "rejected", "pending", "cursor"} on one line.
+          --json              Print {"pulled", "pushed", "rejected", "pending", "cursor", "partial"} on one line.
           --timeout SECONDS   Per-request timeout, 1...600 (default 15).
           --page-size N       Changes per pulled page, 1...1000 (default 500).
           --batch-size N      Operations per pushed batch, 1...500 (default 200).
+          --max-pages N       Pages pulled per round at most, 1...100000 (default 1000).
           --help              Show this help.
 
         EXIT CODES: 0 synced; 1 the server could not be reached, its certificate was refused (the message
@@ -62,15 +69,14 @@ enum VaultSyncCommand: CLICommand {
         let timeout = try arguments.integer("--timeout", default: 15, range: 1...600)
         let pageSize = try arguments.integer("--page-size", default: 500, range: 1...1000)
         let batchSize = try arguments.integer("--batch-size", default: 200, range: 1...500)
+        let maxPages = try arguments.integer("--max-pages", default: SyncEngine.Configuration.defaultMaxPagesPerRound,
+                                             range: 1...100_000)
         try arguments.finish()
 
         guard !merchant.isEmpty, !customer.isEmpty else {
             throw UsageError(message: "--merchant and --customer must not be empty")
         }
-        guard let remoteURL = URL(string: remoteText), let scheme = remoteURL.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", remoteURL.host != nil else {
-            throw UsageError(message: "--remote must be an http:// or https:// URL with a host, got \(CommandSupport.quote(remoteText))")
-        }
+        let remoteURL = try CommandSupport.remoteURL(remoteText)
         let environment = ProcessInfo.processInfo.environment
         let credentials: VaultCredentials
         switch (apiKeyOption, ephemeralOption) {
@@ -105,7 +111,8 @@ enum VaultSyncCommand: CLICommand {
                                      resourceTimeout: TimeInterval(timeout), tls: TLSOptions(caBundle: caBundle))
         let engine = SyncEngine(store: store, remote: remote,
                                 configuration: .init(scopes: [scope], includePendingScopes: false, pageSize: pageSize,
-                                                     pushBatchSize: batchSize, interval: nil, retry: .noRetry))
+                                                     pushBatchSize: batchSize, interval: nil, retry: .noRetry,
+                                                     maxPagesPerRound: maxPages))
 
         let outcome: Result<SyncReport, any Error>
         do {
@@ -116,17 +123,19 @@ enum VaultSyncCommand: CLICommand {
         switch outcome {
         case .success(let report):
             for rejection in report.rejections {
-                output.error("rejected: \(rejection.kind.rawValue) of \(rejection.token): \(rejection.verdict.rawValue) "
+                output.error("rejected: \(rejection.kind.rawValue) of \(VaultTokenMask.mask(rejection.token)): \(rejection.verdict.rawValue) "
                              + "(\(rejection.reason))" + (rejection.message.map { ": \($0)" } ?? ""))
             }
             if json {
                 try output.json([
                     "pulled": report.pulled, "pushed": report.pushed, "rejected": report.rejected,
                     "pending": report.pending, "cursor": CommandSupport.nullable(report.cursor),
+                    "partial": report.isPartial,
                 ] as [String: Any])
             } else {
                 output.line("pulled \(report.pulled), pushed \(report.pushed), rejected \(report.rejected), "
-                            + "pending \(report.pending), cursor \(report.cursor ?? "none")")
+                            + "pending \(report.pending), cursor \(report.cursor ?? "none")"
+                            + (report.partial.map { ", partial: stopped at the \($0); sync again to continue" } ?? ""))
             }
             return 0
         case .failure(let error):
@@ -143,7 +152,7 @@ enum VaultSyncCommand: CLICommand {
                 message = "sync failed: \(failure.message); \(pending) pending operation(s) kept for the next sync"
             }
             if json {
-                try output.json(["error": ["code": failure.code.rawValue, "message": failure.message],
+                try output.json(["error": ["code": failure.code.rawValue, "message": PaymentDataRedactorBridge.redact(failure.message)],
                                  "pending": Int(pending) ?? NSNull()] as [String: Any])
             }
             output.error("error: \(PaymentDataRedactorBridge.redact(message))")

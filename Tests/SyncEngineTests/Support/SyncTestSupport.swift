@@ -221,6 +221,10 @@ struct ServerBoundRemote: RemoteVault {
     let server: LoopbackVaultServer
     let inner: HTTPRemoteVault
 
+    func identity(scope: VaultScope) async throws -> VaultIdentity {
+        try await inner.identity(scope: scope)
+    }
+
     func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
         try await inner.changes(scope: scope, cursor: cursor, limit: limit)
     }
@@ -269,6 +273,10 @@ final class HookedRemote: RemoteVault {
     }
 
     var pushes: Int { pushCount.load(ordering: .sequentiallyConsistent) }
+
+    func identity(scope: VaultScope) async throws -> VaultIdentity {
+        try await inner.identity(scope: scope)
+    }
 
     func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
         try await inner.changes(scope: scope, cursor: cursor, limit: limit)
