@@ -131,7 +131,10 @@ final class VaultRequestHandler: Sendable {
     }
 
     private func ops(_ key: CustomerKey, body: [UInt8]) throws -> [WireOpResult] {
-        let prepared = try OpsRequestParser.parse(body, maxOps: configuration.limits.maxOpsPerBatch)
+        // Ops over the field limits are answered before the parser's card-number scan sees them.
+        let screened = try OpLimitScreen.screen(body)
+        var prepared = try OpsRequestParser.parse(screened.body, maxOps: configuration.limits.maxOpsPerBatch)
+        for (index, result) in screened.rejected where prepared.indices.contains(index) { prepared[index] = .rejected(result) }
         let opIds = prepared.map(\.opId)
         guard inFlight.reserve(key, opIds) else { throw VaultHTTPError.opInFlight }
         defer { inFlight.release(key, opIds) }

@@ -36,6 +36,7 @@ import Foundation
 public final class VaultServer: Sendable {
     private let configuration: VaultServerConfiguration
     private let handler: VaultRequestHandler
+    private let purger: ExpiryPurger
     private let state = Locked(RunState())
 
     private struct RunState {
@@ -66,6 +67,9 @@ public final class VaultServer: Sendable {
     public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock = .system) {
         self.configuration = configuration
         self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock)
+        let retention = Int64((configuration.tombstoneRetentionSeconds * 1000).rounded())
+        self.purger = ExpiryPurger(service: VaultService(storage: storage, retentionMillis: retention), clock: clock,
+                                   interval: ExpiryPurger.interval(retentionSeconds: configuration.tombstoneRetentionSeconds))
     }
 
     /// The bound port once started.
@@ -107,6 +111,7 @@ public final class VaultServer: Sendable {
             let port = Int(cmhd_bound_port(daemon))
             state.daemon = DaemonHandle(pointer: daemon, tlsMemory: tlsMemory)
             state.port = port
+            purger.start()
             return port
         }
     }
@@ -165,9 +170,11 @@ public final class VaultServer: Sendable {
         }
         // Outside the lock: stopping joins the worker threads, which take the lock.
         daemon?.stop()
+        purger.stop()
     }
 
     deinit {
+        purger.stop()
         state.withLock { $0.daemon }?.stop()
     }
 

@@ -21,6 +21,9 @@ public struct JSONScanner {
         self.bytes = bytes
     }
 
+    /// The offset of the next unread byte: with `skipValue()`, where a value starts and ends.
+    @inlinable public var position: Int { index }
+
     // MARK: Structure
 
     @inlinable public mutating func skipWhitespace() {
