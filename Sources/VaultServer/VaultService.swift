@@ -94,10 +94,11 @@ struct VaultService: Sendable {
         var hasMore = rows.count > limit
         if hasMore { rows.removeLast(rows.count - limit) }
         var total = rows.reduce(0) { $0 + $1.feedBytes }
-        // The first row always goes out (or the feed could not move on); the rest fit the bound.
-        while rows.count > 1, total > Self.maxPageBytes {
-            total -= rows.removeLast().feedBytes
+        if total > Self.maxPageBytes {
+            // The storage stopped at the row that crossed the bound, so more may follow. That row
+            // waits for the next page, unless it is the only one (or the feed could not move on).
             hasMore = true
+            while rows.count > 1, total > Self.maxPageBytes { total -= rows.removeLast().feedBytes }
         }
         return FeedPage(rows: rows, cursor: try codec.encode(rows.last?.sequence ?? cursor, for: key), hasMore: hasMore)
     }
