@@ -31,7 +31,7 @@ final class ExpiryPurger: Sendable {
         self.interval = interval
     }
 
-    /// Starts the purge thread (once); the first purge runs at once.
+    /// Starts the purge thread (once); the first purge runs one interval after the start.
     func start() {
         let start = state.withLock { state -> Bool in
             defer { state.started = true }
@@ -50,7 +50,10 @@ final class ExpiryPurger: Sendable {
 
     private func run() {
         let wallClock = ContinuousClock()
-        while !isStopped {
+        var next = wallClock.now.advanced(by: interval)
+        while true {
+            while !isStopped, wallClock.now < next { usleep(100_000) }
+            guard !isStopped else { return }
             do {
                 try service.purgeExpired(now: clock.nowMillis)
             } catch let error as any TemporaryStorageFailure where error.isTemporary {
@@ -59,8 +62,7 @@ final class ExpiryPurger: Sendable {
                 FileHandle.standardError.write(Data("vault-server: the background purge stopped: \(type(of: error))\n".utf8))
                 return
             }
-            let next = wallClock.now.advanced(by: interval)
-            while !isStopped, wallClock.now < next { usleep(100_000) }
+            next = wallClock.now.advanced(by: interval)
         }
     }
 }

@@ -51,8 +51,8 @@ struct VaultService: Sendable {
     }
 
     /// The byte bound of a change-feed page: its rows' `feedBytes` total at most this, unless the
-    /// page holds one row only. With every instrument within `InstrumentLimits`, a whole customer
-    /// (`maxInstrumentsPerCustomer` live rows, plus tombstones) pages through in pages far below
+    /// page holds one row only. With every instrument within `InstrumentLimits`, a customer at the
+    /// cap (`maxInstrumentsPerCustomer` live rows, plus tombstones) pages through in pages far below
     /// any client's response limit (`HTTPTransportConfiguration.maxBodyBytes`, 64 MiB by default).
     static let maxPageBytes = 1 << 20
 

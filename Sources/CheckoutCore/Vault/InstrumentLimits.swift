@@ -4,8 +4,9 @@
 ///
 /// Why limits: without them one customer could store instruments so large that a page of their
 /// change feed outgrows every client's response limit, and their sync stops for good. With them a
-/// stored method's JSON is at most `maxMethodJSONBytes`, so a customer at the instrument cap fits
-/// in one page of the feed. Lengths count Unicode scalars (what a JSON string holds), not bytes:
+/// stored method's JSON is at most `maxMethodJSONBytes`, so every page of the change feed is far
+/// below a client's response limit and a customer at the instrument cap is about five pages of
+/// the feed (a page holds at most 1 MiB). Lengths count Unicode scalars (what a JSON string holds), not bytes:
 ///
 /// | field | limit |
 /// |---|---|
@@ -46,7 +47,7 @@ public enum InstrumentLimits {
     /// The longest run of digits any text field may hold (a card number has at most 19).
     public static let maxDigitRun = 19
     /// The most live instruments one customer may hold; an upsert creating one more is refused.
-    public static let maxInstrumentsPerCustomer = 100
+    public static let maxInstrumentsPerCustomer = 1000
     /// An upper bound of a method's JSON (as `JSONEncoder` writes it) when every field is within
     /// the limits, with room to spare: every scalar escaped to six bytes is under 5 KiB.
     public static let maxMethodJSONBytes = 8192
