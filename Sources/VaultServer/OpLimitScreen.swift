@@ -67,32 +67,83 @@ enum OpLimitScreen {
             + " outside any op it could be charged to")
     }
 
-    /// One pass over raw JSON bytes: the first bound exceeded, if any.
+    /// One pass over raw JSON bytes: the first bound exceeded, if any. Digit runs are counted
+    /// as `InstrumentLimits` counts them, on the characters the bytes spell: a `\u0031` escape or
+    /// a digit of another script counts as a digit.
     static func excess(_ bytes: ArraySlice<UInt8>) -> Excess {
         var inString = false
-        var escaped = false
         var stringBytes = 0
         var digits = 0
         var found = Excess.none
-        for byte in bytes {
-            if byte &- 0x30 < 10 {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let (scalar, width, isEscape) = unit(bytes, at: index, inString: inString)
+            if InstrumentLimits.isDigit(scalar) {
                 digits += 1
                 if digits > InstrumentLimits.maxDigitRun { return .longDigitRun }
-            } else if (byte == 0x20 || byte == 0x2D) && digits > 0 {
-                // A separator inside a run of digits, as the card-number scan reads it.
+            } else if digits > 0, InstrumentLimits.isRunSeparator(scalar) {
+                // A separator inside a run of digits.
             } else {
                 digits = 0
             }
             if inString {
-                stringBytes += 1
-                if stringBytes > maxStringBytes { found = .longString }
-                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
-            } else if byte == 0x22 {
+                if !isEscape && scalar == "\"" {
+                    inString = false
+                } else {
+                    stringBytes += width
+                    if stringBytes > maxStringBytes { found = .longString }
+                }
+            } else if scalar == "\"" {
                 inString = true
                 stringBytes = 0
             }
+            index += width
         }
         return found
+    }
+
+    /// The character at `index`: an escape inside a string (`\uXXXX`, a surrogate pair, or `\n`
+    /// and the like), a UTF-8 sequence, or one byte. Malformed input reads as one byte; the parser
+    /// refuses it later.
+    private static func unit(_ bytes: ArraySlice<UInt8>, at index: Int, inString: Bool)
+        -> (scalar: Unicode.Scalar, width: Int, isEscape: Bool) {
+        let byte = bytes[index]
+        let end = bytes.endIndex
+        func hex4(_ start: Int) -> UInt32? {
+            guard start + 4 <= end else { return nil }
+            var value: UInt32 = 0
+            for offset in 0..<4 {
+                let byte = bytes[start + offset]
+                switch byte {
+                case 0x30...0x39: value = value << 4 | UInt32(byte - 0x30)
+                case 0x41...0x46: value = value << 4 | UInt32(byte - 0x37)
+                case 0x61...0x66: value = value << 4 | UInt32(byte - 0x57)
+                default: return nil
+                }
+            }
+            return value
+        }
+        if inString, byte == 0x5C, index + 1 < end {
+            guard bytes[index + 1] == 0x75, let high = hex4(index + 2) else {
+                return (Unicode.Scalar(bytes[index + 1]), 2, true)
+            }
+            if (0xD800..<0xDC00).contains(high), index + 11 < end, bytes[index + 6] == 0x5C, bytes[index + 7] == 0x75,
+               let low = hex4(index + 8), (0xDC00..<0xE000).contains(low),
+               let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) {
+                return (scalar, 12, true)
+            }
+            return (Unicode.Scalar(high) ?? "\u{FFFD}", 6, true)
+        }
+        guard byte >= 0xC0 else { return (Unicode.Scalar(byte), 1, false) }
+        let width = byte >= 0xF0 ? 4 : (byte >= 0xE0 ? 3 : 2)
+        guard index + width <= end else { return (Unicode.Scalar(byte), 1, false) }
+        var value = UInt32(byte) & (0x7F >> width)
+        for offset in 1..<width {
+            let next = bytes[index + offset]
+            guard next & 0xC0 == 0x80 else { return (Unicode.Scalar(byte), 1, false) }
+            value = value << 6 | UInt32(next & 0x3F)
+        }
+        return (Unicode.Scalar(value) ?? "\u{FFFD}", width, false)
     }
 
     /// The byte range of each element of the body's one `ops` array, or nil when the body is not

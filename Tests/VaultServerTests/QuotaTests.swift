@@ -204,6 +204,22 @@ struct QuotaTests {
         #expect(other.map(\.status) == [.applied])
     }
 
+    @Test("the client's store refuses to queue an instrument the server would always refuse")
+    func storeRefusesOverLimit() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quota-store-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try VaultStore(path: path)
+        let scope = Fixture.scope("c1")
+        let over = Fixture.card("tok_over", name: String(repeating: "n", count: InstrumentLimits.maxCardholderNameLength + 1))
+        let error = try #require(throws: CheckoutError.self) { try store.upsert(over, scope: scope) }
+        #expect(error.code == .invalidPaymentData)
+        #expect(error.message.contains("cardholderName"))
+        #expect(try store.pendingCount(scope: scope) == 0)
+        #expect(try store.instruments(scope: scope).isEmpty)
+        try store.upsert(Self.maximal(1), scope: scope)
+        #expect(try store.pendingCount(scope: scope) == 1)
+    }
+
     // MARK: Feed pages
 
     /// Rows stored before the limits existed (up to a request body each) are paged by bytes: the
@@ -327,5 +343,42 @@ struct QuotaTests {
         print("largest customer, \(kind): pages of \(pageBytes) bytes (bound \(VaultService.maxPageBytes))")
         #expect(pageBytes.allSatisfy { $0 <= VaultService.maxPageBytes })
         #expect(pageBytes.count <= 10)
+    }
+}
+
+/// The screen's linear pass reads what the bytes spell, so that no spelling of a long digit run
+/// or a long value reaches the card-number scan.
+struct OpLimitScreenTests {
+    static let cases: [(String, OpLimitScreen.Excess)] = [
+        (#"{"a":"1234567890123456789"}"#, .none),
+        (#"{"a":"12345678901234567890"}"#, .longDigitRun),
+        (#"{"a":1234567890123456789012}"#, .longDigitRun),
+        (#"{"a":"1234 5678-9012 3456 7890"}"#, .longDigitRun),
+        ("{\"a\":\"" + String(repeating: #"\u0031"#, count: 20) + "\"}", .longDigitRun),
+        ("{\"a\":\"" + String(repeating: #"\u0031"#, count: 19) + "\"}", .none),
+        ("{\"a\":\"" + String(repeating: "\u{0661}", count: 20) + "\"}", .longDigitRun),
+        ("{\"a\":\"" + String(repeating: #"\uD835\uDFCF"#, count: 20) + "\"}", .longDigitRun),  // U+1D7CF MATHEMATICAL BOLD ONE
+        ("{\"a\":\"" + String(repeating: "\u{3000}1", count: 20) + "\"}", .longDigitRun),  // ideographic spaces between
+        ("{\"a\":\"" + String(repeating: "a", count: OpLimitScreen.maxStringBytes) + "\"}", .none),
+        ("{\"a\":\"" + String(repeating: "a", count: OpLimitScreen.maxStringBytes + 1) + "\"}", .longString),
+        (#"{"a":"12345678901\"234567890123"}"#, .none),  // an escaped quote ends the run
+        ("{\"a\":\"José Müller 李小龍\"}", .none),
+    ]
+
+    @Test("digit runs and string lengths, in every spelling", arguments: cases)
+    func excess(body: String, expected: OpLimitScreen.Excess) {
+        #expect(OpLimitScreen.excess(Array(body.utf8)[...]) == expected)
+    }
+
+    @Test("only the op over the bounds is replaced; one without a usable opId refuses the request")
+    func replacement() throws {
+        let long = String(repeating: "1", count: 30)
+        let body = #"{"ops":[{"opId":"a","kind":"delete","instrumentId":"x"},{"opId":"b","junk":"\#(long)"}]}"#
+        let screened = try OpLimitScreen.screen(Array(body.utf8))
+        #expect(String(decoding: screened.body, as: UTF8.self) == #"{"ops":[{"opId":"a","kind":"delete","instrumentId":"x"},{"opId":"b"}]}"#)
+        #expect(screened.rejected.keys.sorted() == [1])
+        #expect(screened.rejected[1]?.reason == "digit-run-too-long")
+        let noId = #"{"ops":[{"opId":"\#(long)"}]}"#
+        #expect(throws: VaultHTTPError.self) { try OpLimitScreen.screen(Array(noId.utf8)) }
     }
 }

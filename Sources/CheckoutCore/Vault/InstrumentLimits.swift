@@ -120,19 +120,29 @@ public enum InstrumentLimits {
         var longest = 0
         var run = 0
         for scalar in text.unicodeScalars {
-            if scalar.properties.numericType == .decimal {
+            if isDigit(scalar) {
                 run += 1
                 if run > longest {
                     longest = run
                     if longest > maxDigitRun { return longest }
                 }
-            } else if run > 0, scalar == " " || scalar == "-" || scalar.properties.isWhitespace
-                        || scalar.properties.generalCategory == .dashPunctuation {
+            } else if run > 0, isRunSeparator(scalar) {
                 continue
             } else {
                 run = 0
             }
         }
         return longest
+    }
+
+    /// True for a decimal digit of any script (what a digit run counts).
+    @inlinable public static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x80 ? (0x30...0x39).contains(scalar.value) : scalar.properties.numericType == .decimal
+    }
+
+    /// True for what does not end a digit run between two digits: spaces, hyphens, any other
+    /// white space or dash.
+    @inlinable public static func isRunSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "-" || scalar.properties.isWhitespace || scalar.properties.generalCategory == .dashPunctuation
     }
 }
