@@ -13,7 +13,9 @@ import Foundation
 /// request lines (414), over-large heads (431), ambiguous framing (400, 501) and declared bodies
 /// over the limit (413) are answered at once with the JSON error format and the connection is
 /// closed. A request must arrive within `limits.requestTimeoutSeconds` of its request line, and
-/// one address may hold at most `limits.maxConnectionsPerIP` connections. Example:
+/// one address may hold at most `limits.maxConnectionsPerIP` connections. While it runs, a
+/// background thread (`ExpiryPurger`) removes tombstones and op records past the retention for
+/// every customer. Example:
 ///
 /// ```swift
 /// let server = VaultServer(configuration: config, storage: try SQLiteVaultServerStorage(path: "vault.db"))
