@@ -123,7 +123,7 @@ let package = Package(
                                    "Loopback", "HTTPTransport", "Spawning", "TLSTestSupport", "PaymentDataTestSupport"],
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking",
-                                                           "Spawning", "Loopback", "CheckoutCrypto", "TLSTestSupport",
+                                                           "Spawning", "Loopback", "CheckoutCrypto", "TLSTestSupport", "HTTPTransport",
                                                            "PaymentDataTestSupport"],
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
         .testTarget(name: "ReliabilityTests",

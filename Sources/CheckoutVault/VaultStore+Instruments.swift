@@ -98,6 +98,10 @@ extension VaultStore {
             try Self.check(token: method.id)
             try VaultDataGuard.check(method)
             try InstrumentRow.validate(method)
+            // The server refuses these ops every time: never queue one.
+            if let violation = InstrumentLimits.violation(of: method) {
+                throw CheckoutError(.invalidPaymentData, violation.message)
+            }
             let payload = String(decoding: try encoder.encode(method), as: UTF8.self)
             try VaultDataGuard.checkPayload(payload)
             payloads.append(payload)

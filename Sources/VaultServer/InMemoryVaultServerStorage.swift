@@ -71,6 +71,11 @@ public final class InMemoryVaultServerStorage: VaultServerStorage {
             state.horizons[key] = horizon
         }
 
+        func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
+            for key in state.instruments.keys { try purgeTombstones(key, deletedAtOrBefore: tombstonesDeletedAtOrBefore) }
+            for key in state.ops.keys { state.ops[key] = state.ops[key]?.filter { $0.value.createdAt > opsCreatedAtOrBefore } }
+        }
+
         func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? { state.ops[key]?[opId] }
 
         func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws {

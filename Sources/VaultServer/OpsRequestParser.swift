@@ -10,7 +10,9 @@ import Foundation
 /// one verdict per op: an op is rejected (never stored, never echoed) when any of its values holds
 /// a full card number (`sensitive-data-rejected`, wherever it sits: every key and string, the
 /// decimal text of its number fields, and the JSON it would be stored as), when its expiry is out
-/// of range (`invalid-expiry`), or when it does not have the op shape (`invalid-op`).
+/// of range (`invalid-expiry`), when a field is over `InstrumentLimits` (`field-too-long`,
+/// `digit-run-too-long`, checked before any card-number scan), or when it does not have the op
+/// shape (`invalid-op`).
 enum OpsRequestParser {
     /// Deeper JSON is refused before parsing: no legitimate op nests this far.
     static let maxDepth = 16
@@ -68,9 +70,17 @@ enum OpsRequestParser {
                 .rejected(WireOpResult(opId: opId, status: .rejected, reason: reason, message: message))
             }
             let sensitive = rejected("sensitive-data-rejected", "the op holds something that looks like a card number")
-            if let rawOps, index < rawOps.count, containsCardNumber(rawOps[index]) {
-                prepared.append(sensitive)
-                continue
+            // Limits first, so the card-number scan only ever reads values a field may hold.
+            if let rawOps, index < rawOps.count {
+                if holdsLongDigitRun(rawOps[index]) {
+                    prepared.append(rejected("digit-run-too-long",
+                                             "the op holds a run of more than \(InstrumentLimits.maxDigitRun) digits"))
+                    continue
+                }
+                if containsCardNumber(rawOps[index]) {
+                    prepared.append(sensitive)
+                    continue
+                }
             }
             guard let op = decoded.op else {
                 prepared.append(rejected("invalid-op", "the op does not have the documented shape"))
@@ -86,6 +96,10 @@ enum OpsRequestParser {
             }
             var methodJSON: String?
             if var method = op.method {
+                if let violation = InstrumentLimits.violation(of: method) {
+                    prepared.append(rejected(violation.reason, violation.message))
+                    continue
+                }
                 do {
                     try VaultedPaymentMethodGuard.check(method)
                 } catch let error as CheckoutError where error.code == .invalidPaymentData {
@@ -162,6 +176,19 @@ enum OpsRequestParser {
             }
         }
         return Data(body)
+    }
+
+    /// True when any key or string inside `value` holds a run of more than
+    /// `InstrumentLimits.maxDigitRun` digits: no field may, and such values are refused before
+    /// any card-number scan.
+    static func holdsLongDigitRun(_ value: JSONValue) -> Bool {
+        func long(_ text: String) -> Bool { InstrumentLimits.longestDigitRun(text) > InstrumentLimits.maxDigitRun }
+        switch value {
+        case .null, .bool, .number: return false
+        case .string(let text): return long(text)
+        case .array(let items): return items.contains(where: holdsLongDigitRun)
+        case .object(let members): return members.contains { long($0.key) || holdsLongDigitRun($0.value) }
+        }
     }
 
     /// The keys of the op shape whose values are text: a number there is read as its digits.

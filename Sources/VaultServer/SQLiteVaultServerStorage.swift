@@ -79,6 +79,13 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 CREATE INDEX ephemeral_key_expiry ON ephemeral_key (merchant, expires_at);
                 """)
         }
+        // The background purge reads by age across every customer.
+        migrator.registerMigration("v4-expiry-indexes") { database in
+            try database.execute("""
+                CREATE INDEX instrument_tombstone_age ON instrument (deleted_at) WHERE deleted = 1;
+                CREATE INDEX op_log_age ON op_log (created_at);
+                """)
+        }
         return migrator
     }()
 
@@ -181,6 +188,27 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
             }
         }
 
+        func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord] {
+            try database.withStatement("""
+                SELECT \(Self.columns) FROM instrument WHERE merchant = ?1 AND customer = ?2 AND seq > ?3
+                ORDER BY seq LIMIT ?4
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(after, at: 3)
+                try statement.bind(max(0, limit), at: 4)
+                var rows: [InstrumentRecord] = []
+                var total = 0
+                // Stepping stops after the row that crosses the bound: nothing more is loaded.
+                while total <= maxBytes, try statement.step() {
+                    let row = Self.row(statement)
+                    total += row.feedBytes
+                    rows.append(row)
+                }
+                return rows
+            }
+        }
+
         func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws {
             try database.run("""
                 INSERT OR REPLACE INTO instrument (merchant, customer, id, version, seq, deleted, is_default, method_json, deleted_at)
@@ -260,6 +288,19 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 try statement.bind(key.customer, at: 2)
                 try statement.bind(purgedMax, at: 3)
             }
+        }
+
+        func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
+            try database.run("""
+                INSERT INTO purge_horizon (merchant, customer, seq)
+                SELECT merchant, customer, MAX(seq) FROM instrument WHERE deleted = 1 AND deleted_at <= ?1
+                GROUP BY merchant, customer
+                ON CONFLICT (merchant, customer) DO UPDATE SET seq = MAX(seq, excluded.seq)
+                """) { try $0.bind(tombstonesDeletedAtOrBefore, at: 1) }
+            try database.run("DELETE FROM instrument WHERE deleted = 1 AND deleted_at <= ?1") {
+                try $0.bind(tombstonesDeletedAtOrBefore, at: 1)
+            }
+            try database.run("DELETE FROM op_log WHERE created_at <= ?1") { try $0.bind(opsCreatedAtOrBefore, at: 1) }
         }
 
         func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? {

@@ -13,7 +13,9 @@ import Foundation
 /// request lines (414), over-large heads (431), ambiguous framing (400, 501) and declared bodies
 /// over the limit (413) are answered at once with the JSON error format and the connection is
 /// closed. A request must arrive within `limits.requestTimeoutSeconds` of its request line, and
-/// one address may hold at most `limits.maxConnectionsPerIP` connections. Example:
+/// one address may hold at most `limits.maxConnectionsPerIP` connections. While it runs, a
+/// background thread (`ExpiryPurger`) removes tombstones and op records past the retention for
+/// every customer. Example:
 ///
 /// ```swift
 /// let server = VaultServer(configuration: config, storage: try SQLiteVaultServerStorage(path: "vault.db"))
@@ -36,6 +38,7 @@ import Foundation
 public final class VaultServer: Sendable {
     private let configuration: VaultServerConfiguration
     private let handler: VaultRequestHandler
+    private let purger: ExpiryPurger
     private let state = Locked(RunState())
 
     private struct RunState {
@@ -66,6 +69,9 @@ public final class VaultServer: Sendable {
     public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock = .system) {
         self.configuration = configuration
         self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock)
+        let retention = Int64((configuration.tombstoneRetentionSeconds * 1000).rounded())
+        self.purger = ExpiryPurger(service: VaultService(storage: storage, retentionMillis: retention), clock: clock,
+                                   interval: ExpiryPurger.interval(retentionSeconds: configuration.tombstoneRetentionSeconds))
     }
 
     /// The bound port once started.
@@ -107,6 +113,7 @@ public final class VaultServer: Sendable {
             let port = Int(cmhd_bound_port(daemon))
             state.daemon = DaemonHandle(pointer: daemon, tlsMemory: tlsMemory)
             state.port = port
+            purger.start()
             return port
         }
     }
@@ -165,9 +172,11 @@ public final class VaultServer: Sendable {
         }
         // Outside the lock: stopping joins the worker threads, which take the lock.
         daemon?.stop()
+        purger.stop()
     }
 
     deinit {
+        purger.stop()
         state.withLock { $0.daemon }?.stop()
     }
 

@@ -38,6 +38,9 @@ public protocol VaultStorageTransaction {
     /// The customer's instruments and tombstones with a sequence greater than `after`, in
     /// increasing sequence, at most `limit` of them.
     func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord]
+    /// The same rows, but reading stops after the row that brings the total of their `feedBytes`
+    /// over `maxBytes`: a page of the feed never loads much more than its byte bound.
+    func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord]
     /// Inserts or replaces the customer's row of `instrument` (keyed by its id).
     func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws
     /// A fresh sequence number, greater than every one handed out before.
@@ -49,6 +52,11 @@ public protocol VaultStorageTransaction {
     /// Removes the customer's tombstones deleted at or before `deletedAtOrBefore` (epoch
     /// milliseconds) and raises the purge horizon to the highest purged sequence.
     func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws
+    /// The background purge, across every merchant and customer: removes tombstones deleted at
+    /// or before `tombstonesDeletedAtOrBefore` (raising each customer's purge horizon, exactly as
+    /// `purgeTombstones` does) and idempotency records created at or before `opsCreatedAtOrBefore`
+    /// (epoch milliseconds). Indexed on both times.
+    func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws
     /// The idempotency record of `opId`, if the op was processed before.
     func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord?
     /// Records the outcome of an op under its id.
@@ -73,6 +81,25 @@ public protocol VaultStorageTransaction {
 }
 
 extension VaultStorageTransaction {
+    /// Reads up to `limit` rows, then keeps the prefix `changes(_:after:limit:maxBytes:)` would
+    /// return (a storage that can stop reading early overrides it).
+    public func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord] {
+        var rows: [InstrumentRecord] = []
+        var total = 0
+        for row in try changes(key, after: after, limit: limit) {
+            rows.append(row)
+            total += row.feedBytes
+            if total > maxBytes { break }
+        }
+        return rows
+    }
+
+    /// Throws `ExpiryPurgeUnsupported`: a storage written before the background purge keeps
+    /// compiling, and the server says so instead of keeping expired rows silently.
+    public func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
+        throw ExpiryPurgeUnsupported()
+    }
+
     /// Throws `EphemeralKeysUnsupported`: a storage written before ephemeral keys keeps compiling.
     public func insertEphemeralKey(_ record: EphemeralKeyRecord) throws { throw EphemeralKeysUnsupported() }
     /// Throws `EphemeralKeysUnsupported`.
@@ -81,6 +108,15 @@ extension VaultStorageTransaction {
     public func revokeEphemeralKey(merchant: String, id: String, at: Int64) throws -> Bool { throw EphemeralKeysUnsupported() }
     /// Throws `EphemeralKeysUnsupported`.
     public func purgeEphemeralKeys(merchant: String, expiredAtOrBefore: Int64) throws { throw EphemeralKeysUnsupported() }
+}
+
+/// A storage without `purgeExpired`: expired tombstones and op records stay until that customer's
+/// feed is read (tombstones) or forever (op records).
+public struct ExpiryPurgeUnsupported: Error, Sendable, CustomStringConvertible {
+    /// Creates the error.
+    public init() {}
+    /// A one-line explanation, safe to log.
+    public var description: String { "this vault storage does not implement purgeExpired" }
 }
 
 /// Identifies one customer of one merchant: the scope of every storage query.
@@ -113,6 +149,13 @@ public struct InstrumentRecord: Sendable, Equatable {
     public var methodJSON: String?
     /// When the tombstone was created, epoch milliseconds; nil for live instruments.
     public var deletedAt: Int64?
+
+    /// An upper bound of the row's bytes in a change-feed page: the method JSON, the id escaped
+    /// at worst, and 64 bytes of keys, version and punctuation.
+    public var feedBytes: Int { Self.feedOverheadBytes + 6 * id.utf8.count + (methodJSON?.utf8.count ?? 0) }
+
+    /// The bytes of a feed row besides its id and method JSON (at most).
+    public static let feedOverheadBytes = 64
 
     /// Creates a row.
     public init(id: String, version: Int64, sequence: Int64, deleted: Bool, isDefault: Bool,

@@ -50,6 +50,12 @@ struct VaultService: Sendable {
         }
     }
 
+    /// The byte bound of a change-feed page: its rows' `feedBytes` total at most this, unless the
+    /// page holds one row only. With every instrument within `InstrumentLimits`, a customer at the
+    /// cap (`maxInstrumentsPerCustomer` live rows, plus tombstones) pages through in pages far below
+    /// any client's response limit (`HTTPTransportConfiguration.maxBodyBytes`, 64 MiB by default).
+    static let maxPageBytes = 1 << 20
+
     /// A page of the feed as stored rows, encoded by `FeedEncoder` without a decode/encode round trip.
     struct FeedPage: Sendable {
         var rows: [InstrumentRecord]
@@ -84,9 +90,16 @@ struct VaultService: Sendable {
             cursor = sequence
         }
         if cursor > 0, cursor < (try tx.purgeHorizon(key)) { throw VaultHTTPError.cursorExpired }
-        var rows = try tx.changes(key, after: cursor, limit: limit + 1)
-        let hasMore = rows.count > limit
+        var rows = try tx.changes(key, after: cursor, limit: limit + 1, maxBytes: Self.maxPageBytes)
+        var hasMore = rows.count > limit
         if hasMore { rows.removeLast(rows.count - limit) }
+        var total = rows.reduce(0) { $0 + $1.feedBytes }
+        if total > Self.maxPageBytes {
+            // The storage stopped at the row that crossed the bound, so more may follow. That row
+            // waits for the next page, unless it is the only one (or the feed could not move on).
+            hasMore = true
+            while rows.count > 1, total > Self.maxPageBytes { total -= rows.removeLast().feedBytes }
+        }
         return FeedPage(rows: rows, cursor: try codec.encode(rows.last?.sequence ?? cursor, for: key), hasMore: hasMore)
     }
 
@@ -95,6 +108,15 @@ struct VaultService: Sendable {
         let codec = try ChangeCursor(secret: try tx.cursorSecret())
         cursors.codec.withLock { $0 = codec }
         return codec
+    }
+
+    /// Removes every customer's tombstones and idempotency records older than the retention
+    /// (one transaction); run by `ExpiryPurger` in the background.
+    func purgeExpired(now: Int64) throws {
+        let threshold = now - retentionMillis
+        try storage.transaction { tx in
+            try tx.purgeExpired(tombstonesDeletedAtOrBefore: threshold, opsCreatedAtOrBefore: threshold)
+        }
     }
 
     // MARK: Writes
@@ -106,6 +128,7 @@ struct VaultService: Sendable {
         try storage.transaction { tx in
             var results: [WireOpResult] = []
             results.reserveCapacity(ops.count)
+            var liveCount: Int?  // the customer's live instruments, counted once per batch when needed
             for prepared in ops {
                 switch prepared {
                 case .rejected(let result):
@@ -117,7 +140,7 @@ struct VaultService: Sendable {
                         results.append(try JSONDecoder().decode(WireOpResult.self, from: Data(record.resultJSON.utf8)))
                         continue
                     }
-                    let result = try Self.apply(valid, key: key, tx: tx, now: now)
+                    let result = try Self.apply(valid, key: key, tx: tx, now: now, liveCount: &liveCount)
                     let json = String(decoding: try OpResultEncoder.encode(result), as: UTF8.self)
                     try tx.putOpRecord(key, StoredOpRecord(opId: op.opId, bodyHash: valid.hash, resultJSON: json, createdAt: now))
                     results.append(result)
@@ -138,8 +161,10 @@ struct VaultService: Sendable {
 
     // MARK: Rules
 
+    /// Applies one op. `liveCount` is the customer's live instrument count once an upsert that
+    /// creates an instrument needed it (nil before): the cap is `InstrumentLimits.maxInstrumentsPerCustomer`.
     private static func apply(_ valid: ValidOp, key: CustomerKey, tx: any VaultStorageTransaction,
-                              now: Int64) throws -> WireOpResult {
+                              now: Int64, liveCount: inout Int?) throws -> WireOpResult {
         let op = valid.op
         let existing = try tx.instrument(key, id: op.instrumentId)
         switch op.kind {
@@ -153,6 +178,13 @@ struct VaultService: Sendable {
                     return WireOpResult(opId: op.opId, status: .conflict, reason: "not-found",
                                         message: "the instrument does not exist (it may have been deleted and purged)")
                 }
+                let live = try liveCount ?? tx.liveInstruments(key).count
+                guard live < InstrumentLimits.maxInstrumentsPerCustomer else {
+                    liveCount = live
+                    return reject(op, "instrument-limit-reached",
+                                  "a customer holds at most \(InstrumentLimits.maxInstrumentsPerCustomer) instruments; delete one first")
+                }
+                liveCount = live + 1
                 let row = InstrumentRecord(id: op.instrumentId, version: 1, sequence: try tx.nextSequence(), deleted: false,
                                            isDefault: isDefault, methodJSON: json, deletedAt: nil)
                 try tx.put(key, row)
@@ -173,6 +205,7 @@ struct VaultService: Sendable {
             guard let existing else { return reject(op, "not-found", "no such instrument") }
             if existing.deleted { return WireOpResult(opId: op.opId, status: .applied, version: existing.version) }
             let row = try tombstone(existing, key: key, tx: tx, now: now)
+            liveCount = liveCount.map { $0 - 1 }
             return WireOpResult(opId: op.opId, status: .applied, version: row.version)
 
         case .setDefault:

@@ -5,8 +5,9 @@ import Foundation
 /// Hand-written reading of an ops request and writing of a method's canonical JSON: the hot
 /// path of `POST .../ops`, where `JSONDecoder` and `JSONEncoder` cost most of the time on Linux.
 ///
-/// Reading is strict (see `JSONScanner`): any op outside the fast subset makes the whole body
-/// go through the `Codable` path instead, so errors and lenient per-op rejections are unchanged.
+/// Reading is strict (see `JSONScanner`): any op outside the fast subset, or with a key the op
+/// shape does not have, makes the whole body go through the `Codable` path instead, so errors,
+/// lenient per-op rejections and the scan of every value are unchanged.
 /// Writing is byte-identical to `JSONEncoder` with `.sortedKeys` for the values it takes (plain
 /// printable ASCII strings); anything else returns nil and the caller uses `JSONEncoder`.
 enum WireOpReader {
@@ -26,6 +27,9 @@ enum WireOpReader {
                     ops = list
                 }
                 try scanner.expectEnd()
+                // A key the op shape does not have is not stored, but the card-number guard
+                // must still read its value: the `Codable` path scans the whole op.
+                guard scanner.unknownValuesSkipped == 0 else { return nil }
                 return ops
             } catch {
                 return nil
@@ -63,7 +67,7 @@ enum WireOpReader {
                 try first(16)
                 if try !scanner.readNullIfPresent() { method = try JSONScanner.vaultedMethod(&scanner) }
             default:
-                try scanner.skipValue()
+                try scanner.skipUnknownValue()
             }
         }
         guard let opId, let kind, let instrumentId else { throw JSONScanner.Failure() }

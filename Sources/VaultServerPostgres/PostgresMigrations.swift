@@ -75,6 +75,11 @@ enum PostgresMigrations {
             );
             CREATE INDEX vault_ephemeral_key_expiry ON vault_ephemeral_key (merchant, expires_at);
             """),
+        // The background purge reads by age across every customer.
+        Migration(name: "v4-expiry-indexes", sql: """
+            CREATE INDEX vault_instrument_tombstone_age ON vault_instrument (deleted_at) WHERE deleted;
+            CREATE INDEX vault_op_log_age ON vault_op_log (created_at);
+            """),
     ]
 
     /// Applies the missing migrations on `connection` under the migration lock; returns the names

@@ -109,6 +109,12 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
         return try rows(SQL.changes, [key.merchant, key.customer, String(after), String(max(0, limit))])
     }
 
+    func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord] {
+        try lock(key)
+        return try rows(SQL.changesWithinBytes,
+                        [key.merchant, key.customer, String(after), String(max(0, limit)), String(maxBytes)])
+    }
+
     func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws {
         try lock(key)
         // A sequence drawn before this customer's lock was taken could commit out of order.
@@ -170,6 +176,16 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
         try lock(key)
         try write(SQL.purgeTombstones, [key.merchant, key.customer, String(deletedAtOrBefore)])
         cache[key] = cache[key]?.filter { _, row in !(row.deleted && (row.deletedAt.map { $0 <= deletedAtOrBefore } ?? false)) }
+    }
+
+    func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
+        try write(SQL.purgeExpiredTombstones, [String(tombstonesDeletedAtOrBefore)])
+        try write(SQL.purgeExpiredOps, [String(opsCreatedAtOrBefore)])
+        for key in cache.keys {
+            cache[key] = cache[key]?.filter { _, row in
+                !(row.deleted && (row.deletedAt.map { $0 <= tombstonesDeletedAtOrBefore } ?? false))
+            }
+        }
     }
 
     func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? {

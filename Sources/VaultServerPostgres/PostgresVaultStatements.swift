@@ -1,3 +1,5 @@
+import VaultServer
+
 /// Every statement the PostgreSQL vault storage runs, prepared once per connection.
 ///
 /// All values are `$n` parameters sent as text; PostgreSQL casts them to the column types.
@@ -30,6 +32,22 @@ enum PostgresVaultStatements {
         name: "vault_changes", sql: """
             SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND seq > $3
             ORDER BY seq LIMIT $4
+            """)
+
+    /// `changes`, cut in the database after the row that brings the running total of
+    /// `InstrumentRecord.feedBytes` (64 + 6 × id bytes + method JSON bytes) over `$5`: the
+    /// window sum streams in feed order, so the result never holds much more than the bound.
+    static let changesWithinBytes = PostgresStatement(
+        name: "vault_changes_within_bytes", sql: """
+            SELECT \(columns) FROM (
+                SELECT \(columns),
+                       sum(\(InstrumentRecord.feedOverheadBytes) + 6 * octet_length(id) + coalesce(octet_length(method_json), 0))
+                           OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING)
+                       - (\(InstrumentRecord.feedOverheadBytes) + 6 * octet_length(id) + coalesce(octet_length(method_json), 0))
+                           AS before_row
+                FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND seq > $3
+                ORDER BY seq LIMIT $4
+            ) page WHERE before_row <= $5::bigint ORDER BY seq
             """)
 
     static let put = PostgresStatement(
@@ -70,6 +88,23 @@ enum PostgresVaultStatements {
             SELECT $1, $2, max(seq) FROM purged HAVING count(*) > 0
             ON CONFLICT (merchant, customer) DO UPDATE SET seq = greatest(vault_purge_horizon.seq, excluded.seq)
             """)
+
+    /// The background purge of every customer's expired tombstones: deleted rows and raised
+    /// horizons in one statement. Purged rows are never rewritten (a tombstone only ever meets
+    /// conflicts), so no customer lock is needed.
+    static let purgeExpiredTombstones = PostgresStatement(
+        name: "vault_purge_expired_tombstones", sql: """
+            WITH purged AS (
+                DELETE FROM vault_instrument WHERE deleted AND deleted_at <= $1 RETURNING merchant, customer, seq
+            )
+            INSERT INTO vault_purge_horizon (merchant, customer, seq)
+            SELECT merchant, customer, max(seq) FROM purged GROUP BY merchant, customer
+            ON CONFLICT (merchant, customer) DO UPDATE SET seq = greatest(vault_purge_horizon.seq, excluded.seq)
+            """)
+
+    /// The background purge of idempotency records past retention.
+    static let purgeExpiredOps = PostgresStatement(
+        name: "vault_purge_expired_ops", sql: "DELETE FROM vault_op_log WHERE created_at <= $1")
 
     static let opRecord = PostgresStatement(
         name: "vault_op_record", sql: """

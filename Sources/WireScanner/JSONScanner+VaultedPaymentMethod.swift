@@ -33,7 +33,7 @@ extension JSONScanner {
                 guard isDefault == nil else { throw JSONScanner.Failure() }
                 isDefault = try scanner.readBool()
             default:
-                try scanner.skipValue()
+                try scanner.skipUnknownValue()
             }
         }
         guard let id, let methodType, let instrumentType, let data, let analyticsId, let isDefault else {
@@ -75,7 +75,7 @@ extension JSONScanner {
                 try first(64)
                 if try !scanner.readNullIfPresent() { data.binData = try binData(&scanner) }
             default:
-                try scanner.skipValue()
+                try scanner.skipUnknownValue()
             }
         }
         return data
@@ -105,7 +105,7 @@ extension JSONScanner {
                 seen |= 4
                 if try !scanner.readNullIfPresent() { funding = try scanner.readString() }
             default:
-                try scanner.skipValue()
+                try scanner.skipUnknownValue()
             }
         }
         guard let networks else { throw JSONScanner.Failure() }

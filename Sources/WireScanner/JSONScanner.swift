@@ -21,6 +21,20 @@ public struct JSONScanner {
         self.bytes = bytes
     }
 
+    /// How many values `skipUnknownValue()` skipped: a reader that must see every value (the
+    /// server's card-number guard) takes its slow path when this is not zero.
+    @usableFromInline var _unknownValuesSkipped = 0
+    @inlinable public var unknownValuesSkipped: Int { _unknownValuesSkipped }
+
+    /// Skips the value of a key the reader does not know, and counts it.
+    @inlinable public mutating func skipUnknownValue() throws(Failure) {
+        try skipValue()
+        _unknownValuesSkipped += 1
+    }
+
+    /// The offset of the next unread byte: with `skipValue()`, where a value starts and ends.
+    @inlinable public var position: Int { index }
+
     // MARK: Structure
 
     @inlinable public mutating func skipWhitespace() {

@@ -91,7 +91,7 @@ struct VaultStoreRobustnessTests {
         var written = 0
         let error = try #require(throws: SQLiteError.self) {
             for index in 0..<500 {
-                let name = "Holder " + String(repeating: "x", count: 1_500) + "\(index)"
+                let name = "Holder " + String(repeating: "x", count: 40) + "\(index)"
                 try store.upsert(Fixtures.card("full\(index)", name: name), scope: Fixtures.bob)
                 written += 1
             }

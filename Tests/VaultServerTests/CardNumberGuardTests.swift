@@ -84,13 +84,16 @@ struct CardNumberGuardTests {
             Self.upsert("float", "tok-float", extra: #","note":1.401298464324817e-45"#),
             // A card-like integer in a field the op shape does not have: not text, and never stored.
             Self.upsert("extra-int", "tok-extra", extra: #","note":4111111111111111"#),
+            // A string in a field the op shape does not have is still read (not stored, but refused).
+            Self.upsert("extra-string", "tok-extra-string", extra: #","note":"4111 1111 1111 1111""#),
             // The same digits in a text field: refused, this op only.
             Self.upsert("in-name", "tok-name", name: "4111111111111111"),
             Self.upsert("in-name-float", "tok-name-float", name: "4111111111111111.0"),
         ])
         #expect(status == 200)
-        #expect(results.map(\.status) == ["applied", "applied", "rejected", "rejected"])
-        #expect(results.map(\.reason) == [nil, nil, "sensitive-data-rejected", "sensitive-data-rejected"])
+        #expect(results.map(\.status) == ["applied", "applied", "rejected", "rejected", "rejected"])
+        #expect(results.map(\.reason) == [nil, nil, "sensitive-data-rejected", "sensitive-data-rejected",
+                                          "sensitive-data-rejected"])
         // A float elsewhere in the envelope is no reason to refuse the batch either.
         let envelope = try await server.send("POST", "/v1/customers/c1/ops", body: Data(
             (#"{"meta":1.401298464324817e-45,"ops":["# + Self.upsert("env", "tok-env") + "]}").utf8))

@@ -53,6 +53,33 @@ public enum CardNumberDetector {
         return false
     }
 
+    /// The most digits in one run of `text`, runs joined as the rule joins them (up to 3
+    /// separators between two digits). Stops counting once a run is longer than `limit`, so a
+    /// caller refusing long runs pays for no more than it reads.
+    public static func longestDigitRun(_ text: String, limit: Int = .max) -> Int {
+        var longest = 0
+        var run = 0
+        var separators = 0
+        for scalar in text.unicodeScalars {
+            switch scalar.isASCII ? asciiClass(UInt8(truncatingIfNeeded: scalar.value)) : scalarClass(scalar) {
+            case .digit:
+                if separators > maximumSeparatorRun { run = 0 }
+                run += 1
+                separators = 0
+                if run > longest {
+                    longest = run
+                    if longest > limit { return longest }
+                }
+            case .letter:
+                run = 0
+                separators = 0
+            case .separator:
+                if run > 0 { separators += 1 }
+            }
+        }
+        return longest
+    }
+
     /// The digit runs of `text` that hold a card number: each range runs from the run's first
     /// digit to its last (separators inside included, around it excluded), with the run's digits.
     public static func cardNumberRuns(in text: String) -> [(range: Range<String.Index>, digits: [UInt8])] {
