@@ -8,8 +8,8 @@ import VaultServer
 /// A real in-process `VaultServer` on a free loopback port with SQLite storage under the suite's
 /// temporary root, and a way to read its complete state for before/after comparisons.
 final class ReliabilityServer: Sendable {
-    static let keyA = "rel-key-merchant-a-7f3c9a1e"
-    static let keyB = "rel-key-merchant-b-2d8e4b6f"
+    static let keyA = "rel-key-merchant-a-\(UUID().uuidString)"
+    static let keyB = "rel-key-merchant-b-\(UUID().uuidString)"
     static let merchantA = "merchant_a"
     static let merchantB = "merchant_b"
 
