@@ -22,7 +22,11 @@ final class ReliabilityServer: Sendable {
     /// Starts a server on `directory/vault-server.sqlite` (reopening it when it exists) accepting
     /// `apiKeys` (both merchants' keys by default).
     /// With `tls` (a certificate, its key and the CA that signed it) it serves HTTPS.
-    init(directory: URL, limits: VaultServerConfiguration.Limits = .init(maxBodyBytes: 256 * 1024),
+    /// These suites send thousands of hostile requests, bad credentials among them, from one
+    /// address to one customer: the failed-authentication budget and the per-customer rate are
+    /// raised out of their way (AuthenticationAbuseTests tests them).
+    init(directory: URL, limits: VaultServerConfiguration.Limits = .init(maxBodyBytes: 256 * 1024, customerRateLimitBurst: 1_000_000,
+                                                                          failedAuthBurst: 1_000_000),
          apiKeys: [String: String] = [keyA: merchantA, keyB: merchantB],
          tls: (certificate: String, privateKey: String, caBundle: String)? = nil) throws {
         databasePath = directory.appendingPathComponent("vault-server.sqlite").path
