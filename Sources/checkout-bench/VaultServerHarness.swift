@@ -20,7 +20,7 @@ final class VaultServerHarness {
     let caBundle: String?
 
     /// Starts the server: `Config/vault-server.json`'s settings when there is a config directory,
-    /// with a free port, the benchmark's API key and rate limiting off (the figures measure the
+    /// with a free port, the benchmark's API key and every rate limit off (the figures measure the
     /// server, not the limiter).
     ///
     /// `storage` opens the server's storage (given the scratch directory and the configuration);

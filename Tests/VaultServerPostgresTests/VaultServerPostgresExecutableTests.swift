@@ -53,6 +53,37 @@ struct VaultServerPostgresExecutableTests {
         #expect(!launched.stderr.contains("s3cret"))
     }
 
+    @Test("--storage takes its password from libpq's PGPASSFILE or PGPASSWORD, never from the URL; without one the start fails",
+          .enabled(if: PostgresTestEnvironment.isConfigured && ProcessInfo.processInfo.environment["PGPASSFILE"] != nil,
+                   "needs scripts/with-postgres.sh, whose cluster asks for a password it keeps in PGPASSFILE"))
+    func passwordFromLibpqEnvironment() async throws {
+        let schema = try PostgresTestSchema()
+        defer { withExtendedLifetime(schema) {} }
+        #expect(URLComponents(string: schema.url)?.password == nil, "the URL holds no password")
+        let arguments = ["--port", "0", "--host", "127.0.0.1", "--storage", schema.url, "--api-key", "\(Self.key):merchant_x"]
+        // PGPASSFILE (inherited from with-postgres.sh): serves.
+        let served = try #require(try await ServerProcess.launch(arguments).server)
+        #expect(try await served.request("GET", "/v1/customers/c1/instruments", apiKey: Self.key).0 == 200)
+        #expect(await served.terminate() == .exited(0))
+        // PGPASSWORD instead: serves too.
+        let passfile = try #require(ProcessInfo.processInfo.environment["PGPASSFILE"])
+        let line = try String(contentsOfFile: passfile, encoding: .utf8).split(separator: "\n").first ?? ""
+        let password = String(line.split(separator: ":", maxSplits: 4).last ?? "")
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("pgpass-empty-\(UUID().uuidString)").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data(), attributes: [.posixPermissions: 0o600]))
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let byVariable = try #require(try await ServerProcess.launch(
+            arguments, environment: ["PGPASSFILE": empty, "PGPASSWORD": password]).server)
+        #expect(await byVariable.terminate() == .exited(0))
+        // Neither: the server cannot authenticate, exits 1, and prints no password.
+        let refused = try await ServerProcess.launch(arguments, environment: ["PGPASSFILE": empty, "PGPASSWORD": ""])
+        if let server = refused.server { _ = await server.terminate() }
+        #expect(refused.server == nil)
+        #expect(refused.exitStatus == 1)
+        #expect(refused.stderr.contains("cannot open the storage"), "\(refused.stderr)")
+        #expect(!password.isEmpty && !refused.stderr.contains(password))
+    }
+
     @Test("an unreachable PostgreSQL server exits 1 without echoing the password")
     func unreachable() async throws {
         let launched = try await ServerProcess.launch(["--port", "0", "--api-key", "\(Self.key):m", "--storage",
