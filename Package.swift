@@ -121,7 +121,7 @@ let package = Package(
                                    "Loopback", "HTTPTransport", "Spawning", "TLSTestSupport"],
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking",
-                                                           "Spawning", "Loopback", "CheckoutCrypto", "TLSTestSupport"],
+                                                           "Spawning", "Loopback", "CheckoutCrypto", "TLSTestSupport", "HTTPTransport"],
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",

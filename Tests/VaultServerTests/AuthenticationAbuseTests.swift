@@ -1,5 +1,7 @@
 import CheckoutLocking
 import Foundation
+import HTTPTransport
+import TLSTestSupport
 import Testing
 @testable import VaultServer
 
@@ -24,6 +26,30 @@ import Testing
         #expect(exchange.elapsed < .seconds(4))
         expectJSONError(exchange.responses.first, status: 401, code: "unauthorized")
         #expect(exchange.responses.first?.header("connection")?.lowercased() == "close")
+    }
+
+    @Test("over HTTPS (libcurl): a wrong key's 1 MiB upload is answered 401, not cut off, and the next request is served")
+    func refusedBeforeTheBodyOverHTTPS() async throws {
+        let pki = try await TestPKI.shared()
+        let pair = pki.pair("server")
+        let server = VaultServer(configuration: VaultServerConfiguration(
+            listen: .init(host: "127.0.0.1", port: 0), apiKeys: [TestServer.keyA: "merchant_a"],
+            tls: .init(certificate: pair.certificate, privateKey: pair.privateKey)), storage: InMemoryVaultServerStorage())
+        let port = try server.start()
+        defer { server.stop() }
+        let transport = HTTPTransport(baseURL: try #require(URL(string: "https://127.0.0.1:\(port)")),
+                                      configuration: HTTPTransportConfiguration(tls: TLSOptions(caBundle: pki.caBundle)))
+        let upload = HTTPRequest(method: "POST", path: "/v1/customers/c1/ops",
+                                 headers: [HTTPHeaderField(name: "Authorization", value: "Bearer not-a-key"),
+                                           HTTPHeaderField(name: "Content-Type", value: "application/json")],
+                                 body: [UInt8](repeating: UInt8(ascii: "1"), count: (1 << 20) - 1))
+        let refused = try await transport.send(upload)
+        #expect(refused.status == 401)
+        #expect(String(decoding: refused.body, as: UTF8.self).contains(#""code":"unauthorized""#))
+        let served = try await transport.send(HTTPRequest(method: "GET", path: "/v1/customers/c1/instruments",
+                                                          headers: [HTTPHeaderField(name: "Authorization",
+                                                                                    value: "Bearer \(TestServer.keyA)")]))
+        #expect(served.status == 200)
     }
 
     @Test("every failed authentication closes its connection: no guessing on one kept-alive connection")
@@ -100,6 +126,26 @@ import Testing
         #expect(statuses == [200: limits.effectiveCustomerRateLimitBurst, 429: 1])
         // Another customer of the merchant has its own budget.
         #expect(try RawHTTP.call(port: server.port, "GET", "/v1/customers/c2/instruments", key: TestServer.keyA).status == 200)
+    }
+
+    @Test("the per-address limit applies before the credential is checked, the per-merchant one across customers")
+    func addressAndMerchantLimits() throws {
+        let clock = ManualClock()
+        let byAddress = try TestServer(.memory, limits: .init(addressRateLimitBurst: 2), clock: clock.clock)
+        #expect(try RawHTTP.call(port: byAddress.port, "GET", "/health", key: nil).status == 200)
+        #expect(try RawHTTP.call(port: byAddress.port, "GET", "/v1/customers/c1/instruments", key: "wrong").status == 401)
+        let limited = try RawHTTP.call(port: byAddress.port, "GET", "/v1/customers/c1/instruments", key: TestServer.keyA)
+        expectJSONError(limited, status: 429, code: "rate-limited")
+        #expect(limited.header("retry-after") != nil)
+
+        let byMerchant = try TestServer(.memory, limits: .init(rateLimitBurst: 2), clock: clock.clock)
+        for customer in ["c1", "c2"] {
+            #expect(try RawHTTP.call(port: byMerchant.port, "GET", "/v1/customers/\(customer)/instruments", key: TestServer.keyA).status == 200)
+        }
+        expectJSONError(try RawHTTP.call(port: byMerchant.port, "GET", "/v1/customers/c3/instruments", key: TestServer.keyA),
+                        status: 429, code: "rate-limited")
+        // The other merchant has its own budget.
+        #expect(try RawHTTP.call(port: byMerchant.port, "GET", "/v1/customers/c3/instruments", key: TestServer.keyB).status == 200)
     }
 
     @Test("the limiters' tables stay bounded under a flood of new keys")
