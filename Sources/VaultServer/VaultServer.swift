@@ -323,7 +323,7 @@ private func checkHead(_ context: RequestContext, server: VaultServer, connectio
     guard let timeout = remainingSeconds(context, server: server) else { return refuse(.requestTimeout, on: connection) }
     // Route, credential and limits, from the head alone: a refusal here never reads the body.
     guard let target = context.target, let method, let methodName = String(validatingCString: method) else {
-        return refuse(RequestTarget.invalidPath, on: connection)
+        return refuse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"), on: connection)
     }
     let authorization = cmhd_header(connection, "Authorization").flatMap { String(validatingCString: $0) }
     switch server.admit(method: methodName, target: target, authorization: authorization, address: clientAddress(connection)) {

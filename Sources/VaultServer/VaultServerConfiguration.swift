@@ -210,6 +210,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// Where the vault lives: `postgres://...` (shared by several instances) or `sqlite:PATH`.
     /// Optional: without it, `vault-server --db PATH` (SQLite) or `--storage URL` says where;
     /// the command line wins over the file. Parsed by `VaultStorageLocation` (VaultServerPostgres).
+    /// Keep the password out of the URL: libpq reads it from `PGPASSFILE` or `PGPASSWORD`.
     public var storage: String?
 
     /// Creates a configuration; the defaults suit tests and local runs.

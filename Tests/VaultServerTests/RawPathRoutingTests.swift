@@ -28,6 +28,15 @@ struct RawPathRoutingTests {
         expectJSONError(answer, status: 400, code: "invalid-path")
     }
 
+    @Test("a raw byte that is not UTF-8 in the target is 400 invalid-request-line, before the credential")
+    func rawInvalidUTF8() throws {
+        let server = try TestServer(.memory)
+        let path = Array("/v1/customers/c".utf8) + [0xFF] + Array("/instruments".utf8)
+        let answer = try RawHTTP.exchange(port: server.port, RawHTTP.request("GET", path: path,
+                                                                              headers: [("Authorization", "Bearer \(TestServer.keyA)")]))
+        expectJSONError(answer, status: 400, code: "invalid-request-line")
+    }
+
     @Test("other escapes decode within their segment: /v1/customers/c%31/changes is c1's feed")
     func escapesDecodePerSegment() throws {
         let server = try TestServer(.memory)
