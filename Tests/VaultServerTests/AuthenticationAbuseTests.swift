@@ -28,6 +28,29 @@ import Testing
         #expect(exchange.responses.first?.header("connection")?.lowercased() == "close")
     }
 
+    @Test("an ephemeral key judged from the head by the storage: a revoked key's declared 1 MiB upload gets 401 key-revoked at once, a read key's write 403, and a valid key's body is read and applied", arguments: StorageKind.available)
+    func ephemeralKeysJudgedFromTheHead(_ kind: StorageKind) async throws {
+        let server = try TestServer(kind)
+        let revoked = try await server.mintKey(customer: "c1")
+        #expect(try await server.send("DELETE", "/v1/ephemeral-keys/\(revoked.id)").status == 200)
+        let reader = try await server.mintKey(customer: "c1", scope: "read")
+        let writer = try await server.mintKey(customer: "c1")
+        func head(_ secret: String) -> [UInt8] {
+            Array("POST /v1/customers/c1/ops HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(secret)\r\n".utf8)
+                + Array("Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n".utf8)
+        }
+        let refused = try RawExchange.run(port: server.port, head(revoked.secret), wait: 5)
+        #expect(refused.closed)
+        expectJSONError(refused.responses.first, status: 401, code: "key-revoked")
+        let readOnly = try RawExchange.run(port: server.port, head(reader.secret), wait: 5)
+        #expect(readOnly.closed)
+        expectJSONError(readOnly.responses.first, status: 403, code: "read-only-key")
+        let op = Array(#"{"ops":[{"opId":"o1","kind":"delete","instrumentId":"tok-1"}]}"#.utf8)
+        let applied = try RawHTTP.exchange(port: server.port, RawHTTP.request(
+            "POST", path: Array("/v1/customers/c1/ops".utf8), headers: [("Authorization", "Bearer \(writer.secret)")], body: op))
+        #expect(applied.status == 200, "\(applied.text)")
+    }
+
     @Test("over HTTPS (libcurl): a wrong key's 1 MiB upload is answered 401, not cut off, and the next request is served")
     func refusedBeforeTheBodyOverHTTPS() async throws {
         let pki = try await TestPKI.shared()
