@@ -80,7 +80,7 @@ let package = Package(
                                "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod"],
                 path: "Sources/CheckoutKit", swiftSettings: swift6),
         // `checkout demo`, as a library so that a test can run it end to end.
-        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer", "CheckoutLocking", "Spawning"],
+        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer", "CheckoutLocking", "Spawning", "CheckoutCrypto"],
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout",

@@ -35,7 +35,7 @@ cleanup() {
 trap cleanup EXIT
 bash "$root/scripts/make-test-pki.sh" "$work/pki"
 merchant_key="fuzz-$(openssl rand -hex 24)"
-# From an empty directory: no ./Config/vault-server.json with its demo key is picked up.
+# From an empty directory, with no --config: the built-in defaults, the one key below.
 (cd "$work" && exec "$bin/vault-server" --db "$work/vault.sqlite" --port 0 --api-key "$merchant_key:merchant_fuzz" \
     --tls-cert "$work/pki/server.pem" --tls-key "$work/pki/server.key" > "$work/server.out" 2> "$work/server.err") &
 server_pid=$!

@@ -6,7 +6,10 @@
 # initdb's a cluster in a temporary directory, starts it on a free loopback port (TCP on
 # 127.0.0.1 only, no Unix socket outside the temp dir), creates a database, exports
 # CHECKOUTKIT_POSTGRES_URL=postgres://USER@127.0.0.1:PORT/checkoutkit_test, runs CMD and returns its
-# exit status. The cluster is stopped and removed on every exit path (trap), even when CMD fails or
+# exit status. TCP connections need a password (scram-sha-256, a random one per cluster) that is
+# in no URL: the script writes it to a password file and exports PGPASSFILE, so every PostgreSQL
+# test, and every vault-server they start, gets its password the way a deployment should (libpq
+# reads PGPASSFILE; README: Storage and API). The cluster is stopped and removed on every exit path (trap), even when CMD fails or
 # the script is interrupted. initdb refuses to run as root, so as root the server runs as the
 # `postgres` system user (created by the postgresql-15 package) via runuser.
 #
@@ -113,8 +116,14 @@ trap 'exit 143' TERM
 chmod 700 "$WORK"
 if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then chown postgres: "$WORK"; fi
 
-as_owner "$BIN/initdb" -D "$DATA" -U "$OWNER" --auth=trust --encoding=UTF8 --locale=C.UTF-8 -N >/dev/null 2>"$WORK/initdb.err" \
+PASSWORD=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+printf '%s\n' "$PASSWORD" > "$WORK/initdb.pw"
+if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then chown postgres: "$WORK/initdb.pw"; fi
+chmod 600 "$WORK/initdb.pw"
+as_owner "$BIN/initdb" -D "$DATA" -U "$OWNER" --auth-local=trust --auth-host=scram-sha-256 --pwfile="$WORK/initdb.pw" \
+    --encoding=UTF8 --locale=C.UTF-8 -N >/dev/null 2>"$WORK/initdb.err" \
     || { cat "$WORK/initdb.err" >&2; echo "with-postgres: initdb failed" >&2; exit 1; }
+rm -f "$WORK/initdb.pw"
 
 PORT=""
 for attempt in 1 2 3; do
@@ -132,7 +141,17 @@ done
 if [ "$STARTED" -ne 1 ]; then exit 1; fi
 
 DB=checkoutkit_test
-as_owner "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U "$OWNER" "$DB"
+# The password file libpq reads (it must be 0600), for the invoking user and, as root, the owner.
+umask 077
+printf '127.0.0.1:%s:*:%s:%s\n' "$PORT" "$OWNER" "$PASSWORD" > "$WORK/pgpass"
+export PGPASSFILE="$WORK/pgpass"
+if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then
+    cp "$WORK/pgpass" "$WORK/pgpass.owner" && chown postgres: "$WORK/pgpass.owner"
+    runuser -u postgres -- env PGPASSFILE="$WORK/pgpass.owner" "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U "$OWNER" "$DB"
+else
+    "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U "$OWNER" "$DB"
+fi
+umask 022
 
 export CHECKOUTKIT_POSTGRES_URL="postgres://$OWNER@127.0.0.1:$PORT/$DB"
 echo "with-postgres: PostgreSQL $("$BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT (CHECKOUTKIT_POSTGRES_URL=$CHECKOUTKIT_POSTGRES_URL)" >&2

@@ -1,3 +1,4 @@
+import CheckoutCrypto
 import CheckoutKit
 import CheckoutLocking
 import Foundation
@@ -63,7 +64,8 @@ public final class DemoRunner: Sendable {
         do {
             workspace = FileManager.default.temporaryDirectory
                 .appendingPathComponent("checkout-demo-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
         } catch {
             throw Failure(step: "workspace", message: "cannot create a temporary directory: \(error)")
         }
@@ -101,14 +103,16 @@ public final class DemoRunner: Sendable {
         let now: Date
     }
 
-    private static let apiKey = "demo-key-merchant-a"
+    /// The prefix of the merchant key each run makes (with 32 random bytes in hex): no key ships.
+    public static let apiKeyPrefix = "ck_demo_"
     private static let merchant = "merchant_a"
 
     private func setUp(workspace: URL) async throws -> Context {
         let defaults = try CheckoutDefaults.resolve(configDirectory: options.configDirectory)
+        let apiKey = Self.apiKeyPrefix + Hex.encode(try SecureRandom.bytes(32))
         let certificates = try await DemoCertificates.make(in: workspace)
         var configuration = VaultServerConfiguration(listen: .init(host: "127.0.0.1", port: 0),
-                                                     apiKeys: [Self.apiKey: Self.merchant],
+                                                     apiKeys: [apiKey: Self.merchant],
                                                      tls: .init(certificate: certificates.certificate,
                                                                 privateKey: certificates.privateKey))
         configuration.threads = 2
@@ -122,7 +126,7 @@ public final class DemoRunner: Sendable {
         let tls = TLSOptions(caBundle: certificates.caBundle)
         // The merchant's backend: the only holder of the merchant key. It mints a short-lived key
         // for this customer and puts it in the client token it hands the device.
-        let backend = HTTPRemoteVault(baseURL: baseURL, apiKey: Self.apiKey, timeout: 2, resourceTimeout: 5, tls: tls)
+        let backend = HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 2, resourceTimeout: 5, tls: tls)
         let minted = try await backend.createEphemeralKey(customerId: scope.customerId, ttlSeconds: 900)
         let access = VaultAccess(url: baseURL.absoluteString, key: minted.secret, expiresAt: minted.expiresAt)
         let now = Date()

@@ -602,7 +602,7 @@ public enum EmbeddedConfig {
     public static let vaultServer = ##"""
 {
   "listen": { "host": "127.0.0.1", "port": 8080 },
-  "apiKeys": { "demo-key-merchant-a": "merchant_a" },
+  "apiKeys": {},
   "tombstoneRetentionSeconds": 2592000,
   "limits": {
     "maxBodyBytes": 1048576,

@@ -48,7 +48,12 @@ final class CurlTransfer: @unchecked Sendable {
             }
             lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
-        lines.append("Expect:")  // no 100-continue round trip before a body
+        // A large body waits for the server's go-ahead: a server that refuses the request on its
+        // head (a wrong key, a rate limit) answers before any of it is sent, instead of closing
+        // a connection the body is still streaming into (which the client sees as a reset, the
+        // answer lost). Small bodies go at once: one round trip saved, and they fit the socket
+        // buffers, so the answer to them is never lost.
+        lines.append((request.body?.count ?? 0) >= Self.expectContinueBodyBytes ? "Expect: 100-continue" : "Expect:")
         self.id = id
         self.url = try endpoint.url(for: request.path)
         self.method = request.method
@@ -65,6 +70,9 @@ final class CurlTransfer: @unchecked Sendable {
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
+
+    /// From this body size on, a request asks `Expect: 100-continue`.
+    static let expectContinueBodyBytes = 64 * 1024
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {

@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One SQLite connection: opens the file, configures it, prepares and caches statements.
 ///
@@ -18,6 +21,10 @@ public final class Database {
 
     /// Opens (and, unless configured otherwise, creates) the database at `path`.
     ///
+    /// A database this creates is mode 0600 (owner only, whatever the umask allows of that), and
+    /// so are its `-wal`, `-shm` and journal files, which SQLite creates with the database's mode:
+    /// the vault's files hold tokens and the server's cursor secret. An existing file keeps its mode.
+    ///
     /// Throws `SQLiteError` with `cannotOpen` (missing or unwritable directory), `notADatabase`,
     /// `corrupt` or `readOnly` (the file can only be read) instead of opening a half-usable connection.
     public convenience init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
@@ -32,7 +39,10 @@ public final class Database {
             throw SQLiteError(.misuse, message: "this SQLite library was built without thread safety")
         }
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        if configuration.createIfMissing && role == .writer { flags |= SQLITE_OPEN_CREATE }
+        if configuration.createIfMissing && role == .writer {
+            flags |= SQLITE_OPEN_CREATE
+            Self.createOwnerOnly(path)
+        }
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(path, &opened, flags, nil)
         guard let opened else {
@@ -54,6 +64,17 @@ public final class Database {
         self.handle = opened
         // From here on `deinit` closes the handle if the hook throws.
         try configuration.prepareConnection?(self)
+    }
+
+    /// Creates `path` empty with mode 0600 unless it exists (an empty file is a new database to
+    /// SQLite), so the database never exists with SQLite's default 0644. `:memory:` and the empty
+    /// path (a temporary database) have no file.
+    private static func createOwnerOnly(_ path: String) {
+        guard !path.isEmpty, path != ":memory:" else { return }
+        // A failure (the file exists, the directory is missing) is left to sqlite3_open_v2, which
+        // opens the existing file or reports the error.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
     }
 
     deinit {

@@ -54,6 +54,10 @@ public struct VaultHTTPError: Error, Sendable, Equatable {
     static func rateLimited(retryAfter: Int) -> Self {
         .init(status: 429, code: "rate-limited", message: "too many requests", retryAfterSeconds: retryAfter)
     }
+    static func authThrottled(retryAfter: Int) -> Self {
+        .init(status: 429, code: "auth-throttled",
+              message: "too many failed authentications from this address; retry later", retryAfterSeconds: retryAfter)
+    }
     static let draining = Self(status: 503, code: "draining", message: "the server is shutting down", retryAfterSeconds: 1)
     static let storageUnavailable = Self(status: 503, code: "storage-unavailable",
                                          message: "the storage is busy or unreachable; retry later", retryAfterSeconds: 1)

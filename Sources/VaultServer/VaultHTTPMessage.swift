@@ -1,9 +1,7 @@
-/// A request as the router sees it, already read from the connection.
+/// An admitted request as the handler serves it, already read from the connection.
 struct VaultHTTPRequest: Sendable {
-    var method: String
-    /// The decoded path, without the query string.
-    var path: String
-    var authorization: String?
+    /// What the head established (`VaultRequestHandler.admit`): route and caller.
+    var admission: VaultRequestHandler.Admission
     /// The query arguments the API knows (`cursor`, `limit`).
     var query: [String: String]
     var body: [UInt8]

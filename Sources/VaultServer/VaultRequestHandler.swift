@@ -3,44 +3,89 @@ import Foundation
 
 /// Routes a request, authenticates it, applies limits and answers with JSON.
 ///
+/// Two steps. `admit` judges the head, before any body byte is read: a request it refuses is
+/// answered at once and its body never read, so an unauthenticated client costs no body memory.
+/// `handle` then serves an admitted request with its body.
+///
 /// Synchronous by design: it runs on libmicrohttpd's threads and only calls the synchronous,
 /// lock-guarded storage. Every query is scoped by the merchant behind the credential and the
 /// customer in the path, so another merchant's ids simply do not exist (404). A device's
 /// ephemeral key reaches its own customer only: any other customer's path is the 404 of a
 /// missing resource, whatever that customer holds.
 ///
-/// Order of checks: body size (413), path (404), `/health`, credential (401), rate limit (429),
-/// what a device's key may reach (403 `forbidden` on key management, 404 on another customer),
-/// customer id (400), method (405 with the path's `Allow`), read-only key on a write (403
-/// `read-only-key`), then the request itself.
+/// Order of checks on the head: the client address's rate (429 `rate-limited`), the raw path
+/// (400 `invalid-path`, `RequestTarget`), the route (404), `/health`, the address's budget of
+/// failed authentications (429 `auth-throttled`), credential (401, counted against that budget
+/// and logged), the merchant's rate (429), what a device's key may reach (403 `forbidden` on key
+/// management, 404 on another customer), customer id (400), method (405 with the path's
+/// `Allow`), read-only key on a write (403 `read-only-key`), the customer's rate (429). Then, with
+/// the body: its size (413), then the request itself.
 final class VaultRequestHandler: Sendable {
     private let configuration: VaultServerConfiguration
     private let authenticator: VaultAuthenticator
     private let service: VaultService
     private let clock: VaultServerClock
-    private let rateLimiter: RateLimiter
+    private let log: VaultServerLog
+    private let merchantLimiter: RateLimiter
+    private let customerLimiter: RateLimiter
+    private let addressLimiter: RateLimiter
+    /// Failed authentications per client address: only failures spend it.
+    private let failedAuthBudget: RateLimiter
     private let inFlight = InFlightOps()
 
-    init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock) {
+    /// What the head of a request established: its route and, for every route but `/health`, the
+    /// caller behind its credential.
+    struct Admission: Sendable {
+        let route: VaultRoute
+        let caller: VaultCaller?
+    }
+
+    init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock,
+         log: VaultServerLog = .standardError) {
         self.configuration = configuration
         self.authenticator = VaultAuthenticator(merchantKeys: MerchantKeys(configuration.apiKeys),
                                                 ephemeralKeys: EphemeralKeyService(storage: storage))
         self.service = VaultService(storage: storage,
                                     retentionMillis: Int64((configuration.tombstoneRetentionSeconds * 1000).rounded()))
         self.clock = clock
-        self.rateLimiter = RateLimiter(perSecond: configuration.limits.rateLimitPerSecond,
-                                       burst: configuration.limits.rateLimitBurst)
+        self.log = log
+        let limits = configuration.limits
+        merchantLimiter = RateLimiter(perSecond: limits.rateLimitPerSecond, burst: limits.rateLimitBurst)
+        customerLimiter = RateLimiter(perSecond: limits.effectiveCustomerRateLimitPerSecond,
+                                      burst: limits.effectiveCustomerRateLimitBurst)
+        addressLimiter = RateLimiter(perSecond: limits.effectiveAddressRateLimitPerSecond,
+                                     burst: limits.effectiveAddressRateLimitBurst)
+        failedAuthBudget = RateLimiter(perSecond: limits.effectiveFailedAuthBurst > 0 ? 1 / limits.effectiveFailedAuthRefillSeconds : 0,
+                                       burst: limits.effectiveFailedAuthBurst)
     }
 
+    /// Judges a request's head (`target` is the raw request target, as on the request line;
+    /// `address` the client's, from `cmhd_client_address`): the admission, or the error to answer
+    /// at once without reading the body.
+    func admit(method: String, target: String, authorization: String?, address: String) -> Result<Admission, VaultHTTPError> {
+        Self.answer { () throws -> Admission in
+            try admission(method: method, target: target, authorization: authorization, address: address)
+        }
+    }
+
+    /// Serves an admitted request, its body read.
     func handle(_ request: VaultHTTPRequest) -> VaultHTTPResponse {
+        switch Self.answer({ () throws -> VaultHTTPResponse in try serve(request) }) {
+        case .success(let response): response
+        case .failure(let error): Self.errorResponse(error)
+        }
+    }
+
+    /// Runs `body`, turning every error into the answer it gets.
+    private static func answer<T>(_ body: () throws -> T) -> Result<T, VaultHTTPError> {
         do {
-            return try route(request)
+            return .success(try body())
         } catch let error as VaultHTTPError {
-            return Self.errorResponse(error)
+            return .failure(error)
         } catch let error as any TemporaryStorageFailure where error.isTemporary {
-            return Self.errorResponse(.storageUnavailable)
+            return .failure(.storageUnavailable)
         } catch {
-            return Self.errorResponse(.internalError)
+            return .failure(.internalError)
         }
     }
 
@@ -53,16 +98,33 @@ final class VaultRequestHandler: Sendable {
 
     // MARK: Routing
 
-    private func route(_ request: VaultHTTPRequest) throws -> VaultHTTPResponse {
-        if request.bodyTooLarge { throw VaultHTTPError.bodyTooLarge }
-        guard let route = VaultRoute(path: request.path) else { throw VaultHTTPError.notFound }
-        if route == .health {
-            guard route.methods.contains(request.method) else { throw VaultHTTPError.methodNotAllowed(route) }
-            return Self.json(200, WireHealth(status: "ok"))
+    private func admission(method: String, target: String, authorization: String?, address: String) throws -> Admission {
+        let now = clock.nowMillis
+        if let wait = addressLimiter.acquire(address, now: now) { throw VaultHTTPError.rateLimited(retryAfter: wait) }
+        guard let segments = try RequestTarget.segments(of: target), let route = VaultRoute(segments: segments) else {
+            throw VaultHTTPError.notFound
         }
-        let caller = try authenticator.caller(request.authorization, now: clock.nowMillis)
+        if route == .health {
+            guard route.methods.contains(method) else { throw VaultHTTPError.methodNotAllowed(route) }
+            return Admission(route: route, caller: nil)
+        }
+        if let wait = failedAuthBudget.wait(address, now: now) {
+            let error = VaultHTTPError.authThrottled(retryAfter: wait)
+            log.record(AuthRefusalEvent(event: "auth-throttled", status: error.status, code: error.code, address: address,
+                                        method: method, route: route.name, retryAfter: wait))
+            throw error
+        }
+        let caller: VaultCaller
+        do {
+            caller = try authenticator.caller(authorization, now: now)
+        } catch let error as VaultHTTPError {
+            failedAuthBudget.consume(address, now: now)
+            log.record(AuthRefusalEvent(event: "auth-refused", status: error.status, code: error.code, address: address,
+                                        method: method, route: route.name, retryAfter: nil))
+            throw error
+        }
         let merchant = caller.merchant
-        if let wait = rateLimiter.acquire(merchant, now: clock.nowMillis) { throw VaultHTTPError.rateLimited(retryAfter: wait) }
+        if let wait = merchantLimiter.acquire(merchant, now: now) { throw VaultHTTPError.rateLimited(retryAfter: wait) }
         if case .device(let key) = caller {
             if route.managesKeys { throw VaultHTTPError.forbidden }
             // Exactly the answer of a customer that does not exist: nothing tells the two apart.
@@ -75,10 +137,21 @@ final class VaultRequestHandler: Sendable {
         if let customer = route.customer, !Identifier.isValid(customer) {
             throw VaultHTTPError.badRequest("invalid-customer", "customer ids are 1–128 letters, digits or -._:")
         }
-        guard route.methods.contains(request.method) else { throw VaultHTTPError.methodNotAllowed(route) }
+        guard route.methods.contains(method) else { throw VaultHTTPError.methodNotAllowed(route) }
         if case .device(let key) = caller, key.scope == .read, route.writes { throw VaultHTTPError.readOnlyKey }
+        if let customer = route.customer,
+           let wait = customerLimiter.acquire(merchant + "\u{0}" + customer, now: now) {
+            throw VaultHTTPError.rateLimited(retryAfter: wait)
+        }
+        return Admission(route: route, caller: caller)
+    }
 
-        switch route {
+    private func serve(_ request: VaultHTTPRequest) throws -> VaultHTTPResponse {
+        if request.bodyTooLarge { throw VaultHTTPError.bodyTooLarge }
+        guard let caller = request.admission.caller else { return Self.json(200, WireHealth(status: "ok")) }
+        let merchant = caller.merchant
+
+        switch request.admission.route {
         case .instruments(let customer):
             let key = CustomerKey(merchant: merchant, customer: customer)
             return Self.json(200, WireInstrumentList(instruments: try service.instruments(key)))

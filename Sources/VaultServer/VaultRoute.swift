@@ -1,6 +1,7 @@
 /// A path of the vault API and the methods it answers.
 ///
-/// Matching looks at the path's shape only; ids are checked later, after authentication, so an
+/// Matching looks at the path's shape only, segment by segment as they arrived (a decoded `/`
+/// never splits a segment: `RequestTarget` refuses it); ids are checked later, after authentication, so an
 /// unknown path is 404 and a known one with the wrong method is 405 with the path's own `Allow`.
 enum VaultRoute: Sendable, Equatable {
     /// `/health`
@@ -20,9 +21,8 @@ enum VaultRoute: Sendable, Equatable {
     /// `/v1/whoami`: the merchant (and customer) behind the caller's credential.
     case whoami
 
-    /// The route of a decoded path (without its query), or nil: 404.
-    init?(path: String) {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+    /// The route of a path's decoded segments (`RequestTarget.segments(of:)`), or nil: 404.
+    init?(segments: [String]) {
         switch segments.count {
         case 1 where segments[0] == "health":
             self = .health
@@ -52,6 +52,20 @@ enum VaultRoute: Sendable, Equatable {
         case .instruments, .changes, .whoami: ["GET"]
         case .instrument, .revokeKey: ["DELETE"]
         case .ops, .mintKey: ["POST"]
+        }
+    }
+
+    /// A stable name of the route for log lines (which never hold the path itself).
+    var name: String {
+        switch self {
+        case .health: "health"
+        case .instruments: "instruments"
+        case .instrument: "instrument"
+        case .changes: "changes"
+        case .ops: "ops"
+        case .mintKey: "mint-key"
+        case .revokeKey: "revoke-key"
+        case .whoami: "whoami"
         }
     }
 

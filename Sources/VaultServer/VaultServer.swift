@@ -12,10 +12,13 @@ import Foundation
 /// Before any body byte is read, each request's head is checked (`RequestHead`): over-long
 /// request lines (414), over-large heads (431), ambiguous framing (400, 501) and declared bodies
 /// over the limit (413) are answered at once with the JSON error format and the connection is
-/// closed. A request must arrive within `limits.requestTimeoutSeconds` of its request line, and
-/// one address may hold at most `limits.maxConnectionsPerIP` connections. While it runs, a
-/// background thread (`ExpiryPurger`) removes tombstones and op records past the retention for
-/// every customer. Example:
+/// closed. So is every request the head alone settles (`VaultRequestHandler.admit`): a path that
+/// is not the API's, a missing or wrong credential (401), a rate limit: the body is never read,
+/// so unauthenticated uploads cost no memory, and each failed authentication closes its
+/// connection and is logged (`VaultServerLog`, never with the credential). A request must arrive
+/// within `limits.requestTimeoutSeconds` of its request line, and one address may hold at most
+/// `limits.maxConnectionsPerIP` connections. While it runs, a background thread (`ExpiryPurger`)
+/// removes tombstones and op records past the retention for every customer. Example:
 ///
 /// ```swift
 /// let server = VaultServer(configuration: config, storage: try SQLiteVaultServerStorage(path: "vault.db"))
@@ -65,10 +68,11 @@ public final class VaultServer: Sendable {
     /// True once started with a certificate: the server speaks HTTPS.
     public var isTLS: Bool { configuration.tls != nil }
 
-    /// Creates a server; nothing listens until `start()`.
-    public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock = .system) {
+    /// Creates a server; nothing listens until `start()`. Refusals of credentials go to `log`.
+    public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock = .system,
+                log: VaultServerLog = .standardError) {
         self.configuration = configuration
-        self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock)
+        self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock, log: log)
         let retention = Int64((configuration.tombstoneRetentionSeconds * 1000).rounded())
         self.purger = ExpiryPurger(service: VaultService(storage: storage, retentionMillis: retention), clock: clock,
                                    interval: ExpiryPurger.interval(retentionSeconds: configuration.tombstoneRetentionSeconds))
@@ -195,6 +199,11 @@ public final class VaultServer: Sendable {
         state.withLock { $0.inFlight -= 1 }
     }
 
+    fileprivate func admit(method: String, target: String, authorization: String?, address: String)
+        -> Result<VaultRequestHandler.Admission, VaultHTTPError> {
+        handler.admit(method: method, target: target, authorization: authorization, address: address)
+    }
+
     fileprivate func respond(_ request: VaultHTTPRequest) -> VaultHTTPResponse {
         handler.handle(request)
     }
@@ -225,19 +234,25 @@ public struct VaultServerStartError: Error, Sendable, Equatable, CustomStringCon
 private final class RequestContext {
     /// When the request line arrived: the request deadline counts from here.
     let started: ContinuousClock.Instant
-    /// The raw request target's length (the access handler only sees it decoded and split).
+    /// The raw request target, as on the request line (the access handler only sees it decoded);
+    /// nil when it is not UTF-8.
+    let target: String?
+    /// The raw request target's length.
     let targetBytes: Int
     /// Set by the first access-handler call, once the head has been checked.
     var headChecked = false
     var admitted = false
+    /// What the head established; set when the head was admitted.
+    var admission: VaultRequestHandler.Admission?
     var body: [UInt8] = []
     var tooLarge = false
     /// The connection's inactivity timeout while the body arrives (nil: the daemon's idle timeout).
     var bodyTimeoutSeconds: Int?
 
-    init(started: ContinuousClock.Instant, targetBytes: Int) {
+    init(started: ContinuousClock.Instant, target: UnsafePointer<CChar>?) {
         self.started = started
-        self.targetBytes = targetBytes
+        self.target = target.flatMap { String(validatingCString: $0) }
+        self.targetBytes = target.map { strlen($0) } ?? 0
     }
 }
 
@@ -246,7 +261,7 @@ private final class RequestContext {
 private func vaultServerRequestLineHandler(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
-    let context = RequestContext(started: ContinuousClock.now, targetBytes: uri.map { strlen($0) } ?? 0)
+    let context = RequestContext(started: ContinuousClock.now, target: uri)
     return Unmanaged.passRetained(context).toOpaque()
 }
 
@@ -285,21 +300,15 @@ private func vaultServerAccessHandler(
 
     // The whole request has arrived: the connection goes back to the idle timeout.
     if context.bodyTimeoutSeconds != nil { _ = cmhd_set_timeout(connection, UInt32(server.idleTimeoutSeconds)) }
-    let response: VaultHTTPResponse
-    if let url, let path = String(validatingCString: url), let method, let methodName = String(validatingCString: method) {
-        var query: [String: String] = [:]
-        for name in ["cursor", "limit"] {
-            if let value = cmhd_query(connection, name) {
-                query[name] = String(validatingCString: value) ?? "\u{FFFD}"
-            }
+    guard let admission = context.admission else { return cmhd_no() }
+    var query: [String: String] = [:]
+    for name in ["cursor", "limit"] {
+        if let value = cmhd_query(connection, name) {
+            query[name] = String(validatingCString: value) ?? "\u{FFFD}"
         }
-        let authorization = cmhd_header(connection, "Authorization")
-            .flatMap { String(validatingCString: $0) }
-        response = server.respond(VaultHTTPRequest(method: methodName, path: path, authorization: authorization,
-                                                   query: query, body: context.body, bodyTooLarge: context.tooLarge))
-    } else {
-        response = VaultRequestHandler.errorResponse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"))
     }
+    let response = server.respond(VaultHTTPRequest(admission: admission, query: query, body: context.body,
+                                                   bodyTooLarge: context.tooLarge))
     return queue(response, on: connection, close: context.tooLarge)
 }
 
@@ -321,6 +330,15 @@ private func checkHead(_ context: RequestContext, server: VaultServer, connectio
     case .success(let checked): framing = checked
     }
     guard let timeout = remainingSeconds(context, server: server) else { return refuse(.requestTimeout, on: connection) }
+    // Route, credential and limits, from the head alone: a refusal here never reads the body.
+    guard let target = context.target, let method, let methodName = String(validatingCString: method) else {
+        return refuse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"), on: connection)
+    }
+    let authorization = cmhd_header(connection, "Authorization").flatMap { String(validatingCString: $0) }
+    switch server.admit(method: methodName, target: target, authorization: authorization, address: clientAddress(connection)) {
+    case .failure(let error): return refuse(error, on: connection)
+    case .success(let admission): context.admission = admission
+    }
     if framing.expectsBody {
         // Until the body is in, a silent client is closed at the deadline, not the idle timeout.
         context.bodyTimeoutSeconds = timeout
@@ -328,6 +346,13 @@ private func checkHead(_ context: RequestContext, server: VaultServer, connectio
         if case .length(let length) = framing { context.body.reserveCapacity(length) }
     }
     return cmhd_yes()
+}
+
+/// The client's address as text (an IPv6 client's /64 prefix), or `unknown`.
+private func clientAddress(_ connection: OpaquePointer) -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard cmhd_client_address(connection, &buffer, buffer.count) != 0 else { return "unknown" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// Whole seconds left before the request deadline (at least 1), or nil when it has passed.

@@ -4,9 +4,11 @@ import Foundation
 /// The vault server's settings, as read from `Config/vault-server.json`.
 ///
 /// Every field of the file is required (no silent defaults) except those documented as optional
-/// (`tls`, `storage`, and the limits `idleConnectionTimeoutSeconds`, `maxConnectionsPerIP` and
-/// `requestTimeoutSeconds`, each with a documented default); the initializer's defaults serve
-/// code that builds a configuration directly, such as tests and `vault-server` without `--config`.
+/// (`tls`, `storage`, `apiKeys`, and the limits `idleConnectionTimeoutSeconds`,
+/// `maxConnectionsPerIP`, `requestTimeoutSeconds` and the rate limits per customer, per address
+/// and of failed authentication, each with a documented default); the initializer's defaults
+/// serve code that builds a configuration directly, such as tests and `vault-server` without
+/// `--config`. Rate limiting is on by default, at rates real clients never reach.
 public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// Where to listen.
     public struct Listen: Codable, Sendable, Equatable {
@@ -32,9 +34,10 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         public var defaultPageSize: Int
         /// The most ops one batch may carry; more get 413.
         public var maxOpsPerBatch: Int
-        /// Sustained requests per second per merchant; 0 disables rate limiting.
+        /// Sustained requests per second per merchant; 0 disables this limit (not recommended).
+        /// `defaultRateLimitPerSecond` when the configuration is built in code.
         public var rateLimitPerSecond: Double
-        /// Requests a merchant may burst above the sustained rate.
+        /// Requests a merchant may burst above the sustained rate (`defaultRateLimitBurst`).
         public var rateLimitBurst: Int
         /// Seconds a kept-alive connection may sit idle before the server closes it. Optional in
         /// the file; absent means `defaultIdleConnectionTimeoutSeconds`. Set it above the idle
@@ -48,6 +51,42 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         /// body; a slower one is closed (408 `request-timeout` when its head arrives late). Optional
         /// in the file; absent means `defaultRequestTimeoutSeconds`.
         public var requestTimeoutSeconds: Int?
+        /// Sustained requests per second per customer of a merchant (a device's ephemeral key
+        /// reaches one customer, so this bounds a key too); 0 disables. Optional in the file;
+        /// absent means `defaultCustomerRateLimitPerSecond`.
+        public var customerRateLimitPerSecond: Double?
+        /// Requests one customer may burst; absent means `defaultCustomerRateLimitBurst`.
+        public var customerRateLimitBurst: Int?
+        /// Sustained requests per second per client address (an IPv6 client per /64), counted
+        /// before authentication; 0 disables. Optional in the file; absent means
+        /// `defaultAddressRateLimitPerSecond`. Raise it behind a proxy that hides client addresses.
+        public var addressRateLimitPerSecond: Double?
+        /// Requests one address may burst; absent means `defaultAddressRateLimitBurst`.
+        public var addressRateLimitBurst: Int?
+        /// Failed authentications (401) one client address may make before it is refused with
+        /// 429 `auth-throttled` and `Retry-After`, whatever it presents; 0 disables the budget.
+        /// Optional in the file; absent means `defaultFailedAuthBurst`.
+        public var failedAuthBurst: Int?
+        /// Seconds after which one failed authentication is forgiven (the budget refills at one
+        /// attempt per this many seconds). Optional; absent means `defaultFailedAuthRefillSeconds`.
+        public var failedAuthRefillSeconds: Double?
+
+        /// The merchant rate when the configuration is built in code (the file names its own).
+        public static let defaultRateLimitPerSecond: Double = 2000
+        /// The merchant burst when the configuration is built in code.
+        public static let defaultRateLimitBurst = 4000
+        /// The per-customer rate when the configuration names none: far above any sync's needs.
+        public static let defaultCustomerRateLimitPerSecond: Double = 100
+        /// The per-customer burst when the configuration names none.
+        public static let defaultCustomerRateLimitBurst = 500
+        /// The per-address rate when the configuration names none.
+        public static let defaultAddressRateLimitPerSecond: Double = 2000
+        /// The per-address burst when the configuration names none.
+        public static let defaultAddressRateLimitBurst = 4000
+        /// The failed-authentication budget per address when the configuration names none.
+        public static let defaultFailedAuthBurst = 20
+        /// Seconds per forgiven failure when the configuration names none (12 a minute).
+        public static let defaultFailedAuthRefillSeconds: Double = 5
 
         /// The idle timeout when the configuration names none.
         public static let defaultIdleConnectionTimeoutSeconds = 30
@@ -67,11 +106,37 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         /// The request deadline in force.
         public var effectiveRequestTimeoutSeconds: Int { requestTimeoutSeconds ?? Self.defaultRequestTimeoutSeconds }
 
-        /// Creates limits; rate limiting is off (0) by default.
+        /// The per-customer rate in force.
+        public var effectiveCustomerRateLimitPerSecond: Double {
+            customerRateLimitPerSecond ?? Self.defaultCustomerRateLimitPerSecond
+        }
+
+        /// The per-customer burst in force.
+        public var effectiveCustomerRateLimitBurst: Int { customerRateLimitBurst ?? Self.defaultCustomerRateLimitBurst }
+
+        /// The per-address rate in force.
+        public var effectiveAddressRateLimitPerSecond: Double {
+            addressRateLimitPerSecond ?? Self.defaultAddressRateLimitPerSecond
+        }
+
+        /// The per-address burst in force.
+        public var effectiveAddressRateLimitBurst: Int { addressRateLimitBurst ?? Self.defaultAddressRateLimitBurst }
+
+        /// The failed-authentication budget in force.
+        public var effectiveFailedAuthBurst: Int { failedAuthBurst ?? Self.defaultFailedAuthBurst }
+
+        /// The seconds per forgiven failure in force.
+        public var effectiveFailedAuthRefillSeconds: Double { failedAuthRefillSeconds ?? Self.defaultFailedAuthRefillSeconds }
+
+        /// Creates limits; every rate limit is on, at its documented default.
         public init(maxBodyBytes: Int = 1 << 20, maxPageSize: Int = 1000, defaultPageSize: Int = 200,
-                    maxOpsPerBatch: Int = 500, rateLimitPerSecond: Double = 0, rateLimitBurst: Int = 0,
+                    maxOpsPerBatch: Int = 500, rateLimitPerSecond: Double = defaultRateLimitPerSecond,
+                    rateLimitBurst: Int = defaultRateLimitBurst,
                     idleConnectionTimeoutSeconds: Int? = nil, maxConnectionsPerIP: Int? = nil,
-                    requestTimeoutSeconds: Int? = nil) {
+                    requestTimeoutSeconds: Int? = nil, customerRateLimitPerSecond: Double? = nil,
+                    customerRateLimitBurst: Int? = nil, addressRateLimitPerSecond: Double? = nil,
+                    addressRateLimitBurst: Int? = nil, failedAuthBurst: Int? = nil,
+                    failedAuthRefillSeconds: Double? = nil) {
             self.maxBodyBytes = maxBodyBytes
             self.maxPageSize = maxPageSize
             self.defaultPageSize = defaultPageSize
@@ -81,8 +146,30 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             self.idleConnectionTimeoutSeconds = idleConnectionTimeoutSeconds
             self.maxConnectionsPerIP = maxConnectionsPerIP
             self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.customerRateLimitPerSecond = customerRateLimitPerSecond
+            self.customerRateLimitBurst = customerRateLimitBurst
+            self.addressRateLimitPerSecond = addressRateLimitPerSecond
+            self.addressRateLimitBurst = addressRateLimitBurst
+            self.failedAuthBurst = failedAuthBurst
+            self.failedAuthRefillSeconds = failedAuthRefillSeconds
+        }
+
+        /// Every rate limit off: for benchmarks and load tests that measure the server, never for
+        /// a deployment.
+        public var withoutRateLimits: Limits {
+            var limits = self
+            limits.rateLimitPerSecond = 0
+            limits.customerRateLimitPerSecond = 0
+            limits.addressRateLimitPerSecond = 0
+            limits.failedAuthBurst = 0
+            return limits
         }
     }
+
+    /// The fewest characters a plain API key may have; shorter ones are refused at start. A
+    /// `sha256:` entry hides its key's length, so the server cannot check it: whoever writes the
+    /// digest vouches for a key of at least this many random characters (`openssl rand -hex 32`).
+    public static let minimumAPIKeyLength = 32
 
     /// The most connections the server holds open at once, whatever their address.
     public static let maxConnections = 1024
@@ -110,7 +197,9 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// API key -> merchant id. Keys are secrets: never logged. An entry may instead be
     /// `sha256:` and the lowercase hex SHA-256 of the key (64 digits), so the file holds no usable
     /// key; several entries may name one merchant (rotation). Plain keys may not start with `eks_`,
-    /// the prefix of ephemeral key secrets.
+    /// the prefix of ephemeral key secrets, and are at least `VaultServerConfiguration.minimumAPIKeyLength`
+    /// characters. Optional in the file (absent means none): `vault-server` takes keys from
+    /// `--api-key-file`, `CHECKOUTKIT_VAULT_API_KEYS` or `--api-key` instead.
     public var apiKeys: [String: String]
     /// How long tombstones are kept, in seconds; cursors older than a purged tombstone get 410.
     public var tombstoneRetentionSeconds: Double
@@ -121,6 +210,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// Where the vault lives: `postgres://...` (shared by several instances) or `sqlite:PATH`.
     /// Optional: without it, `vault-server --db PATH` (SQLite) or `--storage URL` says where;
     /// the command line wins over the file. Parsed by `VaultStorageLocation` (VaultServerPostgres).
+    /// Keep the password out of the URL: libpq reads it from `PGPASSFILE` or `PGPASSWORD`.
     public var storage: String?
 
     /// Creates a configuration; the defaults suit tests and local runs.
@@ -134,6 +224,22 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         self.limits = limits
         self.threads = threads
         self.storage = storage
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case listen, tls, apiKeys, tombstoneRetentionSeconds, limits, threads, storage
+    }
+
+    /// Decodes a configuration file: every field required except the optional ones.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        listen = try container.decode(Listen.self, forKey: .listen)
+        tls = try container.decodeIfPresent(TLS.self, forKey: .tls)
+        apiKeys = try container.decodeIfPresent([String: String].self, forKey: .apiKeys) ?? [:]
+        tombstoneRetentionSeconds = try container.decode(Double.self, forKey: .tombstoneRetentionSeconds)
+        limits = try container.decode(Limits.self, forKey: .limits)
+        threads = try container.decode(Int.self, forKey: .threads)
+        storage = try container.decodeIfPresent(String.self, forKey: .storage)
     }
 
     /// Reads and validates a configuration file.
@@ -170,6 +276,20 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         guard limits.rateLimitPerSecond >= 0, limits.rateLimitPerSecond.isFinite, limits.rateLimitBurst >= 0 else {
             throw VaultServerConfigurationError("limits.rateLimitPerSecond and rateLimitBurst must not be negative")
         }
+        guard limits.effectiveCustomerRateLimitPerSecond >= 0, limits.effectiveCustomerRateLimitPerSecond.isFinite,
+              limits.effectiveCustomerRateLimitBurst >= 0 else {
+            throw VaultServerConfigurationError("limits.customerRateLimitPerSecond and customerRateLimitBurst must not be negative")
+        }
+        guard limits.effectiveAddressRateLimitPerSecond >= 0, limits.effectiveAddressRateLimitPerSecond.isFinite,
+              limits.effectiveAddressRateLimitBurst >= 0 else {
+            throw VaultServerConfigurationError("limits.addressRateLimitPerSecond and addressRateLimitBurst must not be negative")
+        }
+        guard limits.effectiveFailedAuthBurst >= 0 else {
+            throw VaultServerConfigurationError("limits.failedAuthBurst must not be negative")
+        }
+        guard limits.effectiveFailedAuthRefillSeconds > 0, limits.effectiveFailedAuthRefillSeconds.isFinite else {
+            throw VaultServerConfigurationError("limits.failedAuthRefillSeconds must be a positive number")
+        }
         guard (1...86_400).contains(limits.effectiveIdleConnectionTimeoutSeconds) else {
             throw VaultServerConfigurationError("limits.idleConnectionTimeoutSeconds must be 1–86400")
         }
@@ -198,6 +318,10 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             }
             if key.hasPrefix(EphemeralKeyFormat.secretPrefix) {
                 throw VaultServerConfigurationError("apiKeys: a key of \(merchant) starts with eks_, which marks ephemeral key secrets")
+            }
+            if !key.hasPrefix(MerchantKeys.hashPrefix), key.count < VaultServerConfiguration.minimumAPIKeyLength {
+                throw VaultServerConfigurationError("apiKeys: a key of \(merchant) is \(key.count) characters; an API key must be "
+                    + "at least \(VaultServerConfiguration.minimumAPIKeyLength) random characters (make one with `openssl rand -hex 32`)")
             }
         }
     }

@@ -6,7 +6,7 @@ import VaultServer
 /// A real `VaultServer` (libmicrohttpd, SQLite storage unless another is given) on a free
 /// loopback port, for the sync, server and PostgreSQL sections.
 final class VaultServerHarness {
-    static let apiKey = "bench-key-merchant-bench"
+    static let apiKey = "bench-key-merchant-bench-\(UUID().uuidString)"
     static let merchant = "m_bench"
 
     let scratch: ScratchDirectory
@@ -20,7 +20,7 @@ final class VaultServerHarness {
     let caBundle: String?
 
     /// Starts the server: `Config/vault-server.json`'s settings when there is a config directory,
-    /// with a free port, the benchmark's API key and rate limiting off (the figures measure the
+    /// with a free port, the benchmark's API key and every rate limit off (the figures measure the
     /// server, not the limiter).
     ///
     /// `storage` opens the server's storage (given the scratch directory and the configuration);
@@ -57,7 +57,7 @@ final class VaultServerHarness {
         }
         configuration.listen = .init(host: "127.0.0.1", port: 0)
         configuration.apiKeys = [Self.apiKey: Self.merchant]
-        configuration.limits.rateLimitPerSecond = 0
+        configuration.limits = configuration.limits.withoutRateLimits
         configuration.tls = certificates.map { .init(certificate: $0.certificate, privateKey: $0.privateKey) }
         let storage = try makeStorage(scratch, configuration)
         let server = VaultServer(configuration: configuration, storage: storage)

@@ -1,7 +1,10 @@
 // vault-server: the remote vault service as a process.
 //
 //   vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE]
-//                [--tls-cert PEM --tls-key PEM] [--api-key KEY:MERCHANT]...
+//                [--tls-cert PEM --tls-key PEM] [--api-key-file PATH]... [--api-key KEY:MERCHANT]...
+//
+// Keys come from the config's apiKeys, every --api-key-file, CHECKOUTKIT_VAULT_API_KEYS and every
+// --api-key, together; a configuration file is read only when --config names one.
 //
 // Prints `listening on http(s)://HOST:PORT` once ready; SIGTERM or SIGINT drain in-flight requests
 // (new ones get 503) and exit 0. Exit 2 on usage errors, 1 when the server cannot start.
@@ -20,23 +23,31 @@ struct ServerOptions {
     var tlsCertificate: String?
     var tlsKey: String?
     var apiKeys: [(key: String, merchant: String)] = []
+    var apiKeyFiles: [String] = []
     var help = false
 }
 
 let usage = """
     usage: vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE]
-                        [--tls-cert PEM --tls-key PEM] [--api-key KEY:MERCHANT]...
+                        [--tls-cert PEM --tls-key PEM] [--api-key-file PATH]... [--api-key KEY:MERCHANT]...
 
-      --db PATH              SQLite database file (created if missing)
+      --db PATH              SQLite database file (created if missing, mode 0600)
       --storage URL          postgres://USER@HOST:PORT/DB (several instances may share it) or sqlite:PATH;
-                             default: the config's "storage"
+                             default: the config's "storage". Leave the password out: libpq reads it from
+                             PGPASSFILE (default ~/.pgpass) or PGPASSWORD
       --port N               TCP port; 0 picks a free one (default: the config's listen.port)
       --host ADDR            IPv4 or IPv6 literal to bind (default: the config's listen.host, 127.0.0.1)
-      --config FILE          configuration JSON (default: Config/vault-server.json when it exists)
+      --config FILE          configuration JSON; without it none is read, and the built-in defaults apply
       --tls-cert PEM         serve HTTPS with this certificate chain (with --tls-key; default: the config's "tls")
       --tls-key PEM          the certificate's unencrypted private key
-      --api-key KEY:MERCHANT accept KEY for MERCHANT, besides the config's keys (repeatable); KEY may be
-                             sha256:HEX, the lowercase hex SHA-256 of the key, so the command line holds no key
+      --api-key-file PATH    accept the keys in PATH: one KEY:MERCHANT a line, # comments (repeatable;
+                             recommended: a file readable by the server only keeps keys out of argv)
+      --api-key KEY:MERCHANT accept KEY for MERCHANT (repeatable); KEY may be sha256:HEX, the lowercase hex
+                             SHA-256 of the key, so the command line holds no key
+
+    Keys also come from the environment variable CHECKOUTKIT_VAULT_API_KEYS (KEY:MERCHANT entries
+    separated by newlines or commas) and from the config's apiKeys; all of them are accepted. A plain
+    key must be at least 32 characters (make one with `openssl rand -hex 32`).
     """
 
 func fail(_ message: String, code: Int32) -> Never {
@@ -63,11 +74,12 @@ func parse(_ arguments: [String]) -> ServerOptions {
         case "--tls-cert": options.tlsCertificate = value(argument)
         case "--tls-key": options.tlsKey = value(argument)
         case "--api-key":
-            let text = value(argument)
-            guard let colon = text.lastIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex else {
-                fail("--api-key expects KEY:MERCHANT", code: 2)
+            do {
+                options.apiKeys.append(try APIKeyList.entry(Substring(value(argument)), source: "--api-key"))
+            } catch {
+                fail(error.message, code: 2)
             }
-            options.apiKeys.append((String(text[..<colon]), String(text[text.index(after: colon)...])))
+        case "--api-key-file": options.apiKeyFiles.append(value(argument))
         case "--help", "-h": options.help = true
         default: fail("unknown argument '\(argument.prefix(40))'\n\(usage)", code: 2)
         }
@@ -85,10 +97,9 @@ if options.help {
 }
 var configuration: VaultServerConfiguration
 do {
+    // Only the file the operator names: a stray ./Config/vault-server.json is never picked up.
     if let path = options.configPath {
         configuration = try VaultServerConfiguration.load(from: URL(fileURLWithPath: path))
-    } else if FileManager.default.fileExists(atPath: "Config/vault-server.json") {
-        configuration = try VaultServerConfiguration.load(from: URL(fileURLWithPath: "Config/vault-server.json"))
     } else {
         configuration = VaultServerConfiguration()
     }
@@ -100,13 +111,23 @@ if let host = options.host { configuration.listen.host = host }
 if let certificate = options.tlsCertificate, let key = options.tlsKey {
     configuration.tls = VaultServerConfiguration.TLS(certificate: certificate, privateKey: key)
 }
-for entry in options.apiKeys { configuration.apiKeys[entry.key] = entry.merchant }
 do {
+    for path in options.apiKeyFiles {
+        guard let data = FileManager.default.contents(atPath: path) else { fail("cannot read --api-key-file \(path)", code: 2) }
+        let entries = try APIKeyList.parse(String(decoding: data, as: UTF8.self), source: "--api-key-file \(path)")
+        try APIKeyList.merge(entries, into: &configuration.apiKeys)
+    }
+    if let text = ProcessInfo.processInfo.environment[APIKeyList.environmentVariable] {
+        try APIKeyList.merge(try APIKeyList.parse(text, source: APIKeyList.environmentVariable), into: &configuration.apiKeys)
+    }
+    try APIKeyList.merge(options.apiKeys, into: &configuration.apiKeys)
     try configuration.validate()
 } catch {
     fail(error.description, code: 2)
 }
-if configuration.apiKeys.isEmpty { fail("no API keys: pass --api-key KEY:MERCHANT or a config with apiKeys", code: 2) }
+if configuration.apiKeys.isEmpty {
+    fail("no API keys: pass --api-key-file PATH, set \(APIKeyList.environmentVariable), or pass --api-key KEY:MERCHANT", code: 2)
+}
 
 let location: VaultStorageLocation
 do {

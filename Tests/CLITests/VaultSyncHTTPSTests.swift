@@ -5,7 +5,7 @@ import Testing
 /// `checkout vault sync` and `checkout vault key` against a real `vault-server` process serving
 /// HTTPS with a certificate from a CA made for the test: the contract as written in the issue.
 @Suite(.timeLimit(.minutes(5))) struct VaultSyncHTTPSTests {
-    static let merchantKey = "cli-https-merchant-key-a"
+    static let merchantKey = "cli-https-merchant-key-a-\(UUID().uuidString)"
 
     /// A vault-server on loopback with `certificate`, and the CLI words that reach it.
     struct Setup {

@@ -50,6 +50,24 @@ import Testing
         #expect(hits.isEmpty, "\(hits)")
     }
 
+    @Test("the default store's directory is created 0700 and the database, -wal and -shm 0600")
+    func defaultStoreIsOwnerOnly() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let added = try await CLI.run(["vault", "add", "--merchant", "merchant_a", "--customer", "customer_1",
+                                       "--number", "4242 4242 4242 4242", "--expiry", "12/39", "--json"], in: directory)
+        #expect(added.status == 0, "\(added)")
+        let store = directory.appendingPathComponent("checkoutkit")
+        func mode(_ url: URL) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
+        }
+        #expect(try mode(store) == 0o700)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + "/vault.sqlite" + suffix) {
+            #expect(try mode(store.appendingPathComponent("vault.sqlite" + suffix)) == 0o600, "vault.sqlite\(suffix)")
+        }
+        #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent("vault.sqlite").path))
+    }
+
     @Test func roundTrip() async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

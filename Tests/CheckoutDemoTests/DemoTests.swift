@@ -39,7 +39,7 @@ import Testing
         for fragment in expected { #expect(text.contains(fragment), "missing: \(fragment)\n\(text)") }
         #expect(!text.contains("✘"))
         // Secrets are never printed: not the ephemeral key's, not the merchant key.
-        #expect(!text.contains("eks_") && !text.contains("demo-key-merchant-a"))
+        #expect(!text.contains("eks_") && !text.contains(DemoRunner.apiKeyPrefix))
     }
 
     @Test func methodRowsArePositionedByTheThemeSpacing() async throws {

@@ -42,8 +42,9 @@ import VaultServer
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificates = try await DemoCertificates.make(in: directory)
+        let merchantKey = "readme-merchant-key-\(UUID().uuidString)"
         let server = VaultServer(configuration: VaultServerConfiguration(listen: .init(host: "127.0.0.1", port: 0),
-                                                                         apiKeys: ["readme-merchant-key": "merchant_a"],
+                                                                         apiKeys: [merchantKey: "merchant_a"],
                                                                          tls: .init(certificate: certificates.certificate,
                                                                                     privateKey: certificates.privateKey)),
                                  storage: try SQLiteVaultServerStorage(path: directory.appendingPathComponent("s.sqlite").path))
@@ -51,7 +52,7 @@ import VaultServer
         defer { server.stop() }
         let vaultServerURL = try #require(URL(string: "https://127.0.0.1:\(port)"))
         let caBundlePath = certificates.caBundle
-        let myBackend = Backend(remote: HTTPRemoteVault(baseURL: vaultServerURL, apiKey: "readme-merchant-key",
+        let myBackend = Backend(remote: HTTPRemoteVault(baseURL: vaultServerURL, apiKey: merchantKey,
                                                         tls: TLSOptions(caBundle: caBundlePath)))
         let minted = try await myBackend.remote.createEphemeralKey(customerId: "customer_demo", ttlSeconds: 900)
         let clientToken = CheckoutKit.sandboxClientToken(

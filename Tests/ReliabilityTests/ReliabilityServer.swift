@@ -9,8 +9,8 @@ import VaultServer
 /// A real in-process `VaultServer` on a free loopback port with SQLite storage under the suite's
 /// temporary root, and a way to read its complete state for before/after comparisons.
 final class ReliabilityServer: Sendable {
-    static let keyA = "rel-key-merchant-a-7f3c9a1e"
-    static let keyB = "rel-key-merchant-b-2d8e4b6f"
+    static let keyA = "rel-key-merchant-a-\(UUID().uuidString)"
+    static let keyB = "rel-key-merchant-b-\(UUID().uuidString)"
     static let merchantA = "merchant_a"
     static let merchantB = "merchant_b"
 
@@ -23,7 +23,11 @@ final class ReliabilityServer: Sendable {
     /// Starts a server on `directory/vault-server.sqlite` (reopening it when it exists) accepting
     /// `apiKeys` (both merchants' keys by default).
     /// With `tls` (a certificate, its key and the CA that signed it) it serves HTTPS.
-    init(directory: URL, limits: VaultServerConfiguration.Limits = .init(maxBodyBytes: 256 * 1024),
+    /// These suites send thousands of hostile requests, bad credentials among them, from one
+    /// address to one customer: the failed-authentication budget and the per-customer rate are
+    /// raised out of their way (AuthenticationAbuseTests tests them).
+    init(directory: URL, limits: VaultServerConfiguration.Limits = .init(maxBodyBytes: 256 * 1024, customerRateLimitBurst: 1_000_000,
+                                                                          failedAuthBurst: 1_000_000),
          apiKeys: [String: String] = [keyA: merchantA, keyB: merchantB],
          tls: (certificate: String, privateKey: String, caBundle: String)? = nil) throws {
         databasePath = directory.appendingPathComponent("vault-server.sqlite").path

@@ -368,8 +368,8 @@ struct EphemeralKeyTests {
 
     // MARK: Merchant keys: hashes and rotation
 
-    static let rotationOld = "key-merchant-c-2025-plain-5f1d"
-    static let rotationNew = "key-merchant-c-2026-hashed-9b7e"
+    static let rotationOld = "key-merchant-c-2025-plain-5f1d-\(UUID().uuidString)"
+    static let rotationNew = "key-merchant-c-2026-hashed-9b7e-\(UUID().uuidString)"
     static var rotationNewEntry: String { "sha256:" + Hex.encode(Digest.sha256(Array(rotationNew.utf8))) }
     static var rotationKeys: [String: String] {
         [rotationOld: "merchant_c", rotationNewEntry: "merchant_c", TestServer.keyA: "merchant_a"]

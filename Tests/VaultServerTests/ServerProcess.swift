@@ -29,12 +29,15 @@ struct ServerProcess {
     /// `http` or `https`, as the startup line said.
     let scheme: String
 
-    /// Starts the binary with `arguments`; returns nil with the exit status when it exits before
-    /// printing its address.
-    static func launch(_ arguments: [String]) async throws -> (server: ServerProcess?, exitStatus: Int32?, stderr: String) {
+    /// Starts the binary with `arguments` (in `workingDirectory`, with `environment` added to
+    /// the parent's); returns nil with the exit status when it exits before printing its address.
+    static func launch(_ arguments: [String], environment: [String: String] = [:], workingDirectory: String? = nil) async throws
+        -> (server: ServerProcess?, exitStatus: Int32?, stderr: String) {
         let binary = try #require(VaultServerBinary.url)
-        let process = try ChildProcess(executable: binary.path, arguments: arguments, standardOutput: .pipe,
-                                       standardError: .pipe)
+        let process = try ChildProcess(executable: binary.path, arguments: arguments,
+                                       environment: environment.isEmpty ? nil
+                                           : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                       workingDirectory: workingDirectory, standardOutput: .pipe, standardError: .pipe)
         let output = try #require(process.standardOutput)
         let line = await onOwnThread { () -> String in
             var bytes: [UInt8] = []

@@ -72,8 +72,8 @@ struct RawResponse: Sendable {
 
 /// A real `VaultServer` on a free loopback port, with clients for it.
 final class TestServer: Sendable {
-    static let keyA = "key-merchant-a-0123456789"
-    static let keyB = "key-merchant-b-9876543210"
+    static let keyA = "key-merchant-a-\(UUID().uuidString)"
+    static let keyB = "key-merchant-b-\(UUID().uuidString)"
 
     let server: VaultServer
     let storage: any VaultServerStorage
@@ -91,7 +91,7 @@ final class TestServer: Sendable {
     /// another instance of the same vault.
     init(_ kind: StorageKind, schema: PostgresTestSchema? = nil, limits: VaultServerConfiguration.Limits = .init(),
          retentionSeconds: Double = 3600, clock: VaultServerClock = .system, apiKeys: [String: String] = defaultAPIKeys,
-         wrap: (any VaultServerStorage) -> any VaultServerStorage = { $0 }) throws {
+         log: VaultServerLog = .standardError, wrap: (any VaultServerStorage) -> any VaultServerStorage = { $0 }) throws {
         let inner: any VaultServerStorage
         switch kind {
         case .memory:
@@ -119,7 +119,7 @@ final class TestServer: Sendable {
             listen: .init(host: "127.0.0.1", port: 0),
             apiKeys: apiKeys,
             tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4)
-        server = VaultServer(configuration: configuration, storage: storage, clock: clock)
+        server = VaultServer(configuration: configuration, storage: storage, clock: clock, log: log)
         let port = try server.start()
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw VaultServerStartError("bad URL") }
         baseURL = url

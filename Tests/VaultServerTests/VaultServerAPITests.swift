@@ -231,21 +231,24 @@ struct VaultServerAPITests {
         #expect(fresh == [RemoteChange(token: "tok-2", version: 1, method: Fixture.card("tok-2"))])
     }
 
-    @Test("a v2 cursor from before the upgrade gets 400 invalid-cursor, which the client treats as a reset",
-          arguments: StorageKind.available)
-    func formerCursorRefused(_ kind: StorageKind) async throws {
+    /// Cursors of retired formats: v2 (the shape of every v2 cursor: 32 letters a to p) and v1,
+    /// the bare sequence in hex, which any customer could once choose (`v1.7fffffffffffffff`
+    /// skipped every future change).
+    static let formerCursors = ["v2.hhkcpmhfbbmdbodknpjlpfcgoahmhnoi", "v1.7fffffffffffffff", "v1.0", "v1.1"]
+
+    @Test("a v1 or v2 cursor from before the upgrade gets 400 invalid-cursor, which the client treats as a reset",
+          arguments: StorageKind.available, formerCursors)
+    func formerCursorRefused(_ kind: StorageKind, _ former: String) async throws {
         let server = try TestServer(kind)
         let remote = server.remote()
         let scope = Fixture.scope("c1")
         _ = try await remote.push(scope: scope, ops: [Fixture.upsert("u1", Fixture.card("tok-1"))])
-        let v2 = "v2.hhkcpmhfbbmdbodknpjlpfcgoahmhnoi"  // the shape of every v2 cursor: 32 letters a to p
-        #expect(v2.utf8.count == 35)
-        let raw = try await server.send("GET", "/v1/customers/c1/changes?cursor=\(v2)")
+        let raw = try await server.send("GET", "/v1/customers/c1/changes?cursor=\(former)")
         #expect(raw.status == 400)
         #expect(raw.errorCode == "invalid-cursor")
         do {
-            _ = try await remote.changes(scope: scope, cursor: v2, limit: 10)
-            Issue.record("a v2 cursor was accepted")
+            _ = try await remote.changes(scope: scope, cursor: former, limit: 10)
+            Issue.record("the cursor \(former) was accepted")
         } catch let error as RemoteVaultError {
             #expect(error.requiresReset, "\(error)")
         }

@@ -3,12 +3,13 @@ import Testing
 @testable import VaultServer
 
 struct VaultServerConfigurationTests {
-    @Test("the shipped Config/vault-server.json loads and maps the demo key")
+    @Test("the shipped Config/vault-server.json loads and ships no key")
     func shippedConfiguration() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Config/vault-server.json")
         let configuration = try VaultServerConfiguration.load(from: url)
-        #expect(configuration.apiKeys == ["demo-key-merchant-a": "merchant_a"])
+        #expect(configuration.apiKeys.isEmpty)
+        #expect(configuration.limits.rateLimitPerSecond > 0 && configuration.limits.effectiveFailedAuthBurst > 0)
         #expect(configuration.listen == .init(host: "127.0.0.1", port: 8080))
         #expect(configuration.limits.maxBodyBytes == 1_048_576)
         #expect(configuration.limits.idleConnectionTimeoutSeconds == nil)
@@ -71,7 +72,7 @@ struct VaultServerConfigurationTests {
             ("eks_my-backend-key", "apiKeys: a key of merchant_x starts with eks_, which marks ephemeral key secrets"),
           ] as [(String, String?)])
     func hashedKeys(_ key: String, _ message: String?) throws {
-        let configuration = VaultServerConfiguration(apiKeys: [key: "merchant_x", "plain-key": "merchant_y"])
+        let configuration = VaultServerConfiguration(apiKeys: [key: "merchant_x", "plain-key-\(UUID().uuidString)": "merchant_y"])
         if let message {
             #expect(throws: VaultServerConfigurationError(message)) { try configuration.validate() }
             let fragment = String(key.dropFirst(7).prefix(8))

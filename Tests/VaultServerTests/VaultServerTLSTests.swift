@@ -7,11 +7,13 @@ import Testing
 /// and TLS 1.2 as the oldest protocol it speaks (checked with the openssl command line as an
 /// independent client).
 @Suite(.timeLimit(.minutes(3))) struct VaultServerTLSTests {
+    static let key = "tls-test-key-\(UUID().uuidString)"
+
     static func launch(_ extra: [String]) async throws -> (server: ServerProcess?, exitStatus: Int32?, stderr: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return try await ServerProcess.launch(["--db", directory.appendingPathComponent("v.sqlite").path, "--port", "0",
-                                               "--api-key", "tls-test-key:merchant_a"] + extra)
+                                               "--api-key", "\(Self.key):merchant_a"] + extra)
     }
 
     @Test("--tls-cert without --tls-key is a usage error")

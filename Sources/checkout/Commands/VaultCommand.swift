@@ -188,7 +188,8 @@ enum VaultCommand: CLICommand {
         }
         let directory = base.appendingPathComponent("checkoutkit", isDirectory: true)
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
         } catch {
             throw CommandFailure(message: "cannot create \(directory.path): pass --db PATH")
         }

@@ -91,8 +91,8 @@ final class CountingStorage: VaultServerStorage {
 
 /// A real `VaultServer` on a loopback port with an SQLite file, restartable on the same port and file.
 final class LoopbackVaultServer: Sendable {
-    static let keyA = "sync-test-key-merchant-a"
-    static let keyB = "sync-test-key-merchant-b"
+    static let keyA = "sync-test-key-merchant-a-\(UUID().uuidString)"
+    static let keyB = "sync-test-key-merchant-b-\(UUID().uuidString)"
 
     let databasePath: String
     let port: Int
