@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
