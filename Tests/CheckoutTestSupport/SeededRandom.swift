@@ -27,6 +27,14 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 
     /// One element of a non-empty array.
     public mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
+
+    /// The next element of a shuffled bag of `kinds`, refilled (and reshuffled) when empty: every
+    /// kind comes up once in each run of `kinds.count` draws, in a seeded order. Fault schedules
+    /// draw this way so that each fault kind provably occurs.
+    public mutating func draw<T>(from bag: inout [T], refill kinds: [T]) -> T {
+        if bag.isEmpty { bag = kinds.shuffled(using: &self) }
+        return bag.removeLast()
+    }
 }
 
 /// Where every test seed comes from: `CHECKOUTKIT_SEED` replays a run; without it the base seed

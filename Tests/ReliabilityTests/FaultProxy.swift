@@ -22,6 +22,8 @@ final class FaultProxy: Sendable {
         var random: SeededRandom
         var enabled = true
         var counts: [Fault: Int] = [:]
+        /// The faults still to come in this round of the bag (every kind once per round).
+        var bag: [Fault] = []
         var delivered = 0
     }
 
@@ -67,7 +69,7 @@ final class FaultProxy: Sendable {
                 state.counts[.pass, default: 0] += 1
                 return (.pass, delay)
             }
-            let fault = state.random.pick(Array(Fault.allCases.dropFirst()))
+            let fault = state.random.draw(from: &state.bag, refill: Array(Fault.allCases.dropFirst()))
             state.counts[fault, default: 0] += 1
             return (fault, delay)
         }

@@ -75,12 +75,18 @@ enum ReliabilityTemp {
         return url
     }()
 
-    /// A fresh directory under the root for one test.
+    /// A fresh directory under the root for one test; recorded, so the whole-suite scan can check
+    /// that it found files in each.
     static func directory(_ name: String) throws -> URL {
         let url = root.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        directories.withLock { $0.append(url) }
         return url
     }
+
+    /// Every directory `directory(_:)` made in this process.
+    static var made: [URL] { directories.withLock { $0 } }
+    private static let directories = Locked<[URL]>([])
 }
 
 /// Searches files for the ASCII digits of card numbers.
