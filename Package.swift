@@ -126,7 +126,7 @@ let package = Package(
                                                            "Spawning", "Loopback", "CheckoutCrypto", "TLSTestSupport"],
                     path: "Tests/VaultServerTests", swiftSettings: swift6),
         .testTarget(name: "ReliabilityTests",
-                    dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
+                    dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutKit", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
                                    "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback",
                                    "CheckoutCrypto", "HTTPTransport", "TLSTestSupport"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
