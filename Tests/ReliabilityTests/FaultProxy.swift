@@ -84,9 +84,9 @@ final class FaultProxy: Sendable {
             case .pass:
                 guard respond(client, forward(request)) else { return }
             case .dropBeforeForward:
-                // The connection dies before the server saw the request. A few bytes of a status
-                // line go out first: a close with no response byte at all trips a fatalError in
-                // swift-corelibs-foundation's URLSession (issue #5285), which would end the test process.
+                // The connection dies before the server saw the request, a few bytes into a status
+                // line (libcurl reports it as a cut response; the habit dates from URLSession, whose
+                // swift-corelibs-foundation build died on a close with no byte at all, issue #5285).
                 RawHTTP.writeAll(client, Array("HTTP/1.1 5".utf8))
                 return
             case .dropAfterForward:
