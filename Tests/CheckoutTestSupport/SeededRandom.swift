@@ -41,8 +41,18 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 /// is fixed, so a plain `swift test` is deterministic. Each test derives its own seed from the
 /// base and a salt, and prints it.
 public enum TestSeed {
-    /// The base seed: `CHECKOUTKIT_SEED` (decimal, or hex with `0x`) or the suite's default.
-    public static let base: UInt64 = parse(ProcessInfo.processInfo.environment["CHECKOUTKIT_SEED"]) ?? 0xC0FF_EE15_5EED
+    /// The base seed: `CHECKOUTKIT_SEED` (decimal, or hex with `0x`) or the suite's default;
+    /// printed once per test process, on first use.
+    public static let base: UInt64 = {
+        let given = parse(ProcessInfo.processInfo.environment["CHECKOUTKIT_SEED"])
+        let base = given ?? 0xC0FF_EE15_5EED
+        print("test seed base: \(base) (\(given == nil ? "default" : "CHECKOUTKIT_SEED"); replay: CHECKOUTKIT_SEED=\(base))")
+        return base
+    }()
+
+    /// A seed derived from the base without a line of its own (for seeds drawn many times, such
+    /// as a sync engine's jitter); the base is printed once, so `CHECKOUTKIT_SEED` replays it.
+    public static func derived(_ salt: UInt64) -> UInt64 { base &+ salt }
 
     /// The seed for one test: the base plus `salt`, printed with the line that replays it.
     public static func seed(_ salt: UInt64, for test: String) -> UInt64 {

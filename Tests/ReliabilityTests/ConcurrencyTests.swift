@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CardPaymentMethod
 import CheckoutCore
 import CheckoutLocking
@@ -42,7 +43,8 @@ struct Concurrency {
         }
         let engine = SyncEngine(store: store, remote: remote, configuration: .init(
             scopes: [Self.scope], pushBatchSize: 7, interval: .milliseconds(20),
-            retry: RetryPolicy(baseDelay: .milliseconds(1), maxDelay: .milliseconds(5), maxAttempts: 3), randomSeed: 7))
+            retry: RetryPolicy(baseDelay: .milliseconds(1), maxDelay: .milliseconds(5), maxAttempts: 3),
+            randomSeed: TestSeed.derived(7)))
         let provider = SyncingVaultProvider(store: store, engine: engine)
         let registry = PaymentMethodRegistry()
         try registry.register(CardPaymentHandler(table: try CardNetworkTable(data: try Reliability.config("card-networks.json"))))

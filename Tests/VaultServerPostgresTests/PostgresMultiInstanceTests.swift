@@ -58,7 +58,8 @@ struct PostgresMultiInstanceTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let configuration = SyncEngine.Configuration(scopes: [scope], pageSize: 5, pushBatchSize: 4, interval: nil, randomSeed: 7)
+        let configuration = SyncEngine.Configuration(scopes: [scope], pageSize: 5, pushBatchSize: 4, interval: nil,
+                                                     randomSeed: TestSeed.derived(7))
         let devices = try ["phone", "laptop"].map { name in
             SyncEngine(store: try VaultStore(path: directory.appendingPathComponent("\(name).sqlite").path),
                        remote: AlternatingRemote([one.remote(), two.remote()]), configuration: configuration)

@@ -319,7 +319,8 @@ extension SyncEngine {
                         interval: Duration? = nil, retry: RetryPolicy = .standard) -> SyncEngine {
         SyncEngine(store: store, remote: remote,
                    configuration: .init(scopes: scope.map { [$0] } ?? [], includePendingScopes: true, pageSize: pageSize,
-                                        pushBatchSize: pushBatchSize, interval: interval, retry: retry, randomSeed: 42),
+                                        pushBatchSize: pushBatchSize, interval: interval, retry: retry,
+                                        randomSeed: TestSeed.derived(42)),
                    clock: clock)
     }
 }
