@@ -17,6 +17,10 @@ struct Figure: Sendable {
     var baselineName: String?
     /// How many times slower than the baseline (for times) or baseline/value for rates; nil without baseline.
     var ratio: Double?
+    /// When the ratio is the median of per-pair ratios (subject and baseline run alternately, in
+    /// pairs): how many pairs. Nil: the ratio is the ratio of the two medians, measured one after
+    /// the other.
+    var pairs: Int?
     var target: String?
     /// Whether the figure meets `target`; nil when there is no target or it cannot be judged.
     var targetMet: Bool?
@@ -24,12 +28,28 @@ struct Figure: Sendable {
     var reference: String?
     /// How the figure was measured, when the name alone does not say.
     var note: String?
+    /// A section that could not run here on purpose (PostgreSQL without a database) reports one
+    /// skipped figure; it is not counted as missing.
+    var skipped = false
+
+    /// Why this figure is missing (a value or a baseline that was not measured), or nil when it
+    /// is complete. A missed target is not a missing figure.
+    var missing: String? {
+        if skipped { return nil }
+        if !value.isFinite { return "no value" }
+        if baselineName != nil {
+            guard let baseline, baseline.isFinite else { return "no baseline" }
+            guard let ratio, ratio.isFinite else { return "no ratio" }
+        }
+        return nil
+    }
 
     var line: String {
         var text = "\(name): \(Self.format(value)) \(unit)"
         if let spread, spread.isFinite { text += " (±\(Self.format(spread * 100))%)" }
         if let baseline, let ratio {
-            text += " (baseline\(baselineName.map { " \($0)" } ?? ""): \(Self.format(baseline)) \(unit), ratio: \(Self.format(ratio))x)"
+            let how = pairs.map { "median of \($0) pair ratios" } ?? "ratio of medians, not paired"
+            text += " (baseline\(baselineName.map { " \($0)" } ?? ""): \(Self.format(baseline)) \(unit), ratio: \(Self.format(ratio))x, \(how))"
         }
         if let reference { text += " (reference: \(reference))" }
         if let target {
@@ -47,6 +67,7 @@ struct Figure: Sendable {
         if let baseline, baseline.isFinite { object["baseline"] = baseline }
         if let baselineName { object["baselineName"] = baselineName }
         if let ratio, ratio.isFinite { object["ratio"] = ratio }
+        if let pairs { object["pairs"] = pairs }
         if let target { object["target"] = target }
         if let targetMet { object["targetMet"] = targetMet }
         if let reference { object["reference"] = reference }
@@ -120,6 +141,8 @@ enum Measure {
         var subject: (median: Double, spread: Double)
         var baseline: (median: Double, spread: Double)
         var ratio: Double
+        /// How many measured pairs the ratio is the median of (`Figure.pairs`).
+        var pairs: Int
     }
 
     /// Runs `subject` and `baseline` (each returning seconds for the same work) once each to warm
@@ -136,7 +159,8 @@ enum Measure {
             baselines.append(b)
             ratios.append(s / b)
         }
-        return Paired(subject: summarize(subjects), baseline: summarize(baselines), ratio: summarize(ratios).median)
+        return Paired(subject: summarize(subjects), baseline: summarize(baselines), ratio: summarize(ratios).median,
+                      pairs: ratios.count)
     }
 
     /// `paired` for async work (the sync section's HTTP and HTTPS rounds).
@@ -158,7 +182,8 @@ enum Measure {
             baselines.append(b)
             ratios.append(s / b)
         }
-        return Paired(subject: summarize(subjects), baseline: summarize(baselines), ratio: summarize(ratios).median)
+        return Paired(subject: summarize(subjects), baseline: summarize(baselines), ratio: summarize(ratios).median,
+                      pairs: ratios.count)
     }
 
     static func summarize(_ samples: [Double]) -> (median: Double, spread: Double) {

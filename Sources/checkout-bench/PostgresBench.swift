@@ -6,7 +6,8 @@ import VaultServerPostgres
 
 /// The vault server on PostgreSQL with one and with two instances on one database, beside the
 /// same work on SQLite (one instance, the only way SQLite runs) in the same run: change-feed
-/// requests from a second process, and op batches pushed by concurrent clients.
+/// requests from a second process, and op batches pushed by concurrent clients. The set-ups run
+/// side by side and are measured in alternating rounds, so each ratio is a median of pair ratios.
 ///
 /// Runs when `CHECKOUTKIT_POSTGRES_URL` names a database (`make bench` starts a throwaway cluster
 /// through scripts/with-postgres.sh); otherwise the section prints that it was skipped and why.
@@ -27,20 +28,25 @@ enum PostgresBench {
         guard let url = ProcessInfo.processInfo.environment[variable], !url.isEmpty else {
             return [Figure(name: "postgres.skipped", value: .nan, unit: "",
                            note: "\(variable) is not set; `make bench` runs this section on a throwaway cluster "
-                               + "(scripts/with-postgres.sh swift run -c release checkout-bench --only postgres)")]
+                               + "(scripts/with-postgres.sh swift run -c release checkout-bench --only postgres)",
+                           skipped: true)]
         }
         let backends = [
             Backend(label: "SQLite, 1 instance", name: "sqlite_1", instances: 1, postgres: false),
             Backend(label: "PostgreSQL, 1 instance", name: "postgres_1", instances: 1, postgres: true),
             Backend(label: "PostgreSQL, 2 instances", name: "postgres_2", instances: 2, postgres: true),
         ]
-        var feed: [String: (median: Double, spread: Double, p99: Double)] = [:]
-        var ops: [String: (median: Double, spread: Double)] = [:]
+        // Every set-up's servers run side by side for the whole section, and each round measures
+        // all of them back to back in a rotated order: a PostgreSQL figure's ratio is the median of
+        // the rounds' ratios to the SQLite run of the same round (paired, as the other sections).
+        var schemas: [BenchSchema] = []
+        defer { schemas.forEach { $0.drop() } }
+        var servers: [String: [VaultServerHarness]] = [:]
+        defer { servers.values.joined().forEach { $0.stop() } }
         for backend in backends {
             let schema = backend.postgres ? try BenchSchema(baseURL: url) : nil
-            defer { schema?.drop() }
+            if let schema { schemas.append(schema) }
             var harnesses: [VaultServerHarness] = []
-            defer { harnesses.forEach { $0.stop() } }
             for index in 0..<backend.instances {
                 if let schema {
                     harnesses.append(try await VaultServerHarness(options, name: "pg\(index)") { _, configuration in
@@ -50,103 +56,118 @@ enum PostgresBench {
                     harnesses.append(try await VaultServerHarness(options, name: "sqlite"))
                 }
             }
-            feed[backend.name] = try await measureFeed(options, harnesses)
-            ops[backend.name] = try await measureOps(options, harnesses, backend: backend.name)
+            servers[backend.name] = harnesses
+        }
+        let clients = 8
+        let seconds = options.quick ? 1.0 : 3.0
+        let rounds = options.quick ? 1 : 3
+        let batchesPerClient = options.quick ? 3 : 20
+        var feedURLs: [String: [String]] = [:]
+        for backend in backends {
+            let harnesses = servers[backend.name] ?? []
+            feedURLs[backend.name] = try await prepareFeed(harnesses)
+            _ = try await feedRun(options, urls: feedURLs[backend.name] ?? [], seconds: 0.5)   // warm-up
+            _ = try await opsRun(harnesses, round: 0, clients: clients, batchesPerClient: batchesPerClient,
+                                 backend: backend.name)   // warm-up
+        }
+        var feed: [String: [(rate: Double, p99: Double)]] = [:]
+        var ops: [String: [Double]] = [:]
+        for round in 0..<rounds {
+            let order = (0..<backends.count).map { backends[($0 + round) % backends.count] }
+            for backend in order {
+                feed[backend.name, default: []].append(try await feedRun(options, urls: feedURLs[backend.name] ?? [],
+                                                                         seconds: seconds))
+            }
+            for backend in order {
+                ops[backend.name, default: []].append(try await opsRun(servers[backend.name] ?? [], round: round + 1,
+                                                                       clients: clients,
+                                                                       batchesPerClient: batchesPerClient,
+                                                                       backend: backend.name))
+            }
         }
         guard let sqliteFeed = feed["sqlite_1"], let sqliteOps = ops["sqlite_1"] else { return [] }
-        let clients = 8
         var figures: [Figure] = []
         for backend in backends {
             guard let f = feed[backend.name], let o = ops[backend.name] else { continue }
             let isBaseline = !backend.postgres
+            let feedRates = Measure.summarize(f.map(\.rate)), opRates = Measure.summarize(o)
+            let feedRatio = Measure.summarize(zip(sqliteFeed, f).map { $0.rate / $1.rate }).median
+            let opsRatio = Measure.summarize(zip(sqliteOps, o).map { $0 / $1 }).median
             figures.append(Figure(
-                name: "postgres.change_feed_\(backend.name)_requests_per_second", value: f.median, unit: "requests/s",
-                spread: f.spread,
-                baseline: isBaseline ? nil : sqliteFeed.median, baselineName: isBaseline ? nil : "SQLite, 1 instance",
-                ratio: isBaseline ? nil : sqliteFeed.median / f.median,
+                name: "postgres.change_feed_\(backend.name)_requests_per_second", value: feedRates.median, unit: "requests/s",
+                spread: feedRates.spread,
+                baseline: isBaseline ? nil : Measure.summarize(sqliteFeed.map(\.rate)).median,
+                baselineName: isBaseline ? nil : "SQLite, 1 instance",
+                ratio: isBaseline ? nil : feedRatio, pairs: isBaseline ? nil : f.count,
                 note: "\(backend.label): a 20-change page, 8 keep-alive connections from a second process per run, "
-                    + "split over the instances; p99 \(Figure.format(f.p99)) µs"))
+                    + "split over the instances; \(rounds) x \(seconds) s; p99 \(Figure.format(Measure.summarize(f.map(\.p99)).median)) µs"))
             figures.append(Figure(
-                name: "postgres.op_batches_\(backend.name)_ops_per_second", value: o.median, unit: "ops/s", spread: o.spread,
-                baseline: isBaseline ? nil : sqliteOps.median, baselineName: isBaseline ? nil : "SQLite, 1 instance",
-                ratio: isBaseline ? nil : sqliteOps.median / o.median,
+                name: "postgres.op_batches_\(backend.name)_ops_per_second", value: opRates.median, unit: "ops/s",
+                spread: opRates.spread,
+                baseline: isBaseline ? nil : Measure.summarize(sqliteOps).median,
+                baselineName: isBaseline ? nil : "SQLite, 1 instance",
+                ratio: isBaseline ? nil : opsRatio, pairs: isBaseline ? nil : o.count,
                 note: "\(backend.label): \(clients) concurrent clients (one customer each, alternating over the instances) "
-                    + "pushing batches of \(batchSize) upserts through HTTPRemoteVault"))
+                    + "pushing \(batchesPerClient) batches of \(batchSize) upserts each through HTTPRemoteVault"))
         }
         return figures
     }
 
     static let batchSize = 100
 
-    /// Change-feed requests per second against all instances at once (connections split evenly).
-    static func measureFeed(_ options: BenchOptions, _ harnesses: [VaultServerHarness]) async throws
-        -> (median: Double, spread: Double, p99: Double) {
+    /// Seeds the feed's customer and returns the change-feed URL of every instance.
+    static func prepareFeed(_ harnesses: [VaultServerHarness]) async throws -> [String] {
         let scope = VaultScope(merchantId: VaultServerHarness.merchant, customerId: "c_feed")
         _ = try await harnesses[0].seed(scope, count: 20, customerIndex: 7)
-        let urls = harnesses.map { "http://127.0.0.1:\($0.port)/v1/customers/\(scope.customerId)/changes?limit=200" }
-        let connections = 8 / harnesses.count
-        let seconds = options.quick ? 1.0 : 3.0
-        let runs = options.quick ? 1 : 3
-        func load(_ seconds: Double) async throws -> [ServerBench.LoadReport] {
-            try await withThrowingTaskGroup(of: ServerBench.LoadReport.self) { group in
-                for url in urls {
-                    group.addTask { try await ServerBench.generateLoad(options, url: url, connections: connections, seconds: seconds) }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-        }
-        _ = try await load(0.5)   // warm-up: connections, caches, prepared statements
-        var rates: [Double] = []
-        var p99s: [Double] = []
-        for _ in 0..<runs {
-            let reports = try await load(seconds)
-            if let failed = reports.first(where: { $0.errors > 0 }) {
-                throw BenchFailure("postgres: \(failed.errors) failed feed requests (\(failed.detail))")
-            }
-            rates.append(reports.map(\.rate).reduce(0, +))
-            p99s.append(reports.map(\.p99).max() ?? .nan)
-        }
-        let summary = Measure.summarize(rates)
-        return (summary.median, summary.spread, Measure.summarize(p99s).median)
+        return harnesses.map { "http://127.0.0.1:\($0.port)/v1/customers/\(scope.customerId)/changes?limit=200" }
     }
 
-    /// Ops applied per second: concurrent clients, one customer each, client i on instance i % n.
-    static func measureOps(_ options: BenchOptions, _ harnesses: [VaultServerHarness], backend: String) async throws
-        -> (median: Double, spread: Double) {
-        let clients = 8
-        let batchesPerClient = options.quick ? 3 : 20
+    /// One run of change-feed requests against all instances at once (8 connections split evenly):
+    /// the total rate and the worst instance's p99.
+    static func feedRun(_ options: BenchOptions, urls: [String], seconds: Double) async throws -> (rate: Double, p99: Double) {
+        let connections = 8 / max(1, urls.count)
+        let reports = try await withThrowingTaskGroup(of: ServerBench.LoadReport.self) { group in
+            for url in urls {
+                group.addTask { try await ServerBench.generateLoad(options, url: url, connections: connections, seconds: seconds) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        if let failed = reports.first(where: { $0.errors > 0 }) {
+            throw BenchFailure("postgres: \(failed.errors) failed feed requests (\(failed.detail))")
+        }
+        return (reports.map(\.rate).reduce(0, +), reports.map(\.p99).max() ?? .nan)
+    }
+
+    /// One run of op batches: concurrent clients, one customer each (new customers per `round`),
+    /// client i on instance i % n; ops applied per second.
+    static func opsRun(_ harnesses: [VaultServerHarness], round: Int, clients: Int, batchesPerClient: Int,
+                       backend: String) async throws -> Double {
         let remotes = harnesses.map { HTTPRemoteVault(baseURL: $0.baseURL, apiKey: VaultServerHarness.apiKey) }
-        var run = 0
-        let result = try await Measure.repeated(options.quick ? 1 : 2) { () async throws -> Double in
-            run += 1
-            let round = run
-            let seconds = try await Measure.seconds {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for client in 0..<clients {
-                        let remote = remotes[client % remotes.count]
-                        group.addTask {
-                            let scope = VaultScope(merchantId: VaultServerHarness.merchant, customerId: "c_ops_r\(round)_c\(client)")
-                            for batch in 0..<batchesPerClient {
-                                let ops = (0..<batchSize).map { item in
-                                    let index = batch * batchSize + item
-                                    let method = VaultBench.method(index, customer: client)
-                                    return OutboundOp(opId: "op-r\(round)-c\(client)-i\(index)", kind: .upsert,
-                                                      instrumentId: method.id, baseVersion: nil, method: method)
-                                }
-                                let results = try await remote.push(scope: scope, ops: ops)
-                                guard results.allSatisfy({ $0.status == .applied }) else {
-                                    throw BenchFailure("postgres (\(backend)): an op was not applied: "
-                                                       + "\(results.first { $0.status != .applied }.map { "\($0)" } ?? "")")
-                                }
+        let seconds = try await Measure.seconds {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in 0..<clients {
+                    let remote = remotes[client % remotes.count]
+                    group.addTask {
+                        let scope = VaultScope(merchantId: VaultServerHarness.merchant, customerId: "c_ops_r\(round)_c\(client)")
+                        for batch in 0..<batchesPerClient {
+                            let ops = (0..<batchSize).map { item in
+                                let index = batch * batchSize + item
+                                let method = VaultBench.method(index, customer: client)
+                                return OutboundOp(opId: "op-r\(round)-c\(client)-i\(index)", kind: .upsert,
+                                                  instrumentId: method.id, baseVersion: nil, method: method)
+                            }
+                            let results = try await remote.push(scope: scope, ops: ops)
+                            guard results.allSatisfy({ $0.status == .applied }) else {
+                                throw BenchFailure("postgres (\(backend)): an op was not applied: "
+                                                   + "\(results.first { $0.status != .applied }.map { "\($0)" } ?? "")")
                             }
                         }
                     }
-                    try await group.waitForAll()
                 }
+                try await group.waitForAll()
             }
-            return Double(clients * batchesPerClient * batchSize) / seconds
         }
-        return result
+        return Double(clients * batchesPerClient * batchSize) / seconds
     }
 }
 

@@ -63,7 +63,7 @@ enum VaultBench {
         let bulkRate = Double(bulkCount) / bulk.subject.median, bulkBaseline = Double(bulkCount) / bulk.baseline.median
         figures.append(Figure(
             name: "vault.bulk_upsert_\(bulkCount / 1000)k", value: bulkRate, unit: "rows/s", spread: bulk.subject.spread,
-            baseline: bulkBaseline, baselineName: "raw C", ratio: bulk.ratio,
+            baseline: bulkBaseline, baselineName: "raw C", ratio: bulk.ratio, pairs: bulk.pairs,
             target: "ratio <= 1.5x", targetMet: bulk.ratio <= 1.5,
             note: "applyRemotePage of \(bulkCount) instruments in one transaction, incl. the payment-data guard"))
 
@@ -97,7 +97,7 @@ enum VaultBench {
         let localRate = Double(localCount) / local.subject.median, localBaseline = Double(localCount) / local.baseline.median
         figures.append(Figure(
             name: "vault.local_upsert_with_outbox", value: localRate, unit: "rows/s",
-            spread: local.subject.spread, baseline: localBaseline, baselineName: "raw C", ratio: local.ratio,
+            spread: local.subject.spread, baseline: localBaseline, baselineName: "raw C", ratio: local.ratio, pairs: local.pairs,
             target: "ratio <= 1.5x", targetMet: local.ratio <= 1.5,
             note: "upsert([...], scope:) of \(localPerCustomer) instruments for each of \(localCustomers) customers, a transaction each: "
                 + "version + last-used queries, row, outbox op with JSON payload"))
@@ -171,7 +171,7 @@ enum VaultBench {
         let listTime = list.subject.median / Double(lists), listBaseline = list.baseline.median / Double(lists)
         figures.append(Figure(
             name: "vault.list_20_of_\(label)", value: listTime * 1e6, unit: "µs/list", spread: list.subject.spread,
-            baseline: listBaseline * 1e6, baselineName: "raw C", ratio: list.ratio,
+            baseline: listBaseline * 1e6, baselineName: "raw C", ratio: list.ratio, pairs: list.pairs,
             target: "ratio <= 2x", targetMet: list.ratio <= 2,
             note: "instruments(scope:) for \(lists) random customers of \(customers), decoded into VaultedPaymentMethod; C copies every column into a struct"))
 
@@ -190,7 +190,7 @@ enum VaultBench {
         let scanRate = Double(rows) / scan.subject.median, scanBaseline = Double(rows) / scan.baseline.median
         figures.append(Figure(
             name: "vault.full_scan_decode_\(label)", value: scanRate, unit: "rows/s", spread: scan.subject.spread,
-            baseline: scanBaseline, baselineName: "raw C", ratio: scan.ratio,
+            baseline: scanBaseline, baselineName: "raw C", ratio: scan.ratio, pairs: scan.pairs,
             target: "ratio <= 2x", targetMet: scan.ratio <= 2,
             note: "forEachInstrument: every row decoded into (VaultScope, StoredInstrument)"))
 

@@ -16,10 +16,12 @@ let usage = """
     --config-dir  the Config directory (default: ./Config when it exists, else the embedded copies)
     --load-generator URL ...   internal: the server section's second process (see LoadGenerator.swift)
 
-    Each figure prints as `name: value unit (±spread%) (baseline NAME: value unit, ratio: x)`;
-    the ratio is how many times slower than the baseline (1.0 = as fast). Every figure is the
-    median of repeated runs after a warm-up; the spread is (max - min) / median.
-    Exit codes: 0 all sections ran, 1 a section failed, 2 usage error.
+    Each figure prints as `name: value unit (±spread%) (baseline NAME: value unit, ratio: x, HOW)`;
+    the ratio is how many times slower than the baseline (1.0 = as fast), and HOW says whether it
+    is the median of pair ratios (subject and baseline run alternately) or a ratio of medians.
+    Every figure is the median of repeated runs after a warm-up; the spread is (max - min) / median.
+    Exit codes: 0 every figure measured (a missed target does not change it: a shared machine is
+    noisy), 1 a section failed, 2 usage error, 3 a figure is missing (no value or no baseline).
     """
 if arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
@@ -83,6 +85,14 @@ for section in BenchSections.all where only?.contains(section.name) ?? true {
 }
 let elapsed = Date().timeIntervalSince(started)
 print("\ntotal: \(String(format: "%.1f", elapsed)) s")
+// A figure without a value or baseline is missing, and so is a section that returned nothing.
+var missing: [String] = []
+for (section, figures) in results {
+    if figures.isEmpty { missing.append("\(section): no figures") }
+    for figure in figures { if let why = figure.missing { missing.append("\(figure.name): \(why)") } }
+}
+let missedTargets = results.flatMap(\.1).filter { $0.targetMet == false }.map(\.name)
+if !missedTargets.isEmpty { print("targets missed (reported, not an error): \(missedTargets.joined(separator: ", "))") }
 if let path = value(after: "--json") {
     let document: [String: Any] = [
         "quick": options.quick,
@@ -92,8 +102,13 @@ if let path = value(after: "--json") {
         "seconds": elapsed,
         "sections": Dictionary(uniqueKeysWithValues: results.map { ($0.0, $0.1.map(\.json)) }),
         "order": results.map(\.0),
+        "missing": missing,
     ]
     let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
     try data.write(to: URL(fileURLWithPath: path))
     print("wrote \(path)")
+}
+if !missing.isEmpty {
+    FileHandle.standardError.write(Data("checkout-bench: missing figures: \(missing.joined(separator: "; "))\n".utf8))
+    exit(3)
 }

@@ -1,5 +1,5 @@
 import Foundation
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import Testing
 
 /// `checkout vault add/list/default/delete --db` round trip, with the JSON shapes of issue 5.

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CardPaymentMethod
 import CheckoutCore
 import Foundation
@@ -100,7 +101,7 @@ struct CardNetworkTableTests {
 
     @Test("the precomputed index agrees with a brute-force longest-prefix search on 20,000 random prefixes")
     func indexMatchesReference() {
-        var generator = SeededGenerator(seed: 0xCA4D)
+        var generator = TestSeed.generator(0xCA4D, for: "CardNetworkTableTests")
         let interesting = ["4", "40", "50", "62", "63", "65", "22", "27", "30", "35", "60", "81"]
         for _ in 0..<20_000 {
             var digits = Bool.random(using: &generator) ? interesting.randomElement(using: &generator) ?? "" : ""

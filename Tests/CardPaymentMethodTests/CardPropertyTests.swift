@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CardPaymentMethod
 import CheckoutCore
 import Foundation
@@ -10,7 +11,7 @@ struct CardPropertyTests {
         "\t", "\u{0}", "٤", "४", "５", "🙂", "é", "\u{301}", "'", "\u{200B}", "\u{FEFF}", "９", "Ⅷ", "½", "²",
     ]
 
-    static func randomInput(_ generator: inout SeededGenerator) -> String {
+    static func randomInput(_ generator: inout SeededRandom) -> String {
         switch Int.random(in: 0..<4, using: &generator) {
         case 0:
             // A Luhn-valid number, sometimes with separators.
@@ -50,7 +51,7 @@ struct CardPropertyTests {
 
     @Test("10,000 seeded random inputs never crash, match the reference rules, and never echo the number")
     func randomInputs() throws {
-        var generator = SeededGenerator(seed: 20_261_129)
+        var generator = TestSeed.generator(20_261_129, for: "CardPropertyTests")
         let validator = Fixtures.validator()
         let encoder = JSONEncoder()
         for _ in 0..<10_000 {

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CardPaymentMethod
 import CheckoutCore
 import CheckoutLocking
@@ -233,7 +234,7 @@ struct CardValidatorTests {
 
     @Test("digits-only input (fast path) and spaced input (general path) give the same result")
     func fastPathMatchesGeneralPath() {
-        var generator = SeededGenerator(seed: 77)
+        var generator = TestSeed.generator(77, for: "CardValidatorTests")
         let validator = Fixtures.validator()
         for _ in 0..<5_000 {
             let length = Int.random(in: 1...22, using: &generator)

@@ -1,5 +1,5 @@
 import CheckoutCore
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import Testing
 
 /// The card-number rule, written down as hand-made cases (not produced by the detector): what is

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 import Foundation
 import Testing
 

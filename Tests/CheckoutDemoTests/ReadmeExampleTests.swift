@@ -60,6 +60,20 @@ import VaultServer
             vault: VaultAccess(url: vaultServerURL.absoluteString, key: minted.secret, expiresAt: minted.expiresAt)).encoded()
         let vaultPath = directory.appendingPathComponent("vault.sqlite").path
 
+        // The example runs in a function of its own, so its early `return` (the session never
+        // became ready) ends the example, not this test: the test then fails on `ran`.
+        struct Ran {
+            var defaults: CheckoutDefaults
+            var processor: SandboxProcessor
+            var registry: PaymentMethodRegistry
+            var store: VaultStore
+            var vault: SyncingVaultProvider
+            var outcomes: AsyncStream<CheckoutOutcome>
+            var selection: SelectionSession
+            var state: PaymentFlowState
+        }
+        var ran: Ran?
+        func example() async throws {
         // --- README example begins ---
         // Once per process: configuration, registry, processor, local vault. All instances, no globals.
         let defaults = try CheckoutDefaults.embedded()          // or .load(configDirectory:)
@@ -95,6 +109,14 @@ import VaultServer
         try await vault.engine.syncNow()
         print(selection.state.paymentMethods.map(\.name), state)
         // --- README example ends ---
+            ran = Ran(defaults: defaults, processor: processor, registry: registry, store: store, vault: vault,
+                      outcomes: outcomes, selection: selection, state: state)
+        }
+        try await example()
+        let example = try #require(ran, "the README example returned early: the session never became ready")
+        let (defaults, processor, registry, store, vault, outcomes, selection, state) = (
+            example.defaults, example.processor, example.registry, example.store, example.vault, example.outcomes,
+            example.selection, example.state)
 
         await vault.engine.stop()
         guard case .succeeded(let result) = state else {

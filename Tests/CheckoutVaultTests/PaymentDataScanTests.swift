@@ -1,7 +1,7 @@
+import CheckoutTestSupport
 import CheckoutCore
 import CheckoutVault
 import Foundation
-import PaymentDataTestSupport
 import Testing
 
 /// Writes 10,000 instruments derived from real-looking card numbers through the public API and
@@ -15,8 +15,8 @@ struct PaymentDataScanTests {
         (.unionPay, "62", 19), (.maestro, "6759", 18),
     ]
 
-    /// A Luhn-valid number with the prefix and length, from a deterministic generator.
-    static func cardNumber(prefix: String, length: Int, generator: inout SystemRandomNumberGenerator) -> [UInt8] {
+    /// A Luhn-valid number with the prefix and length, from the seeded generator (`TestSeed`).
+    static func cardNumber(prefix: String, length: Int, generator: inout SeededRandom) -> [UInt8] {
         var digits = prefix.utf8.map { $0 - 48 }
         while digits.count < length - 1 { digits.append(UInt8.random(in: 0...9, using: &generator)) }
         for check in UInt8(0)...9 where Luhn.isValid(digits + [check]) {
@@ -61,7 +61,7 @@ struct PaymentDataScanTests {
     func scanFiles() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("vault.sqlite")
-        var generator = SystemRandomNumberGenerator()
+        var generator = TestSeed.generator(10_000, for: "PaymentDataScanTests.scanFiles")
         var numbers = Set<String>()
         var store: VaultStore? = try VaultStore(path: path)
         var rejected = 0

@@ -1,4 +1,4 @@
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import CheckoutCore
 import CheckoutVault
 import Testing

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutCore
 import CheckoutLocking
 import Foundation
@@ -100,7 +101,7 @@ struct RedirectPollingTests {
                                                 clock: clock)
         let (flow, _, url) = try await Support.redirected(harness)
         let caller = Task { await flow.pollForCompletion() }
-        while gate.arrivals == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(await eventually { gate.arrivals > 0 })
 
         caller.cancel()
         #expect(await caller.value == .awaitingRedirect(url))  // while the poll is parked on its first sleep

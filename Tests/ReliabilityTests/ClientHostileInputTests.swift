@@ -37,9 +37,10 @@ extension Reliability.HostileInput {
                                                                                                   method: method)])))
         let errorBody = Array(#"{"error":{"code":"internal","message":"internal server error"}}"#.utf8)
         let statuses = [200, 200, 200, 200, 400, 401, 404, 409, 410, 413, 422, 429, 500, 503]
-        let cases = max(1, Self.cases / 4)  // each case is a real HTTP round trip through URLSession
+        let cases = max(1, Self.cases / 4)  // each case is a real HTTP round trip through libcurl (HTTPTransport)
 
         for index in 0..<cases {
+            failures.ranCase()
             let status = mutator.random.pick(statuses)
             let endpoint = index % 3
             let base = status == 200 ? [page, results, instruments][endpoint] : errorBody
@@ -57,7 +58,6 @@ extension Reliability.HostileInput {
                 failures.fail(index, "untyped error \(type(of: error))")
             }
         }
-        ReliabilityCounters.shared.add("fuzz.remoteVaultResponses", cases)
-        failures.verify()
+        failures.verify(counters: ["fuzz.remoteVaultResponses"], planned: cases)
     }
 }

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CardPaymentMethod
 import CheckoutCore
 import CheckoutLocking
@@ -11,21 +12,39 @@ import Testing
 ///
 /// Top-level (not inside the serialized `Reliability` suite) so CI can run it alone under the
 /// thread sanitizer: `swift test --sanitize=thread --filter ReliabilityTests.Concurrency`
-/// (`make tsan`). The in-memory remote keeps URLSession out of the sanitized run.
+/// (`make tsan`). The stress test runs twice: against the in-memory remote (with injected 503s),
+/// and against the real vault server (SQLite) over HTTP through `HTTPRemoteVault`, whose transport
+/// is libcurl on its own thread, so the sanitized run covers the client, the transport and the
+/// server as well.
 @Suite(.timeLimit(.minutes(5)))
 struct Concurrency {
     static let scope = VaultScope(merchantId: "merchant_a", customerId: "conc-customer")
     static let writers = 8
     static let perWriter = 30
 
-    @Test("one session, one store and one engine shared by many tasks stay consistent and converge")
-    func stress() async throws {
+    /// The remote the engine syncs with.
+    enum Remote: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case inMemory, realServerOverHTTP
+        var testDescription: String { rawValue }
+    }
+
+    @Test("one session, one store and one engine shared by many tasks stay consistent and converge",
+          arguments: Remote.allCases)
+    func stress(_ kind: Remote) async throws {
         let directory = try ReliabilityTemp.directory("concurrency")
         let store = try VaultStore(path: directory.appendingPathComponent("vault.sqlite").path)
-        let remote = InMemoryRemoteVault(merchantId: Self.scope.merchantId)
+        let inMemory = InMemoryRemoteVault(merchantId: Self.scope.merchantId)
+        let server = kind == .realServerOverHTTP ? try ReliabilityServer(directory: directory) : nil
+        defer { server?.server.stop() }
+        let remote: any RemoteVault = server?.remote() ?? inMemory
+        let serverState: () async throws -> [RemoteInstrument] = {
+            if let server { return try await server.remote().instruments(scope: Self.scope) }
+            return inMemory.snapshot(customerId: Self.scope.customerId)
+        }
         let engine = SyncEngine(store: store, remote: remote, configuration: .init(
             scopes: [Self.scope], pushBatchSize: 7, interval: .milliseconds(20),
-            retry: RetryPolicy(baseDelay: .milliseconds(1), maxDelay: .milliseconds(5), maxAttempts: 3), randomSeed: 7))
+            retry: RetryPolicy(baseDelay: .milliseconds(1), maxDelay: .milliseconds(5), maxAttempts: 3),
+            randomSeed: TestSeed.derived(7)))
         let provider = SyncingVaultProvider(store: store, engine: engine)
         let registry = PaymentMethodRegistry()
         try registry.register(CardPaymentHandler(table: try CardNetworkTable(data: try Reliability.config("card-networks.json"))))
@@ -42,7 +61,9 @@ struct Concurrency {
         let selection = try #require(session.selection)
         let card = try #require(session.paymentMethods.first)
         engine.start()
-        remote.failNext(3, .push, with: .httpStatus(status: 503, code: "draining", message: nil, retryAfterSeconds: nil))
+        if server == nil {
+            inMemory.failNext(3, .push, with: .httpStatus(status: 503, code: "draining", message: nil, retryAfterSeconds: nil))
+        }
 
         let deleted = try await withThrowingTaskGroup(of: Set<String>.self) { group in
             for writer in 0..<Self.writers {
@@ -99,17 +120,18 @@ struct Concurrency {
         let expected = Set((0..<Self.writers).flatMap { writer in (0..<Self.perWriter).map { "w\(writer)-\($0)" } })
             .subtracting(deleted)
         let local = try store.instruments(scope: Self.scope)
-        let server = remote.snapshot(customerId: Self.scope.customerId)
+        let remoteState = try await serverState()
         #expect(Set(local.map(\.id)) == expected)
         #expect(local.count == expected.count, "an instrument is listed twice")
-        #expect(Set(server.map(\.id)) == expected)
+        #expect(Set(remoteState.map(\.id)) == expected)
         #expect(local.filter(\.isDefault).count <= 1)
-        #expect(server.filter(\.method.isDefault).count <= 1)
-        let serverById = Dictionary(uniqueKeysWithValues: server.map { ($0.id, $0.method) })
+        #expect(remoteState.filter(\.method.isDefault).count <= 1)
+        let serverById = Dictionary(uniqueKeysWithValues: remoteState.map { ($0.id, $0.method) })
         for method in local { #expect(serverById[method.id] == method, "\(method.id) differs between store and server") }
         #expect(session.phase == .ready)
         #expect(selection.state.cvvInput.allSatisfy { $0 == "•" })
         ReliabilityCounters.shared.add("concurrency.tasks", Self.writers + 3 + 4)
+        server?.server.stop()
         let hits = PaymentDataScanner.scan(PaymentDataScanner.files(under: directory), for: TestCards.numbers)
         #expect(hits.isEmpty)
         if hits.isEmpty && ProcessInfo.processInfo.environment["CHECKOUTKIT_KEEP_TEST_FILES"] != "1" {

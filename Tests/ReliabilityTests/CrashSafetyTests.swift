@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 import CheckoutVault
 import CheckoutLocking
 import Foundation
@@ -211,6 +212,7 @@ extension Reliability {
             var random = SeededRandom(seed: ReliabilityBudget.seed &+ 9)
             var ledger = Ledger()
             var lastPort = 0
+            var midSync = 0
             for cycle in 0..<ReliabilityBudget.serverKills {
                 let server = try ServerProcess(executable: executable, database: serverDatabase,
                                                log: directory.appendingPathComponent("server-\(cycle).log"))
@@ -229,21 +231,35 @@ extension Reliability {
                 let engine = SyncEngine(store: store, remote: remote,
                                         configuration: .init(scopes: [Self.scope], pushBatchSize: 5, interval: nil, retry: .noRetry))
                 let pendingBefore = try store.pendingCount(scope: Self.scope)
-                let sync = Task { try? await engine.syncNow(scope: Self.scope) }
-                let delay = UInt32(random.below(40_000))
-                await onOwnThread {
-                    usleep(delay)
-                    server.child.kill()
+                #expect(pendingBefore > 0)
+                // The kill lands after a seeded number of ops has been pushed (anywhere from the
+                // first batch to the last), and records whether the round was still in flight then.
+                let round = Locked<(started: Bool, finished: Bool)>((false, false))
+                let sync = Task {
+                    round.withLock { $0.started = true }
+                    defer { round.withLock { $0.finished = true } }
+                    return try? await engine.syncNow(scope: Self.scope)
                 }
-                let report = await sync.value
+                let killAt = pendingBefore - 1 - random.below(max(1, pendingBefore - 1))
+                let inFlight = await onOwnThread { () -> Bool in
+                    _ = eventuallyBlocking(poll: .milliseconds(1)) {
+                        round.withLock { $0.finished } || ((try? store.pendingCount(scope: Self.scope)) ?? 0) <= killAt
+                    }
+                    let state = round.withLock { $0 }
+                    server.child.kill()
+                    return state.started && !state.finished
+                }
+                _ = await sync.value
                 ReliabilityCounters.shared.add("crash.serverKills")
-                // The kill landed mid-sync when the round failed or had not emptied the outbox.
-                let pendingAfter = try store.pendingCount(scope: Self.scope)
-                if report == nil || (report?.pending ?? 0) > 0 || pendingAfter > 0 {
+                if inFlight {
+                    midSync += 1
                     ReliabilityCounters.shared.add("crash.serverKillsMidSync")
                 }
-                #expect(pendingBefore > 0)
             }
+            // At least half of the kills must have landed while a sync round was in flight, or the
+            // test would be about restarts, not about kills mid-batch.
+            #expect(midSync * 2 >= ReliabilityBudget.serverKills,
+                    "only \(midSync) of \(ReliabilityBudget.serverKills) kills landed while a sync round was in flight")
             // Restart on the same database; the client must converge with nothing lost or doubled.
             let server = try ServerProcess(executable: executable, database: serverDatabase,
                                            log: directory.appendingPathComponent("server-final.log"))

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 import CheckoutVault
 import Foundation
 import SQLiteKit
@@ -173,6 +174,8 @@ extension Reliability {
             for (fault, count) in counts { ReliabilityCounters.shared.add("faults.\(fault)", count) }
             let injected = counts.filter { $0.key != "pass" }.values.reduce(0, +)
             #expect(injected > 0, "the schedule injected no fault")
+            let missing = injector.faultKinds.filter { (counts[$0] ?? 0) == 0 }
+            #expect(missing.isEmpty, "fault kinds that never occurred in schedule \(schedule): \(missing)")
             print("fault schedule \(schedule)\(pki == nil ? "" : " over HTTPS") (seed \(seed)): \(ledger.count) ops, \(versions.count) instruments, \(repeatedDeletes.values.reduce(0, +)) repeated deletes; \(counts.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
         }
     }
@@ -186,12 +189,16 @@ protocol FaultInjector: Sendable {
     func stop()
     /// How often each fault was injected, by name (`pass` for none).
     var faultCounts: [String: Int] { get }
+    /// Every fault kind the injector can inject (`pass` excluded): each must occur in a schedule.
+    var faultKinds: [String] { get }
 }
 
 extension FaultProxy: FaultInjector {
     var faultCounts: [String: Int] { Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }) }
+    var faultKinds: [String] { Fault.allCases.filter { $0 != .pass }.map(\.rawValue) }
 }
 
 extension TLSFaultRelay: FaultInjector {
     var faultCounts: [String: Int] { Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }) }
+    var faultKinds: [String] { Fault.allCases.filter { $0 != .pass }.map(\.rawValue) }
 }

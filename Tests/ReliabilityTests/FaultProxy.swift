@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,6 +22,8 @@ final class FaultProxy: Sendable {
         var random: SeededRandom
         var enabled = true
         var counts: [Fault: Int] = [:]
+        /// The faults still to come in this round of the bag (every kind once per round).
+        var bag: [Fault] = []
         var delivered = 0
     }
 
@@ -66,7 +69,7 @@ final class FaultProxy: Sendable {
                 state.counts[.pass, default: 0] += 1
                 return (.pass, delay)
             }
-            let fault = state.random.pick(Array(Fault.allCases.dropFirst()))
+            let fault = state.random.draw(from: &state.bag, refill: Array(Fault.allCases.dropFirst()))
             state.counts[fault, default: 0] += 1
             return (fault, delay)
         }
@@ -81,9 +84,9 @@ final class FaultProxy: Sendable {
             case .pass:
                 guard respond(client, forward(request)) else { return }
             case .dropBeforeForward:
-                // The connection dies before the server saw the request. A few bytes of a status
-                // line go out first: a close with no response byte at all trips a fatalError in
-                // swift-corelibs-foundation's URLSession (issue #5285), which would end the test process.
+                // The connection dies before the server saw the request, a few bytes into a status
+                // line (libcurl reports it as a cut response; the habit dates from URLSession, whose
+                // swift-corelibs-foundation build died on a close with no byte at all, issue #5285).
                 RawHTTP.writeAll(client, Array("HTTP/1.1 5".utf8))
                 return
             case .dropAfterForward:

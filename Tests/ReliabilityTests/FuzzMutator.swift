@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import Foundation
 
 /// Seeded random and structured mutations of valid inputs: the hostile-input generator.

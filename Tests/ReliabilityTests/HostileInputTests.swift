@@ -1,4 +1,4 @@
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import CardPaymentMethod
 import CheckoutCore
 import CheckoutTheme
@@ -37,6 +37,7 @@ extension Reliability {
             let payload = Array(try encoder.encode(token))
             #expect(try ClientToken.decode(encoded, now: Self.now) == token)
             for index in 0..<Self.cases {
+                failures.ranCase()
                 let text: String
                 switch index % 3 {
                 case 0: text = String(decoding: mutator.mutate(Array(encoded.utf8)), as: UTF8.self)
@@ -54,8 +55,7 @@ extension Reliability {
                     failures.fail(index, "untyped error \(type(of: error))")
                 }
             }
-            ReliabilityCounters.shared.add("fuzz.clientToken", Self.cases)
-            failures.verify()
+            failures.verify(counters: ["fuzz.clientToken"], planned: Self.cases)
         }
 
         @Test("CheckoutConfiguration.decode: typed errors, no echo")
@@ -66,6 +66,7 @@ extension Reliability {
             let valid = Array(try Reliability.config("checkout.json"))
             _ = try CheckoutConfiguration.decode(Data(valid))
             for index in 0..<Self.cases {
+                failures.ranCase()
                 let input = index % 5 == 4 ? mutator.randomBytes() : mutator.mutate(valid)
                 do {
                     _ = try CheckoutConfiguration.decode(Data(input))
@@ -76,8 +77,7 @@ extension Reliability {
                     failures.fail(index, "untyped error \(type(of: error))")
                 }
             }
-            ReliabilityCounters.shared.add("fuzz.checkoutConfiguration", Self.cases)
-            failures.verify()
+            failures.verify(counters: ["fuzz.checkoutConfiguration"], planned: Self.cases)
         }
 
         @Test("CardNetworkTable(data:): typed errors, no echo")
@@ -88,6 +88,7 @@ extension Reliability {
             let valid = Array(try Reliability.config("card-networks.json"))
             _ = try CardNetworkTable(data: Data(valid))
             for index in 0..<Self.cases {
+                failures.ranCase()
                 let input = index % 5 == 4 ? mutator.randomBytes() : mutator.mutate(valid)
                 do {
                     _ = try CardNetworkTable(data: Data(input))
@@ -97,8 +98,7 @@ extension Reliability {
                     if error.message.isEmpty { failures.fail(index, "empty message for \(error.code)") }
                 }
             }
-            ReliabilityCounters.shared.add("fuzz.cardNetworkTable", Self.cases)
-            failures.verify()
+            failures.verify(counters: ["fuzz.cardNetworkTable"], planned: Self.cases)
         }
 
         @Test("ThemeResolver.resolve(layers:): typed errors, no echo")
@@ -110,6 +110,7 @@ extension Reliability {
             let dark = Array(try Reliability.config("theme.dark.tokens.json"))
             _ = try ThemeResolver.resolve(layers: [ThemeLayer.json(Data(base), name: "base"), .json(Data(dark), name: "dark")])
             for index in 0..<Self.cases {
+                failures.ranCase()
                 var layers = [ThemeLayer.json(Data(base), name: "base")]
                 switch index % 4 {
                 case 0: layers = [.json(Data(mutator.mutate(base)), name: "base")]
@@ -123,8 +124,7 @@ extension Reliability {
                     if error.issues.isEmpty { failures.fail(index, "a ThemeError without issues") }
                 }
             }
-            ReliabilityCounters.shared.add("fuzz.themeResolver", Self.cases)
-            failures.verify()
+            failures.verify(counters: ["fuzz.themeResolver"], planned: Self.cases)
         }
 
         /// The reference expiry grammar: spaces ignored; `M/YY`, `MM/YY`, `M/YYYY`, `MM/YYYY`, `MMYY`, `MMYYYY`.
@@ -176,6 +176,7 @@ extension Reliability {
             let restricted = CardValidator(table: table, allowedNetworks: [.visa, .mastercard], now: { now })
             let expiries = ["12/30", "1/31", "12/2030", "1230", "122030", " 12 / 30 ", "00/30", "13/30", "", "1/1/30"]
             for index in 0..<Self.cases {
+                failures.ranCase()
                 let baseNumber = TestCards.variant(mutator.random.pick(TestCards.numbers), &mutator.random)
                 let number = index % 4 == 0 ? baseNumber : String(decoding: mutator.mutate(Array(baseNumber.utf8)), as: UTF8.self)
                 let cvv = String(decoding: mutator.mutate(Array(mutator.random.pick(["123", "1234", "", "99"]).utf8)), as: UTF8.self)
@@ -206,9 +207,7 @@ extension Reliability {
                 printed += result.errors.map(\.description).joined() + String(describing: result) + String(describing: check)
                 if ReferenceCardNumberDetector.containsCardNumber(printed) { failures.fail(index, "a validation result echoes a card number") }
             }
-            ReliabilityCounters.shared.add("fuzz.cardValidator", Self.cases)
-            ReliabilityCounters.shared.add("fuzz.cardExpiry", Self.cases)
-            failures.verify()
+            failures.verify(counters: ["fuzz.cardValidator", "fuzz.cardExpiry"], planned: Self.cases)
         }
     }
 }

@@ -11,8 +11,9 @@ private let systemConnect = Glibc.connect
 private let systemConnect = Darwin.connect
 #endif
 
-/// Minimal blocking HTTP/1.1 over POSIX sockets, for requests URLSession will not send (invalid
-/// UTF-8 in the path or headers, malformed credentials) and for the fault-injection proxy.
+/// Minimal blocking HTTP/1.1 over POSIX sockets, for requests no well-behaved client (libcurl,
+/// through HTTPTransport) will send (invalid UTF-8 in the path or headers, malformed credentials)
+/// and for the fault-injection proxy.
 enum RawHTTP {
     /// A parsed HTTP message (request or response).
     struct Message: Sendable {

@@ -1,4 +1,4 @@
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import CheckoutCore
 import Foundation
 import Testing
@@ -6,10 +6,11 @@ import Testing
 /// The reliability and security suite (issue 10): hostile input, tenant isolation, crash safety,
 /// fault injection, and a payment-data scan of everything the suite wrote.
 ///
-/// Serialized, so the children run in source order (files sort by name: the whole-suite
-/// payment-data scan is declared last) and the process kills and proxies never compete with each
-/// other for the two CPUs. `Concurrency` lives outside so the thread sanitizer can run it alone.
-@Suite(.serialized)
+/// Serialized, so the process kills and proxies never compete with each other for the two CPUs.
+/// `.paymentDataScanAfterwards` runs the whole-suite payment-data scan once every child has
+/// finished (a `TestScoping` trait around the suite, not an order of files). `Concurrency` lives
+/// outside so the thread sanitizer can run it alone.
+@Suite(.serialized, .paymentDataScanAfterwards)
 struct Reliability {
     /// The Config directory of the package (`Config/` next to `Tests/`).
     static let configDirectory = URL(fileURLWithPath: #filePath)
@@ -35,6 +36,8 @@ struct FuzzFailures {
     let seed: UInt64
     private(set) var count = 0
     private(set) var examples: [String] = []
+    /// The cases that actually ran (counted as each one starts), not the cases planned.
+    private(set) var ran = 0
 
     init(target: String, seed: UInt64) {
         self.target = target
@@ -52,6 +55,17 @@ struct FuzzFailures {
             fail(index, "a card number is echoed by \(type(of: error)): \(text)")
             return
         }
+    }
+
+    /// Counts one case that ran.
+    mutating func ranCase() { ran += 1 }
+
+    /// Adds the cases that ran to `counters` (what the README quotes), asserts that they are the
+    /// `planned` number, and records the collected failures as one issue.
+    func verify(counters: [String], planned: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        for counter in counters { ReliabilityCounters.shared.add(counter, ran) }
+        #expect(ran == planned, "\(target): \(ran) of \(planned) planned cases ran", sourceLocation: sourceLocation)
+        verify(sourceLocation: sourceLocation)
     }
 
     /// Records the collected failures (at most five examples) as one issue.

@@ -1,4 +1,4 @@
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import CheckoutCore
 import CheckoutLocking
 import CheckoutVault
@@ -19,27 +19,9 @@ enum ReliabilityBudget {
     static let serverKills = isLong ? 50 : 8
     /// Seeded fault schedules run through the proxy.
     static let faultSchedules = isLong ? 20 : 3
-    /// The base seed; `CHECKOUTKIT_SEED` replays a failing run.
-    static let seed: UInt64 = ProcessInfo.processInfo.environment["CHECKOUTKIT_SEED"].flatMap { UInt64($0) } ?? 0xC0FF_EE15_5EED
-}
-
-/// The engine's seeded SplitMix64 generator with the helpers fuzzing needs, so every fuzz case
-/// and fault schedule can be replayed.
-struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var generator: RetryPolicy.Generator
-
-    init(seed: UInt64) { generator = RetryPolicy.Generator(seed: seed) }
-
-    mutating func next() -> UInt64 { generator.next() }
-
-    /// A value in `0..<bound` (bound > 0).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
-
-    /// True with probability `numerator / denominator`.
-    mutating func chance(_ numerator: Int, in denominator: Int) -> Bool { below(denominator) < numerator }
-
-    /// One element of a non-empty array.
-    mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
+    /// The base seed (`TestSeed.base`): `CHECKOUTKIT_SEED` replays a failing run; each test
+    /// derives its own from it and prints it.
+    static let seed: UInt64 = TestSeed.base
 }
 
 /// The card numbers the reliability tests use: every one of them is searched for in every file
@@ -110,12 +92,18 @@ enum ReliabilityTemp {
         return url
     }()
 
-    /// A fresh directory under the root for one test.
+    /// A fresh directory under the root for one test; recorded, so the whole-suite scan can check
+    /// that it found files in each.
     static func directory(_ name: String) throws -> URL {
         let url = root.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        directories.withLock { $0.append(url) }
         return url
     }
+
+    /// Every directory `directory(_:)` made in this process.
+    static var made: [URL] { directories.withLock { $0 } }
+    private static let directories = Locked<[URL]>([])
 }
 
 /// Searches the files a test left behind for its card numbers (through `PaymentDataByteScanner`:

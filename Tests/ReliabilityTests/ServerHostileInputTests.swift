@@ -1,4 +1,4 @@
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import CheckoutCore
 import CheckoutVault
 import Foundation
@@ -71,6 +71,9 @@ extension Reliability.HostileInput {
     /// libmicrohttpd's memory per connection: a head larger than this never reaches the server,
     /// and libmicrohttpd answers it with its own HTML 414/431 (README: known limits).
     static let libmicrohttpdHeadBytes = 320 * 1024
+    /// At most this many cases may lose their connection without an answer: libmicrohttpd drops
+    /// some malformed request lines (README: known limits), only a small share of the hostile paths.
+    static let droppedConnectionBound = max(1, cases / 50)
 
     @Test("vault server JSON endpoints over HTTP: documented errors, no echo, no crash, no stored card number")
     func serverEndpoints() throws {
@@ -84,6 +87,9 @@ extension Reliability.HostileInput {
         let auth = [("Authorization", "Bearer \(key)")]
         let validBody = Array(("{\"ops\":[" + Self.opJSON(fields: [:], opIndex: 0) + "]}").utf8)
         var statuses: [Int: Int] = [:]
+        // Cases whose connection the server closed without an answer: they did not run, so they
+        // are counted apart from the cases that ran, and bounded.
+        var dropped = 0
 
         for index in 0..<Self.cases {
             let request: [UInt8]
@@ -134,9 +140,10 @@ extension Reliability.HostileInput {
                     failures.fail(index, "the server stopped answering")
                     break
                 }
-                statuses[0, default: 0] += 1
+                dropped += 1
                 continue
             }
+            failures.ranCase()
             statuses[response.status, default: 0] += 1
             let headBytes = RawHTTP.headEnd(request) ?? request.count
             if headBytes > Self.libmicrohttpdHeadBytes, [414, 431].contains(response.status) {
@@ -161,8 +168,11 @@ extension Reliability.HostileInput {
         server.server.stop()
         let hits = PaymentDataScanner.scan(PaymentDataScanner.files(under: directory), for: TestCards.numbers)
         #expect(hits.isEmpty, "card numbers found on disk: \(hits)")
-        ReliabilityCounters.shared.add("fuzz.serverEndpoints", Self.cases)
-        print("server fuzz statuses (0 = connection closed without an answer): \(statuses.sorted { $0.key < $1.key })")
-        failures.verify()
+        ReliabilityCounters.shared.add("fuzz.serverEndpointsDropped", dropped)
+        print("server fuzz: \(failures.ran) cases answered, \(dropped) connections dropped without an answer; statuses \(statuses.sorted { $0.key < $1.key })")
+        #expect(dropped <= Self.droppedConnectionBound,
+                "\(dropped) of \(Self.cases) cases lost their connection without an answer (bound \(Self.droppedConnectionBound))")
+        // A loop that broke off (the server stopped answering) ran fewer cases than planned.
+        failures.verify(counters: ["fuzz.serverEndpoints"], planned: Self.cases - dropped)
     }
 }

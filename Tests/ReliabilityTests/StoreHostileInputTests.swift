@@ -1,4 +1,4 @@
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import CheckoutCore
 import CheckoutVault
 import Foundation
@@ -55,6 +55,7 @@ extension Reliability.HostileInput {
         var compared = 0
 
         for index in 0..<Self.cases {
+            failures.ranCase()
             let scope = VaultScope(
                 merchantId: mutator.random.chance(1, in: 6) ? mutator.hostileString() : "merchant-\(index % 3)",
                 customerId: mutator.random.chance(1, in: 6) ? mutator.hostileString() : "customer-\(index % 4)")
@@ -120,8 +121,7 @@ extension Reliability.HostileInput {
         #expect(compared > 0)
         let hits = PaymentDataScanner.scan(PaymentDataScanner.files(under: directory), for: TestCards.numbers)
         #expect(hits.isEmpty, "card numbers found on disk: \(hits)")
-        ReliabilityCounters.shared.add("fuzz.vaultStore", Self.cases)
-        failures.verify()
+        failures.verify(counters: ["fuzz.vaultStore"], planned: Self.cases)
     }
 }
 

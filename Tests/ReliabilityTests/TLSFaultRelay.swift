@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,6 +32,8 @@ final class TLSFaultRelay: Sendable {
         var random: SeededRandom
         var enabled = true
         var counts: [Fault: Int] = [:]
+        /// The faults still to come in this round of the bag (every kind once per round).
+        var bag: [Fault] = []
     }
 
     var port: UInt16 { listener.port }
@@ -65,7 +68,7 @@ final class TLSFaultRelay: Sendable {
                 state.counts[.pass, default: 0] += 1
                 return Plan(fault: .pass, delayMicros: delay)
             }
-            let fault = state.random.pick(Array(Fault.allCases.dropFirst()))
+            let fault = state.random.draw(from: &state.bag, refill: Array(Fault.allCases.dropFirst()))
             state.counts[fault, default: 0] += 1
             switch fault {
             case .cutHandshake:

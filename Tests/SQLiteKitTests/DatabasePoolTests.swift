@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutLocking
 import Dispatch
 import Foundation
@@ -40,12 +41,12 @@ struct DatabasePoolTests {
                 try database.run("INSERT INTO t VALUES (2)")
                 writeOpen.signal()
                 // The write stays open until the read finished (or a generous deadlock guard expires).
-                let finished = readDone.wait(timeout: .now() + 30) == .success
+                let finished = readDone.waitBounded()
                 observed.withLock { $0.readFinishedInsideWrite = finished }
             }
         }
         writer.start()
-        writeOpen.wait()
+        try #require(writeOpen.waitBounded(), "the write never opened")
         let sum = try pool.read { database in
             try database.withStatement("SELECT sum(x) FROM t") { try $0.step() ? $0.int(at: 0) : -1 }
         }

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutCore
 import CheckoutVault
 import Foundation
@@ -366,7 +367,7 @@ struct HTTPTransportTests {
         let stub = try RawHTTPStub { _ in .hang }
         let transport = Self.transport(stub, HTTPTransportConfiguration(timeout: 120, exchangeTimeout: 120))
         let task = Task { try await transport.send(Self.get()) }
-        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(await eventually { !stub.requests.isEmpty })
         task.cancel()
         #expect(await Self.code { try await task.value } == .cancelled)
     }
@@ -380,7 +381,7 @@ struct HTTPTransportTests {
         configuration.maxConnections = 1
         let transport = Self.transport(stub, configuration)
         let holder = Task { try await transport.send(Self.get("/hang")) }
-        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(await eventually { !stub.requests.isEmpty })
         let waiter = Task { try await transport.send(Self.get("/after")) }
         try await Task.sleep(for: .milliseconds(50))
         waiter.cancel()

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 @testable import CheckoutVault
 import CheckoutVaultTesting
 import Foundation
@@ -18,9 +19,14 @@ struct ServerSyncTests {
             defer { done.store(true, ordering: .sequentiallyConsistent) }
             return try await body()
         }
-        while !done.load(ordering: .sequentiallyConsistent) && !Task.isCancelled {
+        let finished = await eventually {
+            if done.load(ordering: .sequentiallyConsistent) { return true }
             if !clock.pendingSleeps.isEmpty { clock.advanceToNextDeadline() }
-            await Task.yield()
+            return false
+        }
+        if !finished {
+            task.cancel()
+            Issue.record("the driven work did not finish within \(TestWait.timeout)")
         }
         return try await task.cancellableValue
     }

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 @testable import CheckoutVault
 import CheckoutVaultTesting
 import Testing
@@ -24,15 +25,6 @@ struct SyncEngineBehaviourTests {
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, pushBatchSize: pushBatchSize,
                                         interval: interval, retry: retry)
         return World(directory: directory, store: store, remote: remote, clock: clock, engine: engine)
-    }
-
-    /// Polls (yielding, no wall-clock time) until `condition` holds.
-    func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<200_000 {
-            if condition() { return true }
-            await Task.yield()
-        }
-        return condition()
     }
 
     @Test("status snapshots: idle, pending count on a local write, syncing while a round runs, idle with the sync time")

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutCore
 import CheckoutLocking
 import CheckoutVault
@@ -61,12 +62,13 @@ struct PostgresMultiInstanceTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let configuration = SyncEngine.Configuration(scopes: [scope], pageSize: 5, pushBatchSize: 4, interval: nil, randomSeed: 7)
+        let configuration = SyncEngine.Configuration(scopes: [scope], pageSize: 5, pushBatchSize: 4, interval: nil,
+                                                     randomSeed: TestSeed.derived(7))
         let devices = try ["phone", "laptop"].map { name in
             SyncEngine(store: try VaultStore(path: directory.appendingPathComponent("\(name).sqlite").path),
                        remote: AlternatingRemote([one.remote(), two.remote()]), configuration: configuration)
         }
-        var random = RetryPolicy.Generator(seed: 42)  // deterministic, so a failing round replays
+        var random = TestSeed.generator(42, for: "PostgresMultiInstanceTests")  // printed, so a failing round replays
         var created = 0
         for round in 0..<12 {
             // Offline edits on both devices, then both sync (concurrently on odd rounds).
@@ -190,17 +192,19 @@ struct PostgresMultiInstanceTests {
                 var cursor: String?
                 var requests = 0
                 var writersDone = false
-                while true {
+                let caughtUp = try await eventually(poll: .zero) {
                     let page = try await remotes[requests % 2].changes(scope: scope, cursor: cursor, limit: 4)
                     requests += 1
                     seen.formUnion(page.changes.map(\.token))
                     cursor = page.cursor
+                    // One more full pass after the last writer finished, then stop.
                     if !page.hasMore {
-                        // One more full pass after the last writer finished, then stop.
-                        if writersDone { break }
+                        if writersDone { return true }
                         writersDone = done.current == writers
                     }
+                    return false
                 }
+                #expect(caughtUp, "the writers did not finish within \(TestWait.timeout)")
                 return seen.union(["reader"])
             }
             var committed = Set<String>()

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutLocking
 import CheckoutVault
 import Dispatch
@@ -58,10 +59,10 @@ struct PostgresStorageTests {
                 try tx.put(Self.key, Self.row("first", sequence: sequence))
                 sequences.withLock { $0["first"] = sequence }
                 firstHolds.signal()
-                releaseFirst.wait()
+                _ = releaseFirst.waitBounded()
             }
         }
-        firstHolds.wait()
+        try #require(firstHolds.waitBounded(), "the first writer never started")
         DispatchQueue.global().async(group: group) {
             _ = try? storage.transaction { tx in
                 _ = try tx.instrument(Self.key, id: "second")
@@ -72,13 +73,11 @@ struct PostgresStorageTests {
         }
         // Wait until the server shows the second writer blocked on the customer's advisory lock (up
         // to two minutes: the rest of the suite can keep the second writer's thread from starting).
-        var waiting = false
-        for _ in 0..<24_000 where !waiting {
+        let waiting = try eventuallyBlocking(timeout: .seconds(120)) {
             let result = try observer.execute("""
                 SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
                 """)
-            waiting = try result.int64(0, 0) >= 1
-            if !waiting { usleep(5000) }
+            return try result.int64(0, 0) >= 1
         }
         #expect(waiting, "the second writer should wait on the customer lock")
         #expect(sequences.withLock { $0["second"] } == nil, "no sequence is taken while the first writer is open")
@@ -86,7 +85,7 @@ struct PostgresStorageTests {
         #expect(try storage.read { tx in try tx.changes(Self.key, after: 0, limit: 10) }.isEmpty)
 
         releaseFirst.signal()
-        group.wait()
+        #expect(group.waitBounded(), "the writers did not finish")
         let taken = sequences.withLock { $0 }
         let first = try #require(taken["first"])
         let second = try #require(taken["second"])
@@ -134,7 +133,7 @@ struct PostgresStorageTests {
         var cursor: Int64 = 0
         var reads = 0
         var lastPass = false
-        while true {
+        let caughtUp = try eventuallyBlocking(poll: .zero) {
             let page = try storages[reads % 2].read { tx in try tx.changes(key, after: cursor, limit: 8) }
             reads += 1
             for row in page {
@@ -143,11 +142,13 @@ struct PostgresStorageTests {
             }
             cursor = page.last?.sequence ?? cursor
             if page.isEmpty {
-                if lastPass { break }
+                if lastPass { return true }
                 lastPass = finished.current == writers
             }
+            return false
         }
-        group.wait()
+        #expect(caughtUp, "the writers did not finish within \(TestWait.timeout)")
+        #expect(group.waitBounded(), "the writers did not finish")
         #expect(failures.withLock { $0 } == [])
         let expected = writers * transactionsPerWriter * rowsPerTransaction
         let all = try storages[0].read { tx in try tx.changes(key, after: 0, limit: expected + 1) }
@@ -169,17 +170,17 @@ struct PostgresStorageTests {
             _ = try? storage.transaction { tx in
                 _ = try tx.instrument(Self.key, id: "a")
                 firstHolds.signal()
-                releaseFirst.wait()
+                _ = releaseFirst.waitBounded()
             }
         }
-        firstHolds.wait()
+        try #require(firstHolds.waitBounded(), "the first writer never started")
         // Runs to completion on this thread while c1's writer is open: it would hang if it waited.
         try storage.transaction { tx in
             _ = try tx.instrument(otherKey, id: "b")
             try tx.put(otherKey, Self.row("b", sequence: try tx.nextSequence()))
         }
         releaseFirst.signal()
-        group.wait()
+        #expect(group.waitBounded(), "the writers did not finish")
         #expect(try storage.read { tx in try tx.changes(otherKey, after: 0, limit: 10) }.map(\.id) == ["b"])
     }
 
@@ -574,14 +575,14 @@ final class ConnectionHold: Sendable {
     init(_ storage: PostgresVaultServerStorage) {
         let holding = DispatchSemaphore(value: 0)
         DispatchQueue.global().async(group: finished) { [released] in
-            _ = try? storage.read { _ in holding.signal(); released.wait() }
+            _ = try? storage.read { _ in holding.signal(); _ = released.waitBounded() }
         }
-        holding.wait()
+        _ = holding.waitBounded()
     }
 
     /// Gives the connection back and waits until the read has ended.
     func release() {
         released.signal()
-        finished.wait()
+        _ = finished.waitBounded()
     }
 }

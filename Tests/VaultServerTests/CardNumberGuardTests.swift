@@ -1,7 +1,7 @@
 import CheckoutCore
 import CheckoutVault
 import Foundation
-import PaymentDataTestSupport
+import CheckoutTestSupport
 import Testing
 @testable import VaultServer
 @testable import VaultServerPostgres

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutLocking
 import Foundation
 import Testing
@@ -112,9 +113,9 @@ struct SlowSenderTests {
             // Once one of the four goes, the address may connect again.
             close(fds.removeFirst())
             var again = 0
-            for _ in 0..<20 where again != 200 {
-                usleep(100_000)
+            _ = eventuallyBlocking(poll: .milliseconds(100)) {
                 again = (try? RawExchange.run(port: port, health, wait: 1, from: "127.0.0.3"))?.responses.first?.status ?? 0
+                return again == 200
             }
             return (held, extra, other, again)
         }

@@ -1,4 +1,7 @@
 import CheckoutCrypto
+import CheckoutLocking
+import CheckoutTestSupport
+import CheckoutVault
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -26,6 +29,49 @@ struct VaultServerExecutableTests {
         #expect(listed.1 == #"{"instruments":[]}"#)
 
         #expect(await server.terminate() == .exited(0))
+    }
+
+    @Test("SIGTERM while a request is in flight: new requests get 503, the in-flight one is answered and applied, exit 0",
+          .enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"))
+    func sigtermDrainsInFlight() async throws {
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-drain-\(UUID().uuidString).sqlite")
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
+        }
+        let launched = try await ServerProcess.launch(["--port", "0", "--db", database.path, "--host", "127.0.0.1",
+                                                       "--api-key", "exe-drain-key-0123456789abcdef0123456789:merchant_a"])
+        let server = try #require(launched.server, "vault-server exited \(String(describing: launched.exitStatus)): \(launched.stderr)")
+        struct Body: Encodable { var ops: [OutboundOp] }
+        let body = Array(try JSONEncoder().encode(Body(ops: [Fixture.upsert("op-drain", Fixture.card("tok-drain"))])))
+        let request = RawHTTP.request("POST", path: Array("/v1/customers/c1/ops".utf8),
+                                      headers: [("Authorization", "Bearer exe-drain-key-0123456789abcdef0123456789")], body: body)
+        let split = request.count - body.count / 2
+        let port = UInt16(server.port)
+        // The head and half the body: the server has admitted the request and waits for the rest.
+        let (inFlight, refusedWhileDraining, answer) = try await onOwnThread {
+            () throws -> (Bool, RawHTTP.Message?, RawHTTP.Message?) in
+            let fd = try RawHTTP.connect(port: port)
+            defer { close(fd) }
+            guard RawHTTP.writeAll(fd, Array(request[..<split])) else { return (false, nil, nil) }
+            // The request is in flight once /health still answers 200 after the head was sent.
+            let admitted = (try? RawHTTP.call(port: port, "GET", "/health", key: nil))?.status == 200
+            server.process.terminate()
+            // Draining: a new request is refused with 503 while the first one is still open.
+            var refused: RawHTTP.Message?
+            _ = eventuallyBlocking {
+                refused = try? RawHTTP.call(port: port, "GET", "/health", key: nil)
+                return refused?.status == 503
+            }
+            guard RawHTTP.writeAll(fd, Array(request[split...])) else { return (admitted, refused, nil) }
+            return (admitted, refused, RawHTTP.parse(RawHTTP.readToEnd(fd)))
+        }
+        #expect(inFlight)
+        #expect(refusedWhileDraining?.status == 503, "no 503 while draining: \(String(describing: refusedWhileDraining))")
+        #expect(refusedWhileDraining?.errorCode == "draining")
+        let response = try #require(answer, "the in-flight request got no answer")
+        #expect(response.status == 200, "\(response.text)")
+        #expect(response.text.contains(#""status":"applied""#), "\(response.text)")
+        #expect(await server.process.waitForExit() == .exited(0))
     }
 
     @Test("--api-key takes sha256:HEX:MERCHANT; a malformed digest exits 2 naming the merchant, not the key",

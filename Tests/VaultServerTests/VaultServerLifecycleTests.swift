@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 import CheckoutVault
 import CheckoutLocking
 import Foundation
@@ -7,16 +8,16 @@ import Testing
 
 /// Concurrency, in-flight duplicates and draining against a real server.
 struct VaultServerLifecycleTests {
-    @Test("a duplicate of an op still being processed gets 409; the op applies once")
-    func inFlightDuplicate() async throws {
-        let server = try TestServer(.memory, wrap: { GatedStorage($0) })
+    @Test("a duplicate of an op still being processed gets 409; the op applies once", arguments: StorageKind.available)
+    func inFlightDuplicate(_ kind: StorageKind) async throws {
+        let server = try TestServer(kind, wrap: { GatedStorage($0) })
         let gate = try #require(server.storage as? GatedStorage)
         let remote = server.remote()
         let scope = Fixture.scope("c1")
         let op = Fixture.upsert("op-1", Fixture.card("tok-1"))
         gate.arm()
         let first = Task { try await remote.push(scope: scope, ops: [op]) }
-        await onOwnThread { gate.entered.wait() }
+        try #require(await onOwnThread { gate.entered.waitBounded() }, "the push never reached the storage")
         await #expect(throws: RemoteVaultError.httpStatus(status: 409, code: "op-in-flight",
                                                           message: "an op with the same id is being processed; retry later",
                                                           retryAfterSeconds: nil)) {
@@ -28,22 +29,21 @@ struct VaultServerLifecycleTests {
         #expect(try await Fixture.allChanges(remote, scope).map(\.version) == [1])
     }
 
-    @Test("draining answers new requests 503 while the in-flight one completes")
-    func draining() async throws {
-        let server = try TestServer(.memory, wrap: { GatedStorage($0) })
+    @Test("draining answers new requests 503 while the in-flight one completes", arguments: StorageKind.available)
+    func draining(_ kind: StorageKind) async throws {
+        let server = try TestServer(kind, wrap: { GatedStorage($0) })
         let gate = try #require(server.storage as? GatedStorage)
         let remote = server.remote()
         let scope = Fixture.scope("c1")
         gate.arm()
         let inFlight = Task { try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok-1"))]) }
-        await onOwnThread { gate.entered.wait() }
+        try #require(await onOwnThread { gate.entered.waitBounded() }, "the push never reached the storage")
         let drained = Task { await onOwnThread { server.server.drain(timeout: .seconds(30)) } }
         // Wait until the server refuses new work.
-        var refused = try await server.send("GET", "/health", authorization: nil)
-        while refused.status != 503 {
-            await Task.yield()
-            refused = try await server.send("GET", "/health", authorization: nil)
-        }
+        let refused = try #require(await eventually(value: {
+            let answer = try await server.send("GET", "/health", authorization: nil)
+            return answer.status == 503 ? answer : nil
+        }), "the server never started refusing new requests")
         #expect(refused.errorCode == "draining")
         #expect(refused.headers["retry-after"] == "1")
         let late = try await server.send("GET", "/v1/customers/c1/instruments")
@@ -99,16 +99,16 @@ struct VaultServerLifecycleTests {
                     }
                     for _ in 0..<2 {
                         group.addTask {
-                            while true {
+                            // The twin may be in flight (409): retry like a client would, for a bounded time.
+                            let results = try await eventually(value: { () async throws -> [OpResult]? in
                                 do {
-                                    let results = try await remote.push(scope: Fixture.scope(customer), ops: ops)
-                                    #expect(results.map(\.status) == Array(repeating: .applied, count: 5))
-                                    #expect(results.map(\.version) == Array(repeating: 1, count: 5))
-                                    return
+                                    return try await remote.push(scope: Fixture.scope(customer), ops: ops)
                                 } catch RemoteVaultError.httpStatus(status: 409, _, _, _) {
-                                    await Task.yield()  // The twin is in flight: retry like a client would.
+                                    return nil
                                 }
-                            }
+                            })
+                            #expect(results?.map(\.status) == Array(repeating: .applied, count: 5))
+                            #expect(results?.map(\.version) == Array(repeating: 1, count: 5))
                         }
                     }
                 }

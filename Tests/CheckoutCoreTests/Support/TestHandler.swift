@@ -149,13 +149,3 @@ final class ControlledProcessor: PaymentProcessor {
         try await sandbox.exchangeVaulted(request, session: session)
     }
 }
-
-/// Waits (yielding) until `condition` holds, up to a generous number of yields. Used only to
-/// let detached work reach a known point; never asserts on time.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<5_000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
-}

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 import CheckoutVault
 import CheckoutVaultTesting
 import Foundation
@@ -313,13 +314,9 @@ final class StreamRecorder<Value: Sendable>: Sendable {
 
     var all: [Value] { values.withLock { $0 } }
 
-    /// Waits (yielding) until `predicate` holds for the recorded values; gives up after many yields.
+    /// Waits (through the one bounded `eventually`) until `predicate` holds for the recorded values.
     func waitUntil(_ predicate: ([Value]) -> Bool) async -> Bool {
-        for _ in 0..<200_000 {
-            if predicate(all) { return true }
-            await Task.yield()
-        }
-        return predicate(all)
+        await eventually { predicate(all) }
     }
 }
 
@@ -330,7 +327,8 @@ extension SyncEngine {
                         interval: Duration? = nil, retry: RetryPolicy = .standard) -> SyncEngine {
         SyncEngine(store: store, remote: remote,
                    configuration: .init(scopes: scope.map { [$0] } ?? [], includePendingScopes: true, pageSize: pageSize,
-                                        pushBatchSize: pushBatchSize, interval: interval, retry: retry, randomSeed: 42),
+                                        pushBatchSize: pushBatchSize, interval: interval, retry: retry,
+                                        randomSeed: TestSeed.derived(42)),
                    clock: clock)
     }
 }

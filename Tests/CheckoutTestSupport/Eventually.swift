@@ -1,0 +1,91 @@
+import Dispatch
+
+/// The one bound on every wait in the test suites.
+public enum TestWait {
+    /// How long any wait may take before it counts as a failure: generous, so a slow machine does
+    /// not fail a correct test, and finite, so a broken one fails instead of hanging. The
+    /// sanitized build (`make tsan`, `-DCHECKOUTKIT_TSAN`) runs every suite at once several times
+    /// slower, with the PostgreSQL suites, so it waits longer (the suites' time limits still bound it).
+    #if CHECKOUTKIT_TSAN
+    public static let timeout: Duration = .seconds(300)
+    #else
+    public static let timeout: Duration = .seconds(60)
+    #endif
+}
+
+/// The one wait of the test suites: polls `condition` until it holds or `timeout` of wall-clock
+/// time has passed, and says which.
+///
+/// Every test that waits for detached work (a task reaching a gate, a server starting to drain,
+/// a stream delivering a value) waits through this, so no wait is unbounded and none is bounded by
+/// a count of yields that a fast machine exhausts early or a slow one never reaches. Polling sleeps
+/// briefly between checks so a waiting test leaves the CPUs to the work it waits for.
+///
+///     #expect(await eventually { processor.waitingCount == 1 })
+public func eventually(timeout: Duration = TestWait.timeout, poll: Duration = .milliseconds(1),
+                       _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while true {
+        if try await condition() { return true }
+        if clock.now >= deadline { return false }
+        if poll > .zero { try? await Task.sleep(for: poll) } else { await Task.yield() }
+    }
+}
+
+/// Runs `body` until it returns a value (nil means "not yet"), for at most `timeout`: the same
+/// bounded wait for a result the test needs, e.g. a retry until a twin request stops answering
+/// 409. Nil when time ran out.
+public func eventually<T>(timeout: Duration = TestWait.timeout, poll: Duration = .milliseconds(1),
+                          value body: () async throws -> T?) async rethrows -> T? {
+    var result: T?
+    _ = try await eventually(timeout: timeout, poll: poll) {
+        result = try await body()
+        return result != nil
+    }
+    return result
+}
+
+/// The blocking form of `eventually`, for a test's own thread (never a pool task): polls
+/// `condition` every `poll` until it holds or `timeout` has passed.
+public func eventuallyBlocking(timeout: Duration = TestWait.timeout, poll: Duration = .milliseconds(5),
+                               _ condition: () throws -> Bool) rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: timeout)
+    while true {
+        if try condition() { return true }
+        if clock.now >= deadline { return false }
+        clock.sleepBlocking(for: poll)
+    }
+}
+
+extension ContinuousClock {
+    /// Sleeps the calling thread (not a task) for `duration`.
+    fileprivate func sleepBlocking(for duration: Duration) {
+        let gate = DispatchSemaphore(value: 0)
+        _ = gate.wait(timeout: .now() + .nanoseconds(duration.nanoseconds))
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, for Dispatch's deadlines.
+    fileprivate var nanoseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    }
+}
+
+extension DispatchSemaphore {
+    /// Waits for a signal for at most `TestWait.timeout`; false when time ran out. The thread-side
+    /// form of `eventually`, for gates a test's own thread (never a pool task) blocks on.
+    public func waitBounded(timeout: Duration = TestWait.timeout) -> Bool {
+        wait(timeout: .now() + .nanoseconds(timeout.nanoseconds)) == .success
+    }
+}
+
+extension DispatchGroup {
+    /// Waits for the group for at most `TestWait.timeout`; false when time ran out.
+    public func waitBounded(timeout: Duration = TestWait.timeout) -> Bool {
+        wait(timeout: .now() + .nanoseconds(timeout.nanoseconds)) == .success
+    }
+}
