@@ -32,9 +32,16 @@ public final class InMemoryVaultServerStorage: VaultServerStorage {
             }
         }
 
-        func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord] {
-            Array((state.instruments[key] ?? [:]).values.filter { $0.sequence > after }
-                .sorted { $0.sequence < $1.sequence }.prefix(max(0, limit)))
+        func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord] {
+            var rows: [InstrumentRecord] = []
+            var total = 0
+            for row in (state.instruments[key] ?? [:]).values.filter({ $0.sequence > after })
+                .sorted(by: { $0.sequence < $1.sequence }).prefix(max(0, limit)) {
+                rows.append(row)
+                total += row.feedBytes
+                if total > maxBytes { break }
+            }
+            return rows
         }
 
         func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws {

@@ -176,18 +176,6 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
             }
         }
 
-        func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord] {
-            try rows("""
-                SELECT \(Self.columns) FROM instrument WHERE merchant = ?1 AND customer = ?2 AND seq > ?3
-                ORDER BY seq LIMIT ?4
-                """) { statement in
-                try statement.bind(key.merchant, at: 1)
-                try statement.bind(key.customer, at: 2)
-                try statement.bind(after, at: 3)
-                try statement.bind(max(0, limit), at: 4)
-            }
-        }
-
         func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord] {
             try database.withStatement("""
                 SELECT \(Self.columns) FROM instrument WHERE merchant = ?1 AND customer = ?2 AND seq > ?3

@@ -36,10 +36,9 @@ public protocol VaultStorageTransaction {
     /// The customer's live instruments, default first, then by id.
     func liveInstruments(_ key: CustomerKey) throws -> [InstrumentRecord]
     /// The customer's instruments and tombstones with a sequence greater than `after`, in
-    /// increasing sequence, at most `limit` of them.
-    func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord]
-    /// The same rows, but reading stops after the row that brings the total of their `feedBytes`
-    /// over `maxBytes`: a page of the feed never loads much more than its byte bound.
+    /// increasing sequence, at most `limit` of them; reading stops after the row that brings the
+    /// total of their `feedBytes` over `maxBytes`: a page of the feed never loads much more than
+    /// its byte bound.
     func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord]
     /// Inserts or replaces the customer's row of `instrument` (keyed by its id).
     func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws
@@ -81,17 +80,9 @@ public protocol VaultStorageTransaction {
 }
 
 extension VaultStorageTransaction {
-    /// Reads up to `limit` rows, then keeps the prefix `changes(_:after:limit:maxBytes:)` would
-    /// return (a storage that can stop reading early overrides it).
-    public func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord] {
-        var rows: [InstrumentRecord] = []
-        var total = 0
-        for row in try changes(key, after: after, limit: limit) {
-            rows.append(row)
-            total += row.feedBytes
-            if total > maxBytes { break }
-        }
-        return rows
+    /// `changes(_:after:limit:maxBytes:)` without a byte bound.
+    public func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord] {
+        try changes(key, after: after, limit: limit, maxBytes: .max)
     }
 
     /// Throws `ExpiryPurgeUnsupported`: a storage written before the background purge keeps

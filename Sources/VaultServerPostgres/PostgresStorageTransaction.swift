@@ -104,11 +104,6 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
         return try rows(SQL.liveInstruments, [key.merchant, key.customer])
     }
 
-    func changes(_ key: CustomerKey, after: Int64, limit: Int) throws -> [InstrumentRecord] {
-        try lock(key)
-        return try rows(SQL.changes, [key.merchant, key.customer, String(after), String(max(0, limit))])
-    }
-
     func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord] {
         try lock(key)
         return try rows(SQL.changesWithinBytes,

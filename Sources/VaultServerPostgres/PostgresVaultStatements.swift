@@ -28,13 +28,7 @@ enum PostgresVaultStatements {
             ORDER BY is_default DESC, id COLLATE "C"
             """)
 
-    static let changes = PostgresStatement(
-        name: "vault_changes", sql: """
-            SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND seq > $3
-            ORDER BY seq LIMIT $4
-            """)
-
-    /// `changes`, cut in the database after the row that brings the running total of
+    /// A customer's changes after `$3` in feed order, at most `$4`, cut in the database after the row that brings the running total of
     /// `InstrumentRecord.feedBytes` (64 + 6 × id bytes + method JSON bytes) over `$5`: the
     /// window sum streams in feed order, so the result never holds much more than the bound.
     static let changesWithinBytes = PostgresStatement(

@@ -44,6 +44,7 @@ struct CardNumberDetectorTableTests {
         refuse("4035501000000008", "CARTES_BANCAIRES (co-badged VISA)"),
         refuse("6703444444444449", "BANCONTACT"),
         refuse("5019555544445555", "DANKORT"),
+        refuse("5163200000000008", "EFTPOS (co-badged MASTERCARD: known only from a BIN lookup)"),
         refuse("2720000000000005", "MASTERCARD 2720"),
         // Separators of every class (one to three between digits).
         refuse("4242 4242 4242 4242", "spaces"),
