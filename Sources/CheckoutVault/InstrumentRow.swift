@@ -34,10 +34,22 @@ enum InstrumentRow {
     /// The separator of `bin_networks` (network ids may not contain it).
     static let networkSeparator: Character = ","
 
-    /// Throws when a network id cannot be stored in the separated `bin_networks` column.
+    /// Throws when a network id cannot be stored in the separated `bin_networks` column, or when
+    /// the row's text columns, read one after another as SQLite lays them out in the file, spell
+    /// a card number: a record holds its values side by side with nothing between them (the two
+    /// expiry integers are a byte or two), so a `network` ending in `424242` beside a first6 of
+    /// `424242` and a last4 of `4242` is sixteen digits in the database file, though no field holds
+    /// more than six.
     static func validate(_ method: VaultedPaymentMethod) throws {
-        for network in method.paymentInstrumentData.binData?.networks ?? [] where network.rawValue.contains(networkSeparator) {
+        let data = method.paymentInstrumentData
+        for network in data.binData?.networks ?? [] where network.rawValue.contains(networkSeparator) {
             throw CheckoutError(.invalidPaymentData, "a BIN network id must not contain '\(networkSeparator)'")
+        }
+        let adjacent = [data.network?.rawValue, data.first6Digits, data.last4Digits, data.cardholderName,
+                        data.binData.map { $0.networks.map(\.rawValue).joined(separator: String(networkSeparator)) },
+                        data.binData?.issuerCountry, data.binData?.accountFundingType, method.analyticsId]
+        if CardNumberDetector.containsCardNumber(adjacent.map { $0 ?? "" }.joined()) {
+            throw CheckoutError(.sensitiveDataRejected, "the saved method's fields, side by side, hold a full card number")
         }
     }
 

@@ -46,7 +46,8 @@ final class VaultRequestHandler: Sendable {
         self.authenticator = VaultAuthenticator(merchantKeys: MerchantKeys(configuration.apiKeys),
                                                 ephemeralKeys: EphemeralKeyService(storage: storage))
         self.service = VaultService(storage: storage,
-                                    retentionMillis: Int64((configuration.tombstoneRetentionSeconds * 1000).rounded()))
+                                    retentionMillis: Int64((configuration.tombstoneRetentionSeconds * 1000).rounded()),
+                                    maxInstruments: configuration.limits.effectiveMaxInstrumentsPerCustomer)
         self.clock = clock
         self.log = log
         let limits = configuration.limits

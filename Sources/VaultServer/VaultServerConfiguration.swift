@@ -70,6 +70,11 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         /// Seconds after which one failed authentication is forgiven (the budget refills at one
         /// attempt per this many seconds). Optional; absent means `defaultFailedAuthRefillSeconds`.
         public var failedAuthRefillSeconds: Double?
+        /// Live instruments one customer may hold; an upsert creating one more is rejected with
+        /// `instrument-limit-reached`. Optional in the file; absent means
+        /// `InstrumentLimits.maxInstrumentsPerCustomer` (1,000). Any value keeps sync working
+        /// (feed pages are bounded by bytes, not by the customer's size); it bounds storage.
+        public var maxInstrumentsPerCustomer: Int?
 
         /// The merchant rate when the configuration is built in code (the file names its own).
         public static let defaultRateLimitPerSecond: Double = 2000
@@ -125,6 +130,11 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         /// The failed-authentication budget in force.
         public var effectiveFailedAuthBurst: Int { failedAuthBurst ?? Self.defaultFailedAuthBurst }
 
+        /// The per-customer instrument cap in force.
+        public var effectiveMaxInstrumentsPerCustomer: Int {
+            maxInstrumentsPerCustomer ?? InstrumentLimits.maxInstrumentsPerCustomer
+        }
+
         /// The seconds per forgiven failure in force.
         public var effectiveFailedAuthRefillSeconds: Double { failedAuthRefillSeconds ?? Self.defaultFailedAuthRefillSeconds }
 
@@ -136,7 +146,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
                     requestTimeoutSeconds: Int? = nil, customerRateLimitPerSecond: Double? = nil,
                     customerRateLimitBurst: Int? = nil, addressRateLimitPerSecond: Double? = nil,
                     addressRateLimitBurst: Int? = nil, failedAuthBurst: Int? = nil,
-                    failedAuthRefillSeconds: Double? = nil) {
+                    failedAuthRefillSeconds: Double? = nil, maxInstrumentsPerCustomer: Int? = nil) {
             self.maxBodyBytes = maxBodyBytes
             self.maxPageSize = maxPageSize
             self.defaultPageSize = defaultPageSize
@@ -152,6 +162,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             self.addressRateLimitBurst = addressRateLimitBurst
             self.failedAuthBurst = failedAuthBurst
             self.failedAuthRefillSeconds = failedAuthRefillSeconds
+            self.maxInstrumentsPerCustomer = maxInstrumentsPerCustomer
         }
 
         /// Every rate limit off: for benchmarks and load tests that measure the server, never for
@@ -295,6 +306,9 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         }
         guard (1...Self.maxConnections).contains(limits.effectiveMaxConnectionsPerIP) else {
             throw VaultServerConfigurationError("limits.maxConnectionsPerIP must be 1–\(Self.maxConnections)")
+        }
+        guard (1...10_000_000).contains(limits.effectiveMaxInstrumentsPerCustomer) else {
+            throw VaultServerConfigurationError("limits.maxInstrumentsPerCustomer must be 1–10000000")
         }
         guard (1...3_600).contains(limits.effectiveRequestTimeoutSeconds) else {
             throw VaultServerConfigurationError("limits.requestTimeoutSeconds must be 1–3600")

@@ -14,9 +14,14 @@ struct VaultService: Sendable {
     /// The cursor codec, made from the storage's secret on the first feed request.
     private let cursors = CursorCodecCache()
 
-    init(storage: any VaultServerStorage, retentionMillis: Int64) {
+    /// The most live instruments one customer may hold (`Limits.maxInstrumentsPerCustomer`).
+    let maxInstruments: Int
+
+    init(storage: any VaultServerStorage, retentionMillis: Int64,
+         maxInstruments: Int = InstrumentLimits.maxInstrumentsPerCustomer) {
         self.storage = storage
         self.retentionMillis = retentionMillis
+        self.maxInstruments = maxInstruments
     }
 
     /// An op after parsing: either valid or already rejected.
@@ -140,7 +145,8 @@ struct VaultService: Sendable {
                         results.append(try JSONDecoder().decode(WireOpResult.self, from: Data(record.resultJSON.utf8)))
                         continue
                     }
-                    let result = try Self.apply(valid, key: key, tx: tx, now: now, liveCount: &liveCount)
+                    let result = try Self.apply(valid, key: key, tx: tx, now: now, liveCount: &liveCount,
+                                                maxInstruments: maxInstruments)
                     let json = String(decoding: try OpResultEncoder.encode(result), as: UTF8.self)
                     try tx.putOpRecord(key, StoredOpRecord(opId: op.opId, bodyHash: valid.hash, resultJSON: json, createdAt: now))
                     results.append(result)
@@ -162,9 +168,9 @@ struct VaultService: Sendable {
     // MARK: Rules
 
     /// Applies one op. `liveCount` is the customer's live instrument count once an upsert that
-    /// creates an instrument needed it (nil before): the cap is `InstrumentLimits.maxInstrumentsPerCustomer`.
+    /// creates an instrument needed it (nil before); `maxInstruments` is the cap.
     private static func apply(_ valid: ValidOp, key: CustomerKey, tx: any VaultStorageTransaction,
-                              now: Int64, liveCount: inout Int?) throws -> WireOpResult {
+                              now: Int64, liveCount: inout Int?, maxInstruments: Int) throws -> WireOpResult {
         let op = valid.op
         let existing = try tx.instrument(key, id: op.instrumentId)
         switch op.kind {
@@ -179,10 +185,10 @@ struct VaultService: Sendable {
                                         message: "the instrument does not exist (it may have been deleted and purged)")
                 }
                 let live = try liveCount ?? tx.liveInstruments(key).count
-                guard live < InstrumentLimits.maxInstrumentsPerCustomer else {
+                guard live < maxInstruments else {
                     liveCount = live
                     return reject(op, "instrument-limit-reached",
-                                  "a customer holds at most \(InstrumentLimits.maxInstrumentsPerCustomer) instruments; delete one first")
+                                  "a customer holds at most \(maxInstruments) instruments; delete one first")
                 }
                 liveCount = live + 1
                 let row = InstrumentRecord(id: op.instrumentId, version: 1, sequence: try tx.nextSequence(), deleted: false,

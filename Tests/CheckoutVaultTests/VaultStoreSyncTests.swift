@@ -30,6 +30,21 @@ struct VaultStoreSyncTests {
         ("a two-digit expiry year", { $0.paymentInstrumentData.expirationYear = 31 }),
     ]
 
+    @Test("fields that spell a card number side by side, as SQLite lays the row out in the file, are refused")
+    func adjacentFieldsSpellingACardNumber() throws {
+        // network, first6 and last4 are neighbours in the record: "…424242" + "424242" + "4242".
+        var method = Fixtures.card("a", first6: "424242", last4: "4242")
+        method.paymentInstrumentData.network = CardNetwork(rawValue: "X424242")
+        #expect(throws: CheckoutError.self) { try store.upsert(method, scope: scope) }
+        #expect(throws: CheckoutError.self) {
+            try store.applyRemotePage(scope: scope, changes: [.upsert(method, version: 1)], newCursor: "v3.a")
+        }
+        #expect(try versions().isEmpty)
+        // Each field alone is fine, and so is the everyday row.
+        try store.upsert(Fixtures.card("b", first6: "424242", last4: "4242"), scope: scope)
+        #expect(try versions().keys.sorted() == ["b"])
+    }
+
     @Test("a pulled page with a planted card number or an impossible expiry is refused whole, and nothing moves",
           arguments: plantedMethods.indices)
     func plantedDataIsRefused(_ index: Int) throws {

@@ -144,7 +144,8 @@ extension Reliability {
             let executable = try BuiltExecutable.require("vault-crash-child")
             let directory = try ReliabilityTemp.directory("crash-child")
             let storePath = directory.appendingPathComponent("client.sqlite").path
-            let server = try ReliabilityServer(directory: directory)
+            // 50 runs of writes to one customer pass the default instrument cap (not under test here).
+            let server = try ReliabilityServer(directory: directory, limits: ReliabilityServer.defaultLimits(maxInstrumentsPerCustomer: 100_000))
             defer { server.server.stop() }
             var random = SeededRandom(seed: ReliabilityBudget.seed &+ 8)
             var ledger = Ledger()
@@ -189,9 +190,19 @@ extension Reliability {
             let child: Child
             let port: Int
 
+            /// The configuration of the killed server: the shipped defaults, with an instrument cap
+            /// above what 50 cycles of writes to one customer reach (the cap is not under test here).
+            static let configuration = """
+                {"listen": {"host": "127.0.0.1", "port": 0}, "tombstoneRetentionSeconds": 2592000, "threads": 4,
+                 "limits": {"maxBodyBytes": 1048576, "maxPageSize": 1000, "defaultPageSize": 200, "maxOpsPerBatch": 500,
+                            "rateLimitPerSecond": 2000, "rateLimitBurst": 4000, "maxInstrumentsPerCustomer": 100000}}
+                """
+
             init(executable: URL, database: String, log: URL) throws {
+                let configuration = log.deletingLastPathComponent().appendingPathComponent("vault-server.json")
+                try Data(Self.configuration.utf8).write(to: configuration)
                 child = try Child(executable: executable, arguments: [
-                    "--db", database, "--port", "0", "--host", "127.0.0.1",
+                    "--db", database, "--port", "0", "--host", "127.0.0.1", "--config", configuration.path,
                     "--api-key", "\(ReliabilityServer.keyA):merchant_a",
                 ], log: log)
                 guard let line = child.readLine(), let port = Int(line.split(separator: ":").last ?? "") else {

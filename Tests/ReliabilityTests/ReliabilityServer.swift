@@ -22,12 +22,18 @@ final class ReliabilityServer: Sendable {
 
     /// Starts a server on `directory/vault-server.sqlite` (reopening it when it exists) accepting
     /// `apiKeys` (both merchants' keys by default).
+    /// The suites' limits: the failed-authentication budget and the per-customer rate out of the
+    /// way (see `init`), and the instrument cap as given.
+    static func defaultLimits(maxInstrumentsPerCustomer: Int? = nil) -> VaultServerConfiguration.Limits {
+        .init(maxBodyBytes: 256 * 1024, customerRateLimitBurst: 1_000_000, failedAuthBurst: 1_000_000,
+              maxInstrumentsPerCustomer: maxInstrumentsPerCustomer)
+    }
+
     /// With `tls` (a certificate, its key and the CA that signed it) it serves HTTPS.
     /// These suites send thousands of hostile requests, bad credentials among them, from one
     /// address to one customer: the failed-authentication budget and the per-customer rate are
     /// raised out of their way (AuthenticationAbuseTests tests them).
-    init(directory: URL, limits: VaultServerConfiguration.Limits = .init(maxBodyBytes: 256 * 1024, customerRateLimitBurst: 1_000_000,
-                                                                          failedAuthBurst: 1_000_000),
+    init(directory: URL, limits: VaultServerConfiguration.Limits = defaultLimits(),
          apiKeys: [String: String] = [keyA: merchantA, keyB: merchantB],
          tls: (certificate: String, privateKey: String, caBundle: String)? = nil) throws {
         databasePath = directory.appendingPathComponent("vault-server.sqlite").path

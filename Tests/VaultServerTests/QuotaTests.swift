@@ -199,6 +199,19 @@ struct QuotaTests {
         #expect(other.map(\.status) == [.applied])
     }
 
+    @Test("the cap is the server's to set: limits.maxInstrumentsPerCustomer", arguments: StorageKind.available)
+    func configuredCap(kind: StorageKind) async throws {
+        let server = try TestServer(kind, limits: .init(maxInstrumentsPerCustomer: 3))
+        let results = try await server.remote().push(scope: Fixture.scope("c1"), ops: (0..<4).map {
+            Fixture.upsert("op_\($0)", Fixture.card("tok_\($0)"))
+        })
+        #expect(results.map(\.reason) == [nil, nil, nil, "instrument-limit-reached"])
+        #expect(results.last?.message?.contains("at most 3 instruments") == true)
+        #expect(throws: VaultServerConfigurationError.self) {
+            try VaultServerConfiguration(limits: .init(maxInstrumentsPerCustomer: 0)).validate()
+        }
+    }
+
     @Test("the client's store refuses to queue an instrument the server would always refuse")
     func storeRefusesOverLimit() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("quota-store-\(UUID().uuidString).sqlite").path
