@@ -166,6 +166,21 @@ static inline int cmhd_set_timeout(struct MHD_Connection *connection, unsigned i
     return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds) == MHD_YES;
 }
 
+/// MHD_CONTENT_READER_END_WITH_ERROR as a typed value (the macro is a cast Swift does not import):
+/// what a content reader returns when it cannot go on; libmicrohttpd then closes the connection.
+static inline ssize_t cmhd_reader_error(void) { return MHD_CONTENT_READER_END_WITH_ERROR; }
+
+/// Creates a response of exactly `size` bytes that libmicrohttpd asks `reader` for, at most
+/// `block_size` at a time, as the connection can take them (so the body is never held whole).
+/// libmicrohttpd calls `free_reader` with `cls` once, when the response is destroyed and no
+/// connection uses it any more: after the last byte, or when the client went away. On NULL (out
+/// of memory) nothing was taken over and `free_reader` is never called: the caller frees `cls`.
+static inline struct MHD_Response *cmhd_response_stream(uint64_t size, size_t block_size,
+                                                        MHD_ContentReaderCallback reader, void *cls,
+                                                        MHD_ContentReaderFreeCallback free_reader) {
+    return MHD_create_response_from_callback(size, block_size, reader, cls, free_reader);
+}
+
 /// Creates a response holding a private copy of `size` bytes at `data`.
 static inline struct MHD_Response *cmhd_response_copy(size_t size, const void *data) {
     return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);

@@ -12,6 +12,15 @@ struct VaultHTTPRequest: Sendable {
 /// A response ready to be written.
 struct VaultHTTPResponse: Sendable {
     var status: Int
-    var body: [UInt8]
+    var body: Body
     var headers: [(String, String)]
+
+    /// What the body is made of.
+    enum Body: Sendable {
+        /// Bytes already built (every answer but the change feed's: all small).
+        case bytes([UInt8])
+        /// A change-feed page, sized but not built: written a buffer at a time as the connection
+        /// drains (`FeedStream`).
+        case feed(FeedEncoder)
+    }
 }

@@ -164,10 +164,10 @@ final class VaultRequestHandler: Sendable {
             return Self.json(200, WireDeleted(change: change))
         case .changes(let customer):
             let page = try changes(CustomerKey(merchant: merchant, customer: customer), query: request.query)
-            return VaultHTTPResponse(status: 200, body: try FeedEncoder.encode(page), headers: [("Content-Type", "application/json")])
+            return VaultHTTPResponse(status: 200, body: .feed(try FeedEncoder(page)), headers: [("Content-Type", "application/json")])
         case .ops(let customer):
             let results = try ops(CustomerKey(merchant: merchant, customer: customer), body: request.body)
-            return VaultHTTPResponse(status: 200, body: try OpResultEncoder.encodeResults(results),
+            return VaultHTTPResponse(status: 200, body: .bytes(try OpResultEncoder.encodeResults(results)),
                                      headers: [("Content-Type", "application/json")])
         case .mintKey(let customer):
             return try mintKey(merchant: merchant, customer: customer, body: request.body)
@@ -219,9 +219,9 @@ final class VaultRequestHandler: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(value) else {
-            return VaultHTTPResponse(status: 500, body: Array(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8),
+            return VaultHTTPResponse(status: 500, body: .bytes(Array(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8)),
                                      headers: [("Content-Type", "application/json")])
         }
-        return VaultHTTPResponse(status: status, body: Array(data), headers: [("Content-Type", "application/json")])
+        return VaultHTTPResponse(status: status, body: .bytes(Array(data)), headers: [("Content-Type", "application/json")])
     }
 }

@@ -43,6 +43,8 @@ public final class VaultServer: Sendable {
     private let handler: VaultRequestHandler
     private let purger: ExpiryPurger
     private let state = Locked(RunState())
+    /// The change-feed answers being streamed, counted until libmicrohttpd releases them.
+    fileprivate let feedStreams = FeedStreamTally()
 
     private struct RunState {
         var daemon: DaemonHandle?
@@ -77,6 +79,10 @@ public final class VaultServer: Sendable {
         self.purger = ExpiryPurger(service: VaultService(storage: storage, retentionMillis: retention), clock: clock,
                                    interval: ExpiryPurger.interval(retentionSeconds: configuration.tombstoneRetentionSeconds))
     }
+
+    /// Change-feed answers libmicrohttpd has not released yet: 0 once every answer is over,
+    /// however it ended (tests check that a client leaving mid-page releases its stream).
+    var openFeedStreams: Int { feedStreams.open }
 
     /// The bound port once started.
     public var port: Int? { state.withLock { $0.port } }
@@ -309,7 +315,7 @@ private func vaultServerAccessHandler(
     }
     let response = server.respond(VaultHTTPRequest(admission: admission, query: query, body: context.body,
                                                    bodyTooLarge: context.tooLarge))
-    return queue(response, on: connection, close: context.tooLarge)
+    return queue(response, on: connection, close: context.tooLarge, feedStreams: server.feedStreams)
 }
 
 /// The first call of a request, its head complete and no body byte read yet: admits it, or
@@ -376,9 +382,21 @@ private func refuse(_ error: VaultHTTPError, on connection: OpaquePointer) -> MH
     queue(VaultRequestHandler.errorResponse(error), on: connection, close: true)
 }
 
-private func queue(_ response: VaultHTTPResponse, on connection: OpaquePointer, close: Bool) -> MHD_Result {
-    let created = response.body.withUnsafeBytes { bytes in
-        cmhd_response_copy(bytes.count, bytes.baseAddress)
+/// Queues `response` on the connection. A change-feed page is streamed: libmicrohttpd asks
+/// `vaultServerFeedReader` for it a block at a time, with the exact `Content-Length` known up front,
+/// and releases the `FeedStream` through `vaultServerFeedRelease` once, however the answer ends.
+private func queue(_ response: VaultHTTPResponse, on connection: OpaquePointer, close: Bool,
+                   feedStreams: FeedStreamTally? = nil) -> MHD_Result {
+    let created: OpaquePointer?
+    switch response.body {
+    case .bytes(let body):
+        created = body.withUnsafeBytes { bytes in cmhd_response_copy(bytes.count, bytes.baseAddress) }
+    case .feed(let encoder):
+        let stream = Unmanaged.passRetained(FeedStream(encoder, tally: feedStreams))
+        created = cmhd_response_stream(UInt64(encoder.byteCount), feedBlockBytes, vaultServerFeedReader, stream.toOpaque(),
+                                       vaultServerFeedRelease)
+        // On failure libmicrohttpd took nothing over: the stream is ours to release.
+        if created == nil { stream.release() }
     }
     guard let created else { return cmhd_no() }
     for (name, value) in response.headers { _ = MHD_add_response_header(created, name, value) }
@@ -386,6 +404,29 @@ private func queue(_ response: VaultHTTPResponse, on connection: OpaquePointer, 
     let result = MHD_queue_response(connection, UInt32(response.status), created)
     MHD_destroy_response(created)
     return result
+}
+
+/// The most a streamed response asks of its reader at once: libmicrohttpd's buffer for it.
+private let feedBlockBytes = 64 * 1024
+
+/// MHD_ContentReaderCallback of a change-feed page: the next bytes, from `position` (always
+/// what was written so far: the response is used once). With the size known, libmicrohttpd
+/// stops asking at the end; a reader that ran dry before it, or a position out of step, ends
+/// the answer with an error (the connection is closed, the client sees a short body).
+private func vaultServerFeedReader(_ cls: UnsafeMutableRawPointer?, _ position: UInt64,
+                                   _ buffer: UnsafeMutablePointer<CChar>?, _ max: Int) -> Int {
+    guard let cls, let buffer else { return cmhd_reader_error() }
+    let stream = Unmanaged<FeedStream>.fromOpaque(cls).takeUnretainedValue()
+    guard position == UInt64(stream.written) else { return cmhd_reader_error() }
+    let count = stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max))
+    return count > 0 ? count : cmhd_reader_error()
+}
+
+/// MHD_ContentReaderFreeCallback: libmicrohttpd is done with the response (sent, or the client
+/// went away); releases the stream `queue` retained.
+private func vaultServerFeedRelease(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    Unmanaged<FeedStream>.fromOpaque(cls).release()
 }
 
 private func vaultServerCompletedHandler(
