@@ -1,6 +1,17 @@
 #ifndef CHECKOUTKIT_CCURL_SHIM_H
 #define CHECKOUTKIT_CCURL_SHIM_H
 #include <curl/curl.h>
+#include <openssl/crypto.h>
+
+/* libcurl's global init, after telling OpenSSL (libcurl's TLS library here) not to clean itself
+   up in an atexit handler: a process that exits while a transport thread still closes a TLS
+   connection would otherwise have that thread take locks the handler already freed (a crash at
+   exit, seen as SIGSEGV in pthread_rwlock_rdlock). The process's memory goes anyway. OpenSSL
+   decides this on its first initialisation, so CheckoutCrypto asks the same. */
+static inline CURLcode ccurl_global_init(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+    return curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 /* curl_easy_setopt, curl_easy_getinfo, curl_multi_setopt and curl_share_setopt are variadic,
    which Swift cannot call: one typed wrapper per argument type. */

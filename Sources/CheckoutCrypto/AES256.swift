@@ -29,6 +29,7 @@ public enum AES256 {
     }
 
     private static func cipher(_ block: [UInt8], key: [UInt8], encrypt: Bool) throws(CryptoError) -> [UInt8] {
+        _ = LibCrypto.ready
         guard key.count == keyByteCount else {
             throw CryptoError(.invalidKeyLength, "AES-256 needs a \(keyByteCount)-byte key, not \(key.count) bytes")
         }

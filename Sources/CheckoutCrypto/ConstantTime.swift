@@ -12,7 +12,8 @@ public enum ConstantTime {
     /// Inputs of different lengths are unequal at once: the length may leak (a key's length is
     /// not secret), the contents do not.
     public static func equals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
-        withBytePointer(lhs) { left, leftCount in
+        _ = LibCrypto.ready
+        return withBytePointer(lhs) { left, leftCount in
             withBytePointer(rhs) { right, rightCount in
                 leftCount == rightCount && CRYPTO_memcmp(left, right, leftCount) == 0
             }

@@ -16,6 +16,7 @@ public enum Digest {
     /// libcrypto fails here only when it cannot allocate; that stops the process like any other
     /// allocation failure rather than making every caller handle an error that cannot happen.
     public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        _ = LibCrypto.ready
         var digest = [UInt8](repeating: 0, count: sha256ByteCount)
         var size: UInt32 = 0
         let status = withBytePointer(bytes) { pointer, count in

@@ -25,6 +25,7 @@ public enum HKDF {
     ///   long for libcrypto's `int` lengths, `libraryFailure` when libcrypto refuses.
     public static func sha256(key: some Collection<UInt8>, salt: some Collection<UInt8>, info: some Collection<UInt8>,
                               outputByteCount: Int) throws(CryptoError) -> [UInt8] {
+        _ = LibCrypto.ready
         guard (1...sha256MaxOutputByteCount).contains(outputByteCount) else {
             throw CryptoError(.invalidOutputLength,
                               "HKDF-SHA-256 gives 1 to \(sha256MaxOutputByteCount) bytes, not \(outputByteCount)")

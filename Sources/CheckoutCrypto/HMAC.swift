@@ -18,6 +18,7 @@ public enum HMAC {
     /// libcrypto fails here only when it cannot allocate; that stops the process like any other
     /// allocation failure rather than making every caller handle an error that cannot happen.
     public static func sha256(key: some Collection<UInt8>, message: some Collection<UInt8>) -> [UInt8] {
+        _ = LibCrypto.ready
         var tag = [UInt8](repeating: 0, count: sha256ByteCount)
         var length = 0
         let result = withBytePointer(key) { keyPointer, keyCount in

@@ -13,6 +13,7 @@ public enum SecureRandom {
     /// - Throws: `invalidOutputLength` for a negative or over-2-GiB count, `randomUnavailable`
     ///   when the generator cannot produce bytes.
     public static func bytes(_ count: Int) throws(CryptoError) -> [UInt8] {
+        _ = LibCrypto.ready
         guard count >= 0, count <= Int32.max else {
             throw CryptoError(.invalidOutputLength, "random byte count must be 0 to \(Int32.max), not \(count)")
         }

@@ -34,7 +34,7 @@ final class CurlLoop: Sendable {
     private nonisolated(unsafe) let multi: UnsafeMutableRawPointer
 
     init(maxConnections: Int) {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        _ = ccurl_global_init()
         multi = curl_multi_init()
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnections)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
