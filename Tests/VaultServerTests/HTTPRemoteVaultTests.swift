@@ -129,11 +129,11 @@ struct HTTPRemoteVaultTests {
 
     @Test("a server that is not there is unreachable, and retryable")
     func unreachable() async throws {
-        let port: Int
-        do {
-            let server = try CannedHTTPServer(status: 200, body: "")
-            port = server.port
-        }
+        // A port held but not listening: connections are refused, and no other test's server can
+        // take it meanwhile (a just-freed port could be, under a loaded parallel run).
+        let (fd, heldPort) = try LoopbackListener.open(listening: false)
+        defer { close(fd) }
+        let port = Int(heldPort)
         let remote = HTTPRemoteVault(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: "k", timeout: 5)
         do {
             _ = try await remote.instruments(scope: VaultScope(merchantId: "m", customerId: "c"))
