@@ -5,7 +5,8 @@ import Testing
 
 /// The same assertions against `InMemoryRemoteVault` and the real `VaultServer` over
 /// `HTTPRemoteVault`: the double is only useful while it behaves like the server.
-@Suite("RemoteVault contract: in-memory double and real server", .timeLimit(.minutes(1)))
+// A hang guard (the watchdog is the last one): generous, as the sanitized CI run on two loaded cores is slow.
+@Suite("RemoteVault contract: in-memory double and real server", .timeLimit(.minutes(5)))
 struct RemoteContractTests {
     let scope = Fixture.scope("cus_contract")
 
