@@ -5,14 +5,11 @@ import Foundation
 /// read as UTF-8 and as UTF-16 in both byte orders and both alignments (SQLite can store text as
 /// UTF-16; a log can be written in it).
 ///
-/// Between two digits it allows what the card-number rule allows: up to `maximumSeparatorRun`
+/// Digits are cut into runs by `ReferenceCardNumberDetector`: up to 3
 /// separators of any kind (an invalid byte counts as one). A text the rule does not see as a card
 /// number (four separators between two digits) is, by that rule, not one; the scan reads bytes the
 /// product never decoded (UTF-16, binary pages), which the rule itself does not.
 public enum PaymentDataByteScanner {
-    /// The most non-digit, non-letter scalars between two digits of one number.
-    public static let maximumSeparatorRun = 3
-
     /// The encodings one scan reads the bytes in.
     public enum Encoding: String, CaseIterable, Sendable {
         case utf8 = "UTF-8"
@@ -84,53 +81,9 @@ public enum PaymentDataByteScanner {
         }
     }
 
-    /// Digit runs (values 0–9) of a text: digits of any script, joined across up to
-    /// `maximumSeparatorRun` non-alphanumeric scalars.
+    /// Digit runs (values 0–9) of a text, cut as the reference rule cuts them.
     static func digitRuns(_ text: String) -> [[UInt8]] {
-        var runs: [[UInt8]] = []
-        var current: [UInt8] = []
-        var gap = 0
-        for scalar in text.unicodeScalars {
-            if scalar.isASCII {
-                switch scalar.value {
-                case 0x30...0x39:
-                    if gap > maximumSeparatorRun && !current.isEmpty {
-                        runs.append(current)
-                        current = []
-                    }
-                    current.append(UInt8(scalar.value - 0x30))
-                    gap = 0
-                case 0x41...0x5A, 0x61...0x7A:
-                    if !current.isEmpty { runs.append(current) }
-                    current = []
-                    gap = 0
-                default:
-                    gap += 1
-                }
-                continue
-            }
-            let properties = scalar.properties
-            if let type = properties.numericType {
-                if type == .decimal || type == .digit, let value = properties.numericValue, value >= 0, value <= 9,
-                   value.rounded() == value {
-                    if gap > maximumSeparatorRun && !current.isEmpty {
-                        runs.append(current)
-                        current = []
-                    }
-                    current.append(UInt8(value))
-                    gap = 0
-                    continue
-                }
-            } else if !properties.isAlphabetic {
-                gap += 1
-                continue
-            }
-            if !current.isEmpty { runs.append(current) }
-            current = []
-            gap = 0
-        }
-        if !current.isEmpty { runs.append(current) }
-        return runs
+        ReferenceCardNumberDetector.runs(text).map { $0.map(UInt8.init) }
     }
 
     static func mask(_ number: String) -> String {

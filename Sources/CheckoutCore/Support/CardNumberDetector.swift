@@ -57,25 +57,12 @@ public enum CardNumberDetector {
     /// separators between two digits). Stops counting once a run is longer than `limit`, so a
     /// caller refusing long runs pays for no more than it reads.
     public static func longestDigitRun(_ text: String, limit: Int = .max) -> Int {
+        var scanner = Scanner()
         var longest = 0
-        var run = 0
-        var separators = 0
         for scalar in text.unicodeScalars {
-            switch scalar.isASCII ? asciiClass(UInt8(truncatingIfNeeded: scalar.value)) : scalarClass(scalar) {
-            case .digit:
-                if separators > maximumSeparatorRun { run = 0 }
-                run += 1
-                separators = 0
-                if run > longest {
-                    longest = run
-                    if longest > limit { return longest }
-                }
-            case .letter:
-                run = 0
-                separators = 0
-            case .separator:
-                if run > 0 { separators += 1 }
-            }
+            _ = scanner.feed(scalarClass(scalar))
+            longest = max(longest, scanner.digitsInRun)
+            if longest > limit { return longest }
         }
         return longest
     }
@@ -155,6 +142,9 @@ public enum CardNumberDetector {
         private var count = 0
         /// Separators since the run's last digit.
         private var separators = 0
+
+        /// The digits of the current run (0 outside a run).
+        var digitsInRun: Int { count }
 
         /// True when a scalar of this class keeps the current run going (a digit or separator
         /// within the limit) rather than starting a new one or ending it.
