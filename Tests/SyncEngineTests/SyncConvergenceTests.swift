@@ -28,9 +28,9 @@ struct SyncConvergenceTests {
         #expect(first.pushed == 1)
         _ = try await engine.syncNow(scope: scope)  // pulls the echo of its own change
 
-        let before = harness.requestCount
+        let before = harness.clientRequestCount
         let report = try await engine.syncNow(scope: scope)
-        #expect(harness.requestCount - before == 1)
+        #expect(harness.clientRequestCount - before == 1)
         #expect(report == SyncReport(pulled: 0, pushed: 0, rejected: 0, pending: 0, cursor: try store.cursor(scope: scope)))
         #expect(report.cursor != nil)
     }

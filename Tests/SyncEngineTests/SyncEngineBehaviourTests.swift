@@ -5,7 +5,8 @@ import CheckoutVaultTesting
 import Testing
 
 /// Deterministic engine behaviour over the in-memory remote and a manual clock.
-@Suite("SyncEngine behaviour (in-memory remote, manual clock)", .timeLimit(.minutes(1)))
+// A hang guard (the watchdog is the last one): generous, as the sanitized CI run on two loaded cores is slow.
+@Suite("SyncEngine behaviour (in-memory remote, manual clock)", .timeLimit(.minutes(5)))
 struct SyncEngineBehaviourTests {
     let scope = Fixture.scope("cus_engine")
 

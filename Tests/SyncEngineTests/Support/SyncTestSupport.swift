@@ -210,6 +210,14 @@ final class RemoteHarness: Sendable {
     /// Requests the vault has served (the in-memory log, or the server's storage transactions).
     var requestCount: Int { memory?.requestCount() ?? server?.requestCount ?? 0 }
 
+    /// Requests the client sent (the in-memory log, or the HTTP client's own count): unlike the
+    /// server's storage transactions, these never include the server's background purge, which
+    /// runs a minute after start and so lands inside a test on a slow (sanitized, loaded) run.
+    var clientRequestCount: Int {
+        if let memory { return memory.requestCount() }
+        return (remote as? ServerBoundRemote)?.inner.transportStatistics.requests ?? 0
+    }
+
     /// The customer's live instruments as the server holds them (one request on the real server).
     func serverInstruments(_ scope: VaultScope) async throws -> [RemoteInstrument] {
         if let memory { return memory.snapshot(customerId: scope.customerId) }
