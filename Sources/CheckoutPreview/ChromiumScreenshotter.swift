@@ -45,7 +45,7 @@ public struct ChromiumScreenshotter: Sendable {
             "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
             "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--user-data-dir=\(profile.path)",
-            "--window-size=\(max(1, width)),\(max(1, height))", "--screenshot=\(png.path)", page.absoluteString,
+            "--force-color-profile=srgb", "--window-size=\(max(1, width)),\(max(1, height))", "--screenshot=\(png.path)", page.absoluteString,
         ]
         let child: ChildProcess
         do {
