@@ -28,13 +28,16 @@ enum LayoutCommand: CLICommand {
                               postal code, country).
           --errors            card-form: the sample field errors of `checkout preview` (invalid card number,
                               expired card, invalid CVV), each adding a <field>Error line.
-          --locale TAG        The language of the accessibility labels (default: the configuration's, else en).
+          --accessibility     Add each slot's localized accessibility label, hint and role (in --json, an
+                              "accessibility": {"label","hint","role"} object per frame; a new field only).
+          --locale TAG        The language of those labels (implies --accessibility; default: the
+                              configuration's locale, else en).
           --width W           Width in points (default 375).
           --mode MODE         light (default) or dark.
           --overrides FILE    A token file merged last (e.g. a new space.base).
           \(ConfigLocation.helpLine)
-          --json              Print {"width","height","frames":[{"slot","index","x","y","width","height",
-                              "accessibility":{"label","hint","role"}}]}.
+          --json              Print {"width","height","frames":[{"slot","index","x","y","width","height"}]}
+                              (plus "accessibility" with --accessibility or --locale).
           --help              Show this help.
 
         EXIT CODES: 0 ok; 1 the theme has errors (listed on stderr); 2 usage error.
@@ -56,6 +59,7 @@ enum LayoutCommand: CLICommand {
         let billing = arguments.flag("--billing")
         let errors = arguments.flag("--errors")
         let localeText = try arguments.option("--locale")
+        let accessibility = arguments.flag("--accessibility") || localeText != nil
         let methodsText = try arguments.option("--methods")
         let width = try parseWidth(try arguments.option("--width"))
         let options = try ThemeCommand.Options.parse(&arguments)
@@ -71,7 +75,7 @@ enum LayoutCommand: CLICommand {
 
         guard let theme = options.resolve(reportingTo: output) else { return 1 }
         let strings = options.defaults.strings.strings(for: locale)
-        let engine = LayoutEngine(theme: theme, strings: strings)
+        let engine = LayoutEngine(theme: theme, strings: accessibility ? strings : nil)
         let result: LayoutResult
         switch component {
         case .paymentMethods:
@@ -123,6 +127,9 @@ enum LayoutCommand: CLICommand {
         for frame in result.frames {
             let slot = frame.slot.rawValue.padding(toLength: slotWidth, withPad: " ", startingAt: 0)
             output.line("  \(slot)  #\(frame.index)  x \(format(frame.x))  y \(format(frame.y))  w \(format(frame.width))  h \(format(frame.height))")
+            if let info = frame.accessibility {
+                output.line("      \(info.role.rawValue): \(info.label) (\(info.hint))")
+            }
         }
     }
 }
