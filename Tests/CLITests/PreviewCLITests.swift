@@ -106,4 +106,20 @@ import Testing
         #expect(result.stderr.contains("color.text.primary on color.background"), "\(result)")
         #expect(result.stdout.contains("FAIL (broken by the overrides)"), "\(result)")
     }
+
+    @Test func cardErrorsAndSurchargesAreLocalizedOnRequest() async throws {
+        let french = try await CLI.run(["card", "validate", "--number", "4242424242424241", "--expiry", "01/20", "--locale", "fr-CA", "--json"])
+        #expect(french.status == 1, "\(french)")
+        let errors = try #require(try french.object()["errors"] as? [[String: String]])
+        #expect(errors == [["field": "cardNumber", "code": "invalid-card-number", "message": "Saisissez un numéro de carte valide"],
+                           ["field": "expiryDate", "code": "card-expired", "message": "Cette carte a expiré"]])
+        let plain = try await CLI.run(["card", "validate", "--number", "4242424242424241", "--json"])
+        #expect(!plain.stdout.contains("message"))
+
+        let dutch = try await CLI.run(["methods", "--locale", "nl", "--json"])
+        let surcharges = try dutch.array().compactMap { $0["formattedSurcharge"] as? String }
+        #expect(!surcharges.isEmpty && surcharges.allSatisfy { $0.hasPrefix("+ €") && $0.contains(",") }, "\(dutch)")
+        let english = try await CLI.run(["methods", "--json"])
+        #expect(try english.array().compactMap { $0["formattedSurcharge"] as? String }.allSatisfy { $0.contains(".") })
+    }
 }
