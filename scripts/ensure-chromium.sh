@@ -7,17 +7,4 @@ set -euo pipefail
 if command -v chromium >/dev/null 2>&1 || [ -x "${CHROMIUM:-/nonexistent}" ]; then
     exit 0
 fi
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then
-        SUDO="sudo"
-    else
-        echo "error: chromium is missing and this is not root (no sudo): apt-get install chromium, or set CHROMIUM" >&2
-        exit 1
-    fi
-fi
-
-echo "installing chromium (for preview screenshots)" >&2
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+exec bash "$(dirname "$0")/ensure-system-packages.sh" chromium
