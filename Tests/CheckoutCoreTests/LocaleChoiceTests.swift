@@ -33,4 +33,18 @@ import Testing
         #expect(CheckoutLocale.choose(token: Self.token(locale: nil), configuration: configuration).rawValue == "de")
         #expect(CheckoutLocale.choose(token: nil, configuration: CheckoutConfiguration(paymentMethods: [])).rawValue == "en")
     }
+
+    @Test func aStartedSessionTakesItsLocaleFromTheToken() async throws {
+        var token = Fixtures.token()
+        token.locale = "nl-BE"
+        var configuration = Fixtures.configuration()
+        configuration.locale = "de"
+        let session = Fixtures.session(token: token, configuration: configuration)
+        #expect(session.locale.rawValue == "de")
+        await session.start()
+        #expect(session.phase == .ready)
+        #expect(session.locale.rawValue == "nl-BE")
+        let catalog = try StringCatalog(tables: ["en": ["k": "en"], "nl": ["k": "nl"]])
+        #expect(session.strings(from: catalog).text("k") == "nl")
+    }
 }

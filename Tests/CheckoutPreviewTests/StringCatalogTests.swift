@@ -88,6 +88,15 @@ import Testing
         #expect(strings.text("a") == "A nl")
         #expect(strings.text("b") == "B en")
         #expect(throws: CheckoutError.self) { try StringCatalog(tables: ["nl": [:]]) }
+        let notStrings = try #require(throws: CheckoutError.self) {
+            try StringCatalog.decode(["en": Data(#"{"a": 1}"#.utf8)])
+        }
+        #expect(notStrings.code == .invalidConfiguration)
+        #expect(notStrings.message.contains("strings/en.json"))
+        let missing = try #require(throws: CheckoutError.self) {
+            try StringCatalog.load(directory: URL(fileURLWithPath: "/nonexistent-strings-\(UUID().uuidString)"))
+        }
+        #expect(missing.code == .invalidConfiguration)
         #expect(throws: CheckoutError.self) { try StringCatalog(tables: ["en": [:], "not a tag!": [:]]) }
     }
 
