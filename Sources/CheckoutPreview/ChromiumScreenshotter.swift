@@ -26,12 +26,15 @@ public struct ChromiumScreenshotter: Sendable {
         self.timeout = timeout
     }
 
-    /// The first Chromium found: `$CHROMIUM`, then `chromium` and `chromium-browser` in /usr/bin and
-    /// /usr/local/bin; nil when none is installed.
-    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> ChromiumScreenshotter? {
+    /// Where Debian and most distributions install Chromium.
+    public static let standardPaths = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/local/bin/chromium"]
+
+    /// The first Chromium found: `$CHROMIUM`, then `standardPaths`; nil when none is installed.
+    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment,
+                              searchPaths: [String] = standardPaths) -> ChromiumScreenshotter? {
         var candidates: [String] = []
         if let explicit = environment["CHROMIUM"], !explicit.isEmpty { candidates.append(explicit) }
-        candidates += ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/local/bin/chromium"]
+        candidates += searchPaths
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }.map { ChromiumScreenshotter(executable: $0) }
     }
 

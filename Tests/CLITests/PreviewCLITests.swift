@@ -122,4 +122,23 @@ import Testing
         let english = try await CLI.run(["methods", "--json"])
         #expect(try english.array().compactMap { $0["formattedSurcharge"] as? String }.allSatisfy { $0.contains(".") })
     }
+
+    static let hasChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", ProcessInfo.processInfo.environment["CHROMIUM"] ?? ""]
+        .contains { !$0.isEmpty && FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: hasChromium, "Chromium is not installed (scripts/ensure-chromium.sh): --png not exercised"))
+    func pngScreenshotsAreWrittenNextToThePages() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await CLI.run(["preview", "--out", directory.path, "--png", "--width", "320"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.lines.count == 14, "\(result)")
+        for line in result.lines where line.hasSuffix(".png") {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: line))
+            #expect(bytes.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "\(line)")
+            // IHDR: width then height, big-endian, at bytes 16..<24.
+            let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }
+            #expect(width == 320, "\(line)")
+        }
+    }
 }
