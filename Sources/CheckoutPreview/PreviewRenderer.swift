@@ -42,20 +42,21 @@ public struct PreviewRenderer: Sendable {
     public static let cardFields: [CardFormField] = [.cardNumber, .expiryDate, .cvv, .cardholderName]
 
     /// The networks of the co-badged sample card, the selected one first.
-    public static let cobadgedNetworks = ["Cartes Bancaires", "Visa"]
+    public static let cobadgedNetworks: [CardNetwork] = [.cartesBancaires, .visa]
 
     /// The layout of a screen (what its page positions).
     public func layout(_ screen: PreviewScreen) -> LayoutResult {
         switch screen {
         case .paymentMethods: engine.layout(PaymentMethodListModel(rows: sample.methods(strings)), width: width)
         case .paymentMethodsEmpty: engine.layout(PaymentMethodListModel(rows: []), width: width)
-        case .vaulted: engine.layout(VaultedListModel(items: sample.vaulted, requiresCvvRecapture: true), width: width)
-        case .vaultedDelete: engine.layout(DeleteConfirmationModel(methodDescription: sample.vaulted[1].describe(strings)), width: width)
+        case .vaulted: engine.layout(VaultedListModel(items: sample.vaulted(strings), requiresCvvRecapture: true), width: width)
+        case .vaultedDelete: engine.layout(DeleteConfirmationModel(methodDescription: sample.vaulted(strings)[1].describe(strings)), width: width)
         case .cardForm: engine.layout(CardFormModel(fields: Self.cardFields), width: width)
         case .cardFormErrors: engine.layout(CardFormModel(fields: Self.cardFields, errors: Self.sampleErrors), width: width)
         case .cardFormCobadged:
-            engine.layout(CardFormModel(fields: Self.cardFields, showsNetworkSelector: true, networks: Self.cobadgedNetworks,
-                                        selectedNetwork: Self.cobadgedNetworks[0]), width: width)
+            engine.layout(CardFormModel(fields: Self.cardFields, showsNetworkSelector: true,
+                                        networks: Self.cobadgedNetworks.map(strings.networkName),
+                                        selectedNetwork: strings.networkName(Self.cobadgedNetworks[0])), width: width)
         }
     }
 

@@ -23,12 +23,12 @@ public struct PreviewSample: Sendable {
          PaymentMethodRowContent(name: "iDEAL")]
     }
 
-    /// The saved methods (the first is the default and is selected).
-    public let vaulted: [VaultedRowContent] = [
-        VaultedRowContent(network: "Visa", last4: "4242", expiry: "12/30", isDefault: true),
-        VaultedRowContent(network: "Mastercard", last4: "4444", expiry: "03/29"),
-        VaultedRowContent(network: "American Express", last4: "0005", expiry: "08/28"),
-    ]
+    /// The saved methods (the first is the default and is selected), network names from `strings`.
+    public func vaulted(_ strings: LocalizedStrings) -> [VaultedRowContent] {
+        [VaultedRowContent(network: strings.networkName(.visa), last4: "4242", expiry: "12/30", isDefault: true),
+         VaultedRowContent(network: strings.networkName(.mastercard), last4: "4444", expiry: "03/29"),
+         VaultedRowContent(network: strings.networkName(.amex), last4: "0005", expiry: "08/28")]
+    }
 
     /// What the card form's fields show, masked: the number keeps its first 6 and last 4 digits at most.
     public enum FormValues {

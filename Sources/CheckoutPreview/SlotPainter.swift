@@ -51,7 +51,8 @@ struct SlotPainter {
             }
             return Paint(style: rowStyle(selected: false), content: content)
         case .vaultedMethod:
-            let item = frame.index < sample.vaulted.count ? sample.vaulted[frame.index] : VaultedRowContent(network: "", last4: "")
+            let items = sample.vaulted(strings)
+            let item = frame.index < items.count ? items[frame.index] : VaultedRowContent(network: "", last4: "")
             var details = "•••• " + item.last4
             if let expiry = item.expiry { details += " · " + expiry }
             var content = icon()
@@ -65,9 +66,9 @@ struct SlotPainter {
         case .cvvRecapture:
             return field(label: text("card.cvv.label"), value: nil, placeholder: text("card.cvv.placeholder"), error: false)
         case .networkSelector:
-            let chips = PreviewRenderer.cobadgedNetworks.enumerated().map { offset, name in
+            let chips = PreviewRenderer.cobadgedNetworks.enumerated().map { offset, network in
                 let selected = offset == 0
-                return span(HTMLText.escape(name), "display:flex;align-items:center;justify-content:center;"
+                return span(HTMLText.escape(strings.networkName(network)), "display:flex;align-items:center;justify-content:center;"
                     + "min-width:\(px(theme.component.minTouchTarget));padding:0 \(px(theme.space.medium));box-sizing:border-box;"
                     + PreviewStyle.border(selected ? theme.borderWidth.medium : theme.borderWidth.thin,
                                           selected ? color.border.outlined.selected : color.border.outlined.default)
@@ -81,7 +82,7 @@ struct SlotPainter {
             return Paint(style: "background:\(color.surface.hex);border-radius:\(px(theme.radius.large));", content: "")
         case .deleteMessage:
             return Paint(style: "color:\(color.text.primary.hex);" + PreviewStyle.font(type.bodyMedium),
-                         content: text("vaulted.delete.message", ["method": sample.vaulted[1].describe(strings)]))
+                         content: text("vaulted.delete.message", ["method": sample.vaulted(strings)[1].describe(strings)]))
         case .deleteConfirm:
             return Paint(style: buttonStyle(fill: color.text.negative), content: text("vaulted.delete.confirm"))
         case .deleteCancel:

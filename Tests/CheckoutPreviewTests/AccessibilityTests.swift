@@ -81,4 +81,37 @@ import Testing
             #expect(checked > 20)
         }
     }
+
+    /// The rows a host builds from the session's own values read the same way as the preview's.
+    @Test func rowsFromSessionValuesAreMaskedAndLocalized() throws {
+        let saved = VaultedPaymentMethod(id: "vt_1", paymentMethodType: .paymentCard, paymentInstrumentType: .paymentCard,
+                                         paymentInstrumentData: PaymentInstrumentData(network: .cartesBancaires, first6Digits: "403501",
+                                                                                      last4Digits: "0003", expirationMonth: 7,
+                                                                                      expirationYear: 2031),
+                                         analyticsId: "a", isDefault: true)
+        let french = PreviewTestSupport.strings("fr")
+        let row = VaultedRowContent(saved, strings: french)
+        #expect(row.describe(french) == "Cartes Bancaires se terminant par 0003, expire le 07/31, par défaut")
+        #expect(!row.describe(french).contains("403501"))
+        #expect(french.networkName(nil) == "Carte")
+        #expect(french.networkName(CardNetwork("NEW_NETWORK")) == "Carte")
+
+        let method = CheckoutPaymentMethod(id: "pm", type: .payPal, name: "PayPal", surcharge: 150, formattedSurcharge: "+ €1.50",
+                                           display: PaymentMethodDisplay(name: "PayPal"))
+        let dutch = PreviewTestSupport.strings("nl")
+        let content = PaymentMethodRowContent(method, strings: dutch, currency: try Currency(code: "EUR"))
+        #expect(content == PaymentMethodRowContent(name: "PayPal", surcharge: "+ €1,50"))
+        let layout = LayoutEngine(theme: try PreviewTestSupport.theme(.light), strings: dutch)
+            .layout(PaymentMethodListModel(rows: [content]))
+        #expect(layout.frames(.method).first?.accessibility?.label == "PayPal, toeslag + €1,50")
+    }
+
+    @Test func everyKnownNetworkHasAName() {
+        for locale in ["en", "de", "nl", "fr", "es"] {
+            let strings = PreviewTestSupport.strings(locale)
+            for network in CardNetwork.known {
+                #expect(strings.has("network.\(network.rawValue)"), "\(locale): network.\(network.rawValue)")
+            }
+        }
+    }
 }

@@ -89,7 +89,7 @@ enum LayoutCommand: CLICommand {
             result = engine.layout(model, width: width)
         case .deleteConfirmation:
             result = engine.layout(DeleteConfirmationModel(methodDescription: PreviewSample(currency: try Currency(code: "EUR"))
-                .vaulted[1].describe(strings)), width: width)
+                .vaulted(strings)[1].describe(strings)), width: width)
         }
         if json {
             try output.json(result.jsonObject)
