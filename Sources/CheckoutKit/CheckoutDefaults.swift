@@ -35,7 +35,7 @@ public struct CheckoutDefaults: Sendable {
                  themes: ThemeCache(baseTokens: Data(EmbeddedConfig.themeLight.utf8),
                                     darkTokens: Data(EmbeddedConfig.themeDark.utf8)),
                  vaultServer: Data(EmbeddedConfig.vaultServer.utf8), source: .embedded,
-                 strings: { try StringCatalog.decode(EmbeddedStrings.files.mapValues { Data($0.utf8) }) })
+                 strings: { try embeddedStrings() })
     }
 
     /// The files of a configuration directory.
@@ -52,7 +52,26 @@ public struct CheckoutDefaults: Sendable {
         return try make(checkout: read("checkout.json"), cardNetworks: read("card-networks.json"),
                         themes: ThemeCache(configDirectory: configDirectory),
                         vaultServer: read("vault-server.json"), source: .directory(configDirectory),
-                        strings: { try StringCatalog.load(directory: configDirectory.appendingPathComponent("strings")) })
+                        strings: { try strings(in: configDirectory) })
+    }
+
+    /// The directory's `strings/`, or the embedded texts when the directory has none (a configuration
+    /// directory written before localized texts existed keeps loading). A `strings/` that exists but
+    /// cannot be read or is malformed is an error, never a silent fallback.
+    private static func strings(in configDirectory: URL) throws -> StringCatalog {
+        let directory = configDirectory.appendingPathComponent("strings")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+            return try embeddedStrings()
+        }
+        guard isDirectory.boolValue else {
+            throw CheckoutError(.invalidConfiguration, "\(directory.path) is not a directory")
+        }
+        return try StringCatalog.load(directory: directory)
+    }
+
+    private static func embeddedStrings() throws -> StringCatalog {
+        try StringCatalog.decode(EmbeddedStrings.files.mapValues { Data($0.utf8) })
     }
 
     /// `load(configDirectory:)` for a directory, the embedded defaults for nil.

@@ -46,6 +46,27 @@ import Testing
         #expect(tableError.message.contains("card-networks.json"))
     }
 
+    /// A configuration directory written before localized texts existed has no `strings/`: it keeps
+    /// loading, with the embedded texts. A `strings/` that is there but broken is an error.
+    @Test func directoryWithoutStringsUsesEmbeddedTextsAndBrokenStringsIsAnError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("no-strings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for file in ["checkout.json", "card-networks.json", "theme.tokens.json", "theme.dark.tokens.json", "vault-server.json"] {
+            try FileManager.default.copyItem(at: Self.configDirectory.appendingPathComponent(file),
+                                             to: directory.appendingPathComponent(file))
+        }
+        let loaded = try CheckoutDefaults.load(configDirectory: directory)
+        #expect(loaded.strings.locales == (try CheckoutDefaults.embedded()).strings.locales)
+        #expect(loaded.strings.locales.contains("de"))
+
+        let strings = directory.appendingPathComponent("strings")
+        try FileManager.default.createDirectory(at: strings, withIntermediateDirectories: true)
+        try Data("{not json".utf8).write(to: strings.appendingPathComponent("en.json"))
+        let error = try #require(throws: CheckoutError.self) { try CheckoutDefaults.load(configDirectory: directory) }
+        #expect(error.code == .invalidConfiguration)
+    }
+
     @Test func standardRegistryServesEveryConfiguredMethod() throws {
         let defaults = try CheckoutDefaults.embedded()
         let registry = try CheckoutKit.standardRegistry(cardNetworks: defaults.cardNetworks, binLookup: nil)
