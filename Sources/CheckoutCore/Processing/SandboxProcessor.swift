@@ -87,7 +87,7 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
         switch request {
         case .card(let card):
             let digits = Array(card.number.utf8)
-            guard (13...19).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+            guard (12...19).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
                   Luhn.isValid(digits.map { $0 - 48 }) else {
                 throw CheckoutError(.invalidPaymentData, "the card number is not valid")
             }
