@@ -27,7 +27,9 @@ public final class SelectionSession: Sendable {
     private let flowFactory: FlowFactory
 
     init(methods: [CheckoutPaymentMethod], vaulted: [VaultedPaymentMethod], vaultError: String?,
-         requiresCvvRecapture: Bool, scope: VaultScope, vault: (any VaultProvider)?, flowFactory: @escaping FlowFactory) {
+         requiresCvvRecapture: Bool, scope: VaultScope, vault: (any VaultProvider)?,
+         unusable: [UnusableVaultedPaymentMethod] = [], flowFactory: @escaping FlowFactory) {
+        self.unusableVaultedPaymentMethods = unusable
         let state = PaymentMethodSelectionState(paymentMethods: methods, error: vaultError)
         storage = Locked(Internal(state: state, vaulted: vaulted))
         broadcaster = StateBroadcaster(state)
@@ -47,8 +49,12 @@ public final class SelectionSession: Sendable {
     public var route: SelectionRoute { storage.withLock { $0.route } }
     /// The route, then every change.
     public func routes() -> AsyncStream<SelectionRoute> { routeBroadcaster.stream() }
-    /// The customer's saved methods (default first, then most recently used).
+    /// The customer's saved methods (default first, then most recently used) that this session can
+    /// pay with: saved cards on networks the client token does not allow are not among them.
     public var vaultedPaymentMethods: [VaultedPaymentMethod] { storage.withLock { $0.vaulted } }
+    /// Saved cards this session cannot pay with, with the reason, to show greyed out (empty when
+    /// `Config/checkout.json` sets `"savedCards": {"unsupportedNetworks": "hide"}`). They cannot be selected.
+    public let unusableVaultedPaymentMethods: [UnusableVaultedPaymentMethod]
     /// The flow of the selected method, once `select(_:)` started it.
     public var selectedFlow: (any PaymentFlow)? { storage.withLock { $0.flow } }
 
