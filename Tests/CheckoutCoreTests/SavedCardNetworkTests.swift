@@ -62,6 +62,33 @@ import Testing
     }
 }
 
+/// Card Brand Choice in the selection session.
+@Suite struct PreferredNetworkSelectionTests {
+    @Test("the shopper moves a co-badged saved card to another of its networks; the vault and the selection show it")
+    func changePreferredNetwork() async throws {
+        let vault = InMemoryVaultProvider()
+        let scope = SavedCardNetworkTests.scope
+        try await vault.save(Fixtures.savedCard("vt_cb", network: .cartesBancaires, coBadged: [.cartesBancaires, .visa]), for: scope)
+        try await vault.save(Fixtures.savedCard("vt_visa", network: .visa), for: scope)
+        let session = Fixtures.session(token: Fixtures.token(allowedCardNetworks: []), vault: vault)
+        await session.start()
+        let selection = try #require(session.selection)
+        let card = try #require(selection.vaultedPaymentMethods.first { $0.id == "vt_cb" })
+        selection.selectVaulted(card)
+        let changed = try await selection.setPreferredNetwork(.visa, for: card)
+        #expect(changed.paymentInstrumentData.network == .visa)
+        #expect(selection.vaultedPaymentMethods.first { $0.id == "vt_cb" }?.paymentInstrumentData.network == .visa)
+        #expect(selection.state.selectedVaultedPaymentMethod?.paymentInstrumentData.network == .visa)
+        #expect(try await vault.paymentMethods(for: scope).first { $0.id == "vt_cb" }?.paymentInstrumentData.network == .visa)
+
+        let plain = try #require(selection.vaultedPaymentMethods.first { $0.id == "vt_visa" })
+        let notCoBadged = await #expect(throws: CheckoutError.self) { try await selection.setPreferredNetwork(.mastercard, for: plain) }
+        #expect(notCoBadged?.code == .invalidPaymentData)
+        let notItsNetwork = await #expect(throws: CheckoutError.self) { try await selection.setPreferredNetwork(.amex, for: changed) }
+        #expect(notItsNetwork?.code == .invalidPaymentData)
+    }
+}
+
 extension CheckoutConfiguration {
     init() { self.init(paymentMethods: []) }
 }

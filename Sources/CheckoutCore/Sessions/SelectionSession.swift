@@ -151,6 +151,29 @@ public final class SelectionSession: Sendable {
         }
     }
 
+    /// Changes a co-badged saved card's preferred network (Card Brand Choice), e.g. from
+    /// CARTES_BANCAIRES to VISA. The change is saved to the vault (and synced like any other edit);
+    /// the list and, when the card is selected, the selection show it.
+    /// - Returns: the changed method.
+    /// - Throws: `.invalidState` when the card is not among this session's saved methods or there is
+    ///   no vault; `.invalidPaymentData` when it is not co-badged or `network` is not one of its
+    ///   networks; vault errors as they come.
+    @discardableResult
+    public func setPreferredNetwork(_ network: CardNetwork, for method: VaultedPaymentMethod) async throws -> VaultedPaymentMethod {
+        guard let vault else { throw CheckoutError(.invalidState, "this session has no vault") }
+        guard storage.withLock({ current in current.vaulted.contains { $0.id == method.id } }) else {
+            throw CheckoutError(.invalidState, "the saved payment method is not offered in this checkout")
+        }
+        let changed = try await vault.setPreferredNetwork(network, id: method.id, for: scope)
+        mutate { current in
+            if let index = current.vaulted.firstIndex(where: { $0.id == changed.id }) { current.vaulted[index] = changed }
+            if current.state.selectedVaultedPaymentMethod?.id == changed.id {
+                current.state.selectedVaultedPaymentMethod = changed
+            }
+        }
+        return changed
+    }
+
     /// Leaves the delete confirmation without deleting.
     public func cancelDeletion() {
         mutate { current in
