@@ -4,19 +4,20 @@
 /// The choice is the card's `paymentInstrumentData.network`; its networks are
 /// `paymentInstrumentData.binData.networks`. A change is an ordinary edit of the saved method, so
 /// it goes through the outbox and syncs like any other (an upsert with a base version), and the
-/// vault server checks it with the same rule (`PreferredNetworkRule.problem`).
+/// vault server checks the change with the same rule (`PreferredNetworkRule.problem`).
 public enum PreferredNetworkRule {
-    /// Why `method`'s network is not an acceptable choice, or nil when it is: when the card lists
-    /// co-badged networks (its own, or `previous`'s when the server already holds the card, so an
-    /// edit cannot swap the list to make a network valid), its network must be one of them.
-    public static func problem(_ method: VaultedPaymentMethod, previous: VaultedPaymentMethod? = nil) -> String? {
-        let listed = previous?.paymentInstrumentData.binData?.networks ?? []
-        let networks = listed.isEmpty ? (method.paymentInstrumentData.binData?.networks ?? []) : listed
-        guard let network = method.paymentInstrumentData.network, !networks.isEmpty else { return nil }
-        guard networks.contains(network) else {
-            return "the card's network \(network) is not one of its networks (\(networks.map(\.rawValue).joined(separator: ", ")))"
-        }
-        return nil
+    /// Why `method`'s network is not an acceptable change from `previous` (the saved card as the
+    /// vault already holds it), or nil when it is. Only a change of a co-badged card's network is
+    /// checked: the new network must be one of the networks already held for the card (so an edit
+    /// cannot swap the list to make a network valid). New cards, cards that are not co-badged and
+    /// edits that keep the network pass: their data comes from tokenization, and older clients'
+    /// saved cards must keep syncing.
+    public static func problem(_ method: VaultedPaymentMethod, previous: VaultedPaymentMethod?) -> String? {
+        guard let previous, let network = method.paymentInstrumentData.network,
+              network != previous.paymentInstrumentData.network else { return nil }
+        let networks = previous.paymentInstrumentData.binData?.networks ?? []
+        guard networks.count > 1, !networks.contains(network) else { return nil }
+        return "the card's network can change only to one of its networks (\(networks.map(\.rawValue).joined(separator: ", ")))"
     }
 
     /// `method` moved to `network`, or the reason it cannot be: the card must be co-badged (two or
