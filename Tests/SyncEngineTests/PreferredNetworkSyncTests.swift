@@ -17,22 +17,16 @@ struct PreferredNetworkSyncTests {
 
     @Test("the phone moves the card to VISA; after sync the laptop shows VISA too", arguments: RemoteKind.allCases)
     func changeSyncs(kind: RemoteKind) async throws {
-        let harness = try RemoteHarness(kind)
-        let directory = try TestDirectory()
-        let phone = try directory.store("phone")
-        let laptop = try directory.store("laptop")
-        let phoneEngine = SyncEngine.testing(phone, harness.remote, scope: scope)
-        let laptopEngine = SyncEngine.testing(laptop, harness.remote, scope: scope)
-        try phone.upsert([Self.coBadged("tok_cb"), Fixture.card("tok_visa")], scope: scope)
-        try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
-        try await laptopEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        let devices = try TwoDevices(kind, scope: scope)
+        let (harness, phone, laptop, phoneEngine) = (devices.harness, devices.phone, devices.laptop, devices.phoneEngine)
+        try await devices.start(with: [Self.coBadged("tok_cb"), Fixture.card("tok_visa")])
 
         let provider = SyncingVaultProvider(store: phone, engine: phoneEngine)
         let changed = try await provider.setPreferredNetwork(.visa, id: "tok_cb", for: scope)
         #expect(changed.paymentInstrumentData.network == .visa)
         #expect(try phone.pendingOps(scope: scope, limit: 10).map(\.kind) == [.upsert])
-        try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
-        try await laptopEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        try await devices.catchUp(phoneEngine)
+        try await devices.catchUp(devices.laptopEngine)
 
         #expect(try laptop.instrument(token: "tok_cb", scope: scope)?.method.paymentInstrumentData.network == .visa)
         #expect(try await harness.serverInstruments(scope).first { $0.id == "tok_cb" }?.method.paymentInstrumentData.network == .visa)

@@ -20,27 +20,22 @@ struct ServerDefaultTests {
     @Test("two devices set different defaults offline; after they sync, both show the server's (the last writer's)",
           arguments: RemoteKind.allCases)
     func differentDefaultsOffline(kind: RemoteKind) async throws {
-        let harness = try RemoteHarness(kind)
-        let directory = try TestDirectory()
-        let phone = try directory.store("phone")
-        let laptop = try directory.store("laptop")
-        let phoneEngine = SyncEngine.testing(phone, harness.remote, scope: scope)
-        let laptopEngine = SyncEngine.testing(laptop, harness.remote, scope: scope)
-        try phone.upsert([Fixture.card("tok_a", isDefault: true), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
-        try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
-        try await laptopEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        let devices = try TwoDevices(kind, scope: scope)
+        let (harness, phone, laptop, phoneEngine, laptopEngine) = (devices.harness, devices.phone, devices.laptop,
+                                                                   devices.phoneEngine, devices.laptopEngine)
+        try await devices.start(with: [Fixture.card("tok_a", isDefault: true), Fixture.card("tok_b"), Fixture.card("tok_c")])
 
         // Offline: the phone picks tok_b, the laptop tok_c.
         try phone.setDefault(token: "tok_b", scope: scope)
         try laptop.setDefault(token: "tok_c", scope: scope)
 
-        try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        try await devices.catchUp(phoneEngine)
         #expect(try await serverDefault(harness) == ["tok_b"])
         #expect(try shownDefault(phone) == ["tok_b"])
-        try await laptopEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        try await devices.catchUp(laptopEngine)
         #expect(try await serverDefault(harness) == ["tok_c"])
         #expect(try shownDefault(laptop) == ["tok_c"])
-        try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        try await devices.catchUp(phoneEngine)
         #expect(try shownDefault(phone) == ["tok_c"])
         #expect(try shownDefault(laptop) == ["tok_c"])
     }
@@ -48,25 +43,20 @@ struct ServerDefaultTests {
     @Test("a device whose offline default the server refuses (the card was deleted meanwhile) shows the server's default after its sync",
           arguments: RemoteKind.allCases)
     func refusedDefaultFallsBackToTheServers(kind: RemoteKind) async throws {
-        let harness = try RemoteHarness(kind)
-        let directory = try TestDirectory()
-        let phone = try directory.store("phone")
-        let laptop = try directory.store("laptop")
-        let phoneEngine = SyncEngine.testing(phone, harness.remote, scope: scope)
-        let laptopEngine = SyncEngine.testing(laptop, harness.remote, scope: scope)
-        try phone.upsert([Fixture.card("tok_a", isDefault: true), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
-        try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
-        try await laptopEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        let devices = try TwoDevices(kind, scope: scope)
+        let (harness, phone, laptop, phoneEngine, laptopEngine) = (devices.harness, devices.phone, devices.laptop,
+                                                                   devices.phoneEngine, devices.laptopEngine)
+        try await devices.start(with: [Fixture.card("tok_a", isDefault: true), Fixture.card("tok_b"), Fixture.card("tok_c")])
 
         // Offline: the phone makes tok_c its default; the laptop makes tok_b the default and deletes tok_c.
         try phone.setDefault(token: "tok_c", scope: scope)
         try laptop.setDefault(token: "tok_b", scope: scope)
         #expect(try laptop.delete(token: "tok_c", scope: scope))
 
-        try await laptopEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        try await devices.catchUp(laptopEngine)
         #expect(try await serverDefault(harness) == ["tok_b"])
         let rejections = StreamRecorder(phoneEngine.rejections())
-        try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        try await devices.catchUp(phoneEngine)
         #expect(await rejections.waitUntil { $0.count == 1 })  // the phone's setDefault on the deleted card
         #expect(try await serverDefault(harness) == ["tok_b"])
         #expect(try shownDefault(phone) == ["tok_b"])
