@@ -94,22 +94,25 @@ extension VaultStore {
         let now = clock()
         try pool.write { database in
             var scopes: [VaultScope] = []
+            // The server's default per scope, read once and written once (before, now).
+            var defaults: [VaultScope: (before: ServerDefault, now: ServerDefault)] = [:]
             for (opId, newVersion) in applied {
                 guard let op = try Self.takeOp(database, id: opId) else { continue }
                 let scope = VaultScope(merchantId: op.merchantId, customerId: op.customerId)
                 if !scopes.contains(scope) { scopes.append(scope) }
+                if defaults[scope] == nil {
+                    let stored = try Self.readServerDefault(database, scope: scope)
+                    defaults[scope] = (stored, stored)
+                }
                 // What the server's default is now that it applied the op.
-                var serverDefault = try Self.readServerDefault(database, scope: scope)
-                let before = serverDefault
                 switch op.kind {
                 case OutboxOperation.Kind.setDefault.rawValue:
-                    serverDefault = ServerDefault(known: true, token: op.token)
+                    defaults[scope]?.now = ServerDefault(known: true, token: op.token)
                 case OutboxOperation.Kind.upsert.rawValue where op.setsDefault:
-                    serverDefault = ServerDefault(known: true, token: op.token)
+                    defaults[scope]?.now = ServerDefault(known: true, token: op.token)
                 default:
-                    if serverDefault.token == op.token { serverDefault.token = nil }
+                    if defaults[scope]?.now.token == op.token { defaults[scope]?.now.token = nil }
                 }
-                if serverDefault != before { try Self.writeServerDefault(database, scope: scope, serverDefault) }
                 try database.run("""
                     UPDATE payment_instrument SET version = max(version, ?) \
                     WHERE merchant_id = ? AND customer_id = ? AND token = ?
@@ -137,6 +140,9 @@ extension VaultStore {
                     """) {
                     try Self.bind(op, to: $0, from: 1)
                 }
+            }
+            for (scope, value) in defaults where value.now != value.before {
+                try Self.writeServerDefault(database, scope: scope, value.now)
             }
             // A customer whose queue is now empty shows the server's default (a refused setDefault
             // must not leave the device on its own choice).
