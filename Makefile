@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test bench bench-quick deps build tsan test-long
+.PHONY: demo test bench bench-quick deps build tsan test-long preview
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -57,3 +57,16 @@ test-long: deps
 	swift build --build-tests
 	CHECKOUTKIT_LONG_TESTS=1 bash scripts/watchdog.sh $(LONG_TEST_TIME_LIMIT) swift test --skip-build --filter ReliabilityTests
 	bash scripts/fuzz-api.sh
+
+## The README's preview pictures (issue 19): the payment-method list, the saved methods and the card
+## form with errors, light and dark, screenshotted with headless Chromium (installed when missing)
+## into docs/images/. All seven pages of each mode are written to .build/preview/<mode>/.
+PREVIEW_SCREENS = payment-methods vaulted card-form-errors
+preview: deps
+	bash scripts/ensure-chromium.sh
+	swift build --product checkout
+	mkdir -p docs/images
+	for mode in light dark; do \
+		swift run --skip-build checkout preview --out .build/preview/$$mode --mode $$mode --png --config-dir Config >/dev/null || exit 1; \
+		for screen in $(PREVIEW_SCREENS); do cp .build/preview/$$mode/$$screen.png docs/images/preview-$$screen-$$mode.png; done; \
+	done

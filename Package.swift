@@ -34,7 +34,7 @@ let package = Package(
         // Pure domain: no I/O, no C.
         .target(name: "CheckoutCore", dependencies: ["CheckoutLocking"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
-        .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
+        .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking", "CheckoutCore"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
         // SQLite wrapper shared by the client store (and later the server).
         .target(name: "SQLiteKit", dependencies: ["CSQLite", "CheckoutLocking"], path: "Sources/SQLiteKit", swiftSettings: swift6),
         // The strict JSON byte reader (and saved-method readers) both ends of the sync wire use.
@@ -86,7 +86,8 @@ let package = Package(
         .executableTarget(name: "checkout",
                           dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "SQLiteKit",
                                          "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
-                                         "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo"],
+                                         "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
+                                         "CheckoutPreview"],
                           path: "Sources/checkout", swiftSettings: swift6),
 
         // Benchmarks: run in release. C baselines live in their own small C target.
@@ -105,6 +106,15 @@ let package = Package(
         // A child process the crash-safety tests SIGKILL while it writes and syncs.
         .executableTarget(name: "vault-crash-child", dependencies: ["CheckoutVault", "CheckoutCore"],
                           path: "Sources/vault-crash-child", swiftSettings: swift6),
+
+        // Issue 19, previews: renders layout + theme to self-contained HTML; screenshots with headless Chromium.
+        .target(name: "CheckoutPreview", dependencies: ["CheckoutTheme", "CheckoutCore", "Spawning"],
+                path: "Sources/CheckoutPreview", swiftSettings: swift6),
+        // libpng, for the preview tests to read screenshot pixels back.
+        .systemLibrary(name: "CLibPNG", path: "Sources/CLibPNG", providers: [.apt(["libpng-dev"])]),
+        .testTarget(name: "CheckoutPreviewTests",
+                    dependencies: ["CheckoutPreview", "CheckoutKit", "CheckoutTestSupport", "CLibPNG", "Spawning"],
+                    path: "Tests/CheckoutPreviewTests", swiftSettings: swift6),
 
         // Scaffolding for `checkout new-method`.
         .target(name: "CheckoutScaffold", path: "Sources/CheckoutScaffold", swiftSettings: swift6),

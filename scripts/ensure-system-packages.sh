@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs the Debian packages CheckoutKit builds against, only when missing.
+# Installs the Debian packages CheckoutKit builds against (or the ones named as arguments), only when missing.
 # Runs `apt-get update` at most once, and only when something has to be installed.
 set -euo pipefail
 
-REQUIRED=(libsqlite3-dev uuid-dev libmicrohttpd-dev libpq-dev libcurl4-openssl-dev libssl-dev openssl ca-certificates)
+REQUIRED=(libsqlite3-dev uuid-dev libpng-dev libmicrohttpd-dev libpq-dev libcurl4-openssl-dev libssl-dev openssl ca-certificates)
+# Other packages by name instead (scripts/ensure-chromium.sh passes `chromium`).
+if [ $# -gt 0 ]; then REQUIRED=("$@"); fi
 
 missing=()
 for package in "${REQUIRED[@]}"; do

@@ -24,6 +24,8 @@ public struct CheckoutDefaults: Sendable {
     public let vaultServerJSON: Data
     /// Where the values came from.
     public let source: Source
+    /// `strings/<locale>.json`: every shopper-visible text, per locale (issue 19).
+    public let strings: StringCatalog
 
     /// The embedded defaults.
     /// - Throws: `CheckoutError` `.invalidConfiguration` (only if the embedded files are broken,
@@ -32,7 +34,8 @@ public struct CheckoutDefaults: Sendable {
         try make(checkout: Data(EmbeddedConfig.checkout.utf8), cardNetworks: Data(EmbeddedConfig.cardNetworks.utf8),
                  themes: ThemeCache(baseTokens: Data(EmbeddedConfig.themeLight.utf8),
                                     darkTokens: Data(EmbeddedConfig.themeDark.utf8)),
-                 vaultServer: Data(EmbeddedConfig.vaultServer.utf8), source: .embedded)
+                 vaultServer: Data(EmbeddedConfig.vaultServer.utf8), source: .embedded,
+                 strings: { try StringCatalog.decode(EmbeddedStrings.files.mapValues { Data($0.utf8) }) })
     }
 
     /// The files of a configuration directory.
@@ -48,7 +51,8 @@ public struct CheckoutDefaults: Sendable {
         }
         return try make(checkout: read("checkout.json"), cardNetworks: read("card-networks.json"),
                         themes: ThemeCache(configDirectory: configDirectory),
-                        vaultServer: read("vault-server.json"), source: .directory(configDirectory))
+                        vaultServer: read("vault-server.json"), source: .directory(configDirectory),
+                        strings: { try StringCatalog.load(directory: configDirectory.appendingPathComponent("strings")) })
     }
 
     /// `load(configDirectory:)` for a directory, the embedded defaults for nil.
@@ -58,7 +62,7 @@ public struct CheckoutDefaults: Sendable {
     }
 
     private static func make(checkout: Data, cardNetworks: Data, themes: ThemeCache, vaultServer: Data,
-                             source: Source) throws -> CheckoutDefaults {
+                             source: Source, strings: () throws -> StringCatalog) throws -> CheckoutDefaults {
         let configuration = try CheckoutConfiguration.decode(checkout)
         let table: CardNetworkTable
         do {
@@ -67,6 +71,6 @@ public struct CheckoutDefaults: Sendable {
             throw CheckoutError(.invalidConfiguration, "card-networks.json: \(error)")
         }
         return CheckoutDefaults(configuration: configuration, cardNetworks: table, themes: themes,
-                                vaultServerJSON: vaultServer, source: source)
+                                vaultServerJSON: vaultServer, source: source, strings: try strings())
     }
 }

@@ -459,6 +459,10 @@ public enum EmbeddedConfig {
     "background": {
       "$value": "{palette.gray.000}"
     },
+    "surface": {
+      "$value": "{palette.gray.100}",
+      "$description": "The fill of rows, the empty state and panels, one step off the background, so the gaps between them show. CheckoutKit choice, not from the seed."
+    },
     "text": {
       "primary": {
         "$value": "{palette.gray.900}"
@@ -604,6 +608,12 @@ public enum EmbeddedConfig {
       "height": {
         "$value": "{size.xxlarge}",
         "$description": "Co-badged card network selector height (44). CheckoutKit choice, not from the seed."
+      }
+    },
+    "touchTarget": {
+      "minSize": {
+        "$value": "{size.xxlarge}",
+        "$description": "Smallest width and height of anything a shopper taps (44, Apple HIG and WCAG 2.5.5). CheckoutKit choice, not from the seed."
       }
     }
   }

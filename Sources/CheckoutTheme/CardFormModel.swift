@@ -10,17 +10,30 @@ public struct CardFormModel: Hashable, Sendable {
     public let showsNetworkSelector: Bool
     /// Billing-address rows; empty means no billing section.
     public let billingRows: [[CardFormField]]
+    /// The stable error code of each field that shows an error (e.g. `invalid-card-number`): each adds
+    /// a `<field>Error` line under its row.
+    public let errors: [CardFormField: String]
+    /// The network names the selector offers, in order, and the selected one (display names, e.g. `Visa`).
+    public let networks: [String]
+    /// The selected network's display name.
+    public let selectedNetwork: String?
 
     /// A form with explicit rows (empty rows are dropped).
-    public init(rows: [[CardFormField]], showsNetworkSelector: Bool = false, billingRows: [[CardFormField]] = []) {
+    public init(rows: [[CardFormField]], showsNetworkSelector: Bool = false, billingRows: [[CardFormField]] = [],
+                errors: [CardFormField: String] = [:], networks: [String] = [], selectedNetwork: String? = nil) {
         self.rows = rows.filter { !$0.isEmpty }
         self.showsNetworkSelector = showsNetworkSelector
         self.billingRows = billingRows.filter { !$0.isEmpty }
+        self.errors = errors
+        self.networks = networks
+        self.selectedNetwork = selectedNetwork
     }
 
     /// A form from flat field lists, pairing expiry+CVV and first+last name when adjacent.
-    public init(fields: [CardFormField], showsNetworkSelector: Bool = false, billingFields: [CardFormField] = []) {
-        self.init(rows: Self.paired(fields), showsNetworkSelector: showsNetworkSelector, billingRows: Self.paired(billingFields))
+    public init(fields: [CardFormField], showsNetworkSelector: Bool = false, billingFields: [CardFormField] = [],
+                errors: [CardFormField: String] = [:], networks: [String] = [], selectedNetwork: String? = nil) {
+        self.init(rows: Self.paired(fields), showsNetworkSelector: showsNetworkSelector, billingRows: Self.paired(billingFields),
+                  errors: errors, networks: networks, selectedNetwork: selectedNetwork)
     }
 
     /// The default card form: number, expiry + CVV, cardholder name; no billing.

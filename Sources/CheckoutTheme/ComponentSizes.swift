@@ -20,6 +20,9 @@ public struct ComponentSizes: Hashable, Sendable {
     public let textFieldHeight: Double
     /// `component.networkSelector.height` (44, alias of `size.xxlarge`).
     public let networkSelectorHeight: Double
+    /// `component.touchTarget.minSize` (44, alias of `size.xxlarge`): the least width and height of every
+    /// slot a shopper taps; the layout engine never makes one smaller.
+    public let minTouchTarget: Double
 
     init(_ reader: inout TypedTokenReader) {
         paymentMethodRowHeight = reader.dimension("component.paymentMethodRow.height")
@@ -31,5 +34,6 @@ public struct ComponentSizes: Hashable, Sendable {
         headerHeight = reader.dimension("component.header.height")
         textFieldHeight = reader.dimension("component.textField.height")
         networkSelectorHeight = reader.dimension("component.networkSelector.height")
+        minTouchTarget = reader.dimension("component.touchTarget.minSize")
     }
 }

@@ -14,22 +14,34 @@ public struct LayoutFrame: Hashable, Sendable {
     public let width: Double
     /// Height.
     public let height: Double
+    /// Label, hint and role for assistive technology; nil when the engine was given no strings.
+    public let accessibility: AccessibilityInfo?
 
     /// Creates a frame.
-    public init(slot: LayoutSlot, index: Int, x: Double, y: Double, width: Double, height: Double) {
+    public init(slot: LayoutSlot, index: Int, x: Double, y: Double, width: Double, height: Double,
+                accessibility: AccessibilityInfo? = nil) {
         self.slot = slot
         self.index = index
         self.x = x
         self.y = y
         self.width = width
         self.height = height
+        self.accessibility = accessibility
+    }
+
+    /// The same frame with `accessibility` attached.
+    public func with(_ accessibility: AccessibilityInfo?) -> LayoutFrame {
+        LayoutFrame(slot: slot, index: index, x: x, y: y, width: width, height: height, accessibility: accessibility)
     }
 
     /// The bottom edge (`y + height`).
     public var maxY: Double { y + height }
 
     /// The JSON-compatible form printed by `checkout layout --json`.
+    /// `accessibility` (`{"label", "hint", "role"}`) is present only when set.
     public var jsonObject: [String: any Sendable] {
-        ["slot": slot.rawValue, "index": index, "x": x, "y": y, "width": width, "height": height]
+        var object: [String: any Sendable] = ["slot": slot.rawValue, "index": index, "x": x, "y": y, "width": width, "height": height]
+        if let accessibility { object["accessibility"] = accessibility.jsonObject }
+        return object
     }
 }

@@ -19,6 +19,11 @@ public struct LayoutResult: Hashable, Sendable {
     /// The frames of one slot, in order.
     public func frames(_ slot: LayoutSlot) -> [LayoutFrame] { frames.filter { $0.slot == slot } }
 
+    /// The same result with each frame's accessibility set by `describe` (nil keeps it unset).
+    public func annotated(_ describe: (LayoutFrame) -> AccessibilityInfo?) -> LayoutResult {
+        LayoutResult(width: width, height: height, frames: frames.map { $0.with(describe($0)) })
+    }
+
     /// The JSON-compatible form printed by `checkout layout --json`.
     public var jsonObject: [String: any Sendable] {
         ["width": width, "height": height, "frames": frames.map(\.jsonObject)]

@@ -26,6 +26,20 @@ public struct LayoutSlot: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The primary (pay / submit) button.
     public static let submit = LayoutSlot(rawValue: "submit")
 
+    /// The delete confirmation's panel (it holds the four slots below).
+    public static let deleteDialog = LayoutSlot(rawValue: "deleteDialog")
+    /// The delete confirmation's question.
+    public static let deleteTitle = LayoutSlot(rawValue: "deleteTitle")
+    /// The delete confirmation's explanation (two lines of `bodyMedium`).
+    public static let deleteMessage = LayoutSlot(rawValue: "deleteMessage")
+    /// The button that deletes.
+    public static let deleteConfirm = LayoutSlot(rawValue: "deleteConfirm")
+    /// The button that keeps the method.
+    public static let deleteCancel = LayoutSlot(rawValue: "deleteCancel")
+
+    /// The error line under a card-form field: its field name + `Error` (e.g. `cardNumberError`).
+    public static func fieldError(_ field: CardFormField) -> LayoutSlot { LayoutSlot(rawValue: field.rawValue + "Error") }
+
     /// The slot of a card-form field: its field name (e.g. `cardNumber`).
     public static func field(_ field: CardFormField) -> LayoutSlot { LayoutSlot(rawValue: field.rawValue) }
 

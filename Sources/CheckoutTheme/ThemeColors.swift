@@ -58,6 +58,8 @@ public struct ThemeColors: Hashable, Sendable {
 
     /// `color.background` (gray 000).
     public let background: ThemeColor
+    /// `color.surface` (gray 100): rows, the empty state and panels.
+    public let surface: ThemeColor
     /// Text colours.
     public let text: Text
     /// Border colours.
@@ -71,6 +73,7 @@ public struct ThemeColors: Hashable, Sendable {
 
     init(_ reader: inout TypedTokenReader) {
         background = reader.color("color.background")
+        surface = reader.color("color.surface")
         text = Text(
             primary: reader.color("color.text.primary"), secondary: reader.color("color.text.secondary"),
             placeholder: reader.color("color.text.placeholder"), disabled: reader.color("color.text.disabled"),

@@ -28,6 +28,23 @@ struct VerticalStack {
         y += height
     }
 
+    /// Adds one line split into `columns.count` equal columns `spacing` apart, placing a slot (with its
+    /// index) in each non-nil column; the line takes `height` when any column is filled.
+    mutating func addColumns(_ columns: [(slot: LayoutSlot, index: Int)?], height: Double, spacing: Double) {
+        guard columns.contains(where: { $0 != nil }) else { return }
+        let count = Double(columns.count)
+        let slotWidth = max(0, (width - spacing * (count - 1)) / count)
+        for (offset, column) in columns.enumerated() {
+            guard let column else { continue }
+            frames.append(LayoutFrame(slot: column.slot, index: column.index, x: Double(offset) * (slotWidth + spacing), y: y,
+                                      width: slotWidth, height: height))
+        }
+        y += height
+    }
+
+    /// The frames added so far.
+    var laidOut: [LayoutFrame] { frames }
+
     /// The finished layout; the height is the bottom of the last frame.
     func result() -> LayoutResult {
         LayoutResult(width: width, height: frames.last?.maxY ?? 0, frames: frames)

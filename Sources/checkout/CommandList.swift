@@ -9,6 +9,7 @@ enum CommandList {
             VaultCommand.self,
             ThemeCommand.self,
             LayoutCommand.self,
+            PreviewCommand.self,
             NewMethodCommand.self,
         ]
     }

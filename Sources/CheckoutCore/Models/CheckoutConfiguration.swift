@@ -65,6 +65,9 @@ public struct CheckoutConfiguration: Sendable, Equatable, Decodable {
 
     /// The configured methods in display order.
     public var paymentMethods: [Method]
+    /// The default language of the shopper-visible texts (`"locale": "nl"`); a client token's
+    /// `locale` wins over it (`CheckoutLocale`). Optional, so existing files decode unchanged.
+    public var locale: String? = nil
 
     /// How saved cards are shown (`"savedCards"` in the file; optional).
     public struct SavedCards: Sendable, Equatable, Codable {
@@ -101,6 +104,9 @@ public struct CheckoutConfiguration: Sendable, Equatable, Decodable {
         } catch {
             throw CheckoutError(.invalidConfiguration,
                                 "checkout configuration: \(DecodingErrorDescription.describe(error))")
+        }
+        if let locale = configuration.locale, LocaleTag(locale) == nil {
+            throw CheckoutError(.invalidConfiguration, "checkout configuration: locale must be a language tag such as nl-BE")
         }
         var seen = Set<PaymentMethodType>()
         for (index, method) in configuration.paymentMethods.enumerated() {

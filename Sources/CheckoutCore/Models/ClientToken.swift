@@ -13,7 +13,8 @@ import Foundation
 ///                                      "captureVaultedCardCvv": true } } ] }
 /// ```
 /// `expiresAt` is in seconds since 1970. An optional `"vault": {"url", "key", "expiresAt"}` carries
-/// an ephemeral key for the customer's vault (see `VaultAccess`). The sandbox mints tokens with
+/// an ephemeral key for the customer's vault (see `VaultAccess`); an optional `"locale": "nl-BE"`
+/// chooses the language of the shopper's texts (`CheckoutLocale`). The sandbox mints tokens with
 /// `encoded()`.
 /// A token is at most 64 KiB. Decoding never echoes the token in an error.
 public struct ClientToken: Sendable, Equatable, Codable {
@@ -37,6 +38,9 @@ public struct ClientToken: Sendable, Equatable, Codable {
     public var paymentMethods: [AdvertisedPaymentMethod]
     /// Access to the customer's remote vault, when the backend minted an ephemeral key for it.
     public var vault: VaultAccess?
+    /// The language of the shopper-visible texts (`nl-BE`, `de`); nil leaves it to the configuration.
+    /// Optional on the wire, so older tokens decode unchanged.
+    public var locale: String?
 
     /// The prefix that identifies version 1 of the format.
     public static let prefix = "ckt1."
@@ -46,7 +50,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
     /// Creates a token value (the sandbox and tests mint tokens this way).
     public init(merchantId: String, customerId: String, amount: Int, currency: String, country: String,
                 allowedCardNetworks: [CardNetwork], expiresAt: Date, environment: String = "sandbox",
-                paymentMethods: [AdvertisedPaymentMethod], vault: VaultAccess? = nil) {
+                paymentMethods: [AdvertisedPaymentMethod], vault: VaultAccess? = nil, locale: String? = nil) {
         self.merchantId = merchantId
         self.customerId = customerId
         self.amount = amount
@@ -57,11 +61,13 @@ public struct ClientToken: Sendable, Equatable, Codable {
         self.environment = environment
         self.paymentMethods = paymentMethods
         self.vault = vault
+        self.locale = locale
     }
 
     private enum CodingKeys: String, CodingKey {
         case merchantId, customerId, amount, currency, country, allowedCardNetworks, expiresAt, environment,
              paymentMethods, vault
+        case locale
     }
 
     public init(from decoder: any Decoder) throws {
@@ -77,6 +83,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
         environment = try container.decodeIfPresent(String.self, forKey: .environment) ?? "sandbox"
         paymentMethods = try container.decode([AdvertisedPaymentMethod].self, forKey: .paymentMethods)
         vault = try container.decodeIfPresent(VaultAccess.self, forKey: .vault)
+        locale = try container.decodeIfPresent(String.self, forKey: .locale)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -91,6 +98,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
         try container.encode(environment, forKey: .environment)
         try container.encode(paymentMethods, forKey: .paymentMethods)
         try container.encodeIfPresent(vault, forKey: .vault)
+        try container.encodeIfPresent(locale, forKey: .locale)
     }
 
     /// Decodes and validates a token.
@@ -149,6 +157,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
             guard !method.type.rawValue.isEmpty else { throw fail("paymentMethods[\(index)].type is empty") }
             guard seen.insert(method.id).inserted else { throw fail("paymentMethods[\(index)].id is duplicated") }
         }
+        if let locale, LocaleTag(locale) == nil { throw fail("locale must be a language tag such as nl-BE") }
         if let vault {
             guard let url = URL(string: vault.url), ["https", "http"].contains(url.scheme?.lowercased() ?? ""),
                   url.host?.isEmpty == false else {

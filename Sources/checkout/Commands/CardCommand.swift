@@ -27,6 +27,8 @@ enum CardCommand: CLICommand {
           --cvv C|-           The security code; `-` reads it from standard input (after the number).
           --name S            The cardholder name.
           --allowed LIST      Comma-separated networks the merchant accepts (default: any).
+          --locale TAG        Add each error's message in this language ("message" in --json), e.g. de
+                              (falls back de-CH -> de -> en); the codes never change.
           --json              Print one JSON object:
                               {"network": "VISA" | null, "valid": true|false,
                                "errors": [{"field": "cardNumber", "code": "invalid-card-number"}],
@@ -50,6 +52,7 @@ enum CardCommand: CLICommand {
         let json = arguments.flag("--json")
         let options = try CardOptions.parse(&arguments)
         let allowedText = try arguments.option("--allowed")
+        let localeText = try arguments.option("--locale")
         let defaults = try ConfigLocation.defaults(&arguments)
         let _: Subcommand = try arguments.choice("subcommand")
         try arguments.finish()
@@ -57,6 +60,7 @@ enum CardCommand: CLICommand {
         let card = try options.readingStandardInput()
         guard let number = card.number else { throw UsageError(message: "missing required option --number") }
 
+        let strings = try localeText.map { defaults.strings.strings(for: try PreviewCommand.parseLocale($0, defaults: defaults)) }
         let table = defaults.cardNetworks
         let allowed = try allowedText.map { try parseAllowed($0, table: table) } ?? []
         let validator = CardValidator(table: table, allowedNetworks: allowed)
@@ -69,7 +73,11 @@ enum CardCommand: CLICommand {
             try output.json([
                 "network": CommandSupport.nullable(result.network?.rawValue),
                 "valid": result.isValid,
-                "errors": result.errors.map { ["field": $0.field.rawValue, "code": $0.code.rawValue] },
+                "errors": result.errors.map { error -> [String: String] in
+                    var object = ["field": error.field.rawValue, "code": error.code.rawValue]
+                    if let strings { object["message"] = error.localizedMessage(strings) }
+                    return object
+                },
                 "formatted": formatted,
                 "masked": masked,
             ] as [String: Any])
@@ -78,7 +86,8 @@ enum CardCommand: CLICommand {
             output.line("valid:    \(result.isValid ? "yes" : "no")")
             output.line("masked:   \(masked)")
             for error in result.errors {
-                output.line("error:    \(error.field.rawValue): \(error.code.rawValue)")
+                let message = strings.map { " (\(error.localizedMessage($0)))" } ?? ""
+                output.line("error:    \(error.field.rawValue): \(error.code.rawValue)\(message)")
             }
         }
         return result.isValid ? 0 : 1

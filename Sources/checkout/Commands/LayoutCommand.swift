@@ -1,4 +1,5 @@
 import CheckoutKit
+import CheckoutPreview
 import Foundation
 
 /// `checkout layout`: lays out a checkout component with the resolved theme and prints its frames.
@@ -8,7 +9,7 @@ enum LayoutCommand: CLICommand {
     static let name = "layout"
     static let summary = "Print the frames of a checkout component laid out with the theme"
     static let help = """
-        USAGE: checkout layout payment-methods|vaulted|card-form [options] [--json]
+        USAGE: checkout layout payment-methods|vaulted|card-form|delete-confirmation [options] [--json]
 
         Lays out one component with the design tokens and prints its frames (points, origin top-left).
 
@@ -16,6 +17,7 @@ enum LayoutCommand: CLICommand {
           payment-methods     header, then method rows (or the empty state)
           vaulted             header, saved-method rows, the CVV field when recapture is required, submit
           card-form           card fields (expiry and CVV share a row), network selector, billing, submit
+          delete-confirmation the panel asking before a saved method is deleted
 
         OPTIONS:
           --methods N         Rows in payment-methods or vaulted (0...1000, default 3).
@@ -24,11 +26,18 @@ enum LayoutCommand: CLICommand {
           --network-selector  card-form: show the co-badged network selector.
           --billing           card-form: add a billing section (first/last name, address, city,
                               postal code, country).
+          --errors            card-form: the sample field errors of `checkout preview` (invalid card number,
+                              expired card, invalid CVV), each adding a <field>Error line.
+          --accessibility     Add each slot's localized accessibility label, hint and role (in --json, an
+                              "accessibility": {"label","hint","role"} object per frame; a new field only).
+          --locale TAG        The language of those labels (implies --accessibility; default: the
+                              configuration's locale, else en).
           --width W           Width in points (default 375).
           --mode MODE         light (default) or dark.
           --overrides FILE    A token file merged last (e.g. a new space.base).
           \(ConfigLocation.helpLine)
-          --json              Print {"width","height","frames":[{"slot","index","x","y","width","height"}]}.
+          --json              Print {"width","height","frames":[{"slot","index","x","y","width","height"}]}
+                              (plus "accessibility" with --accessibility or --locale).
           --help              Show this help.
 
         EXIT CODES: 0 ok; 1 the theme has errors (listed on stderr); 2 usage error.
@@ -38,6 +47,7 @@ enum LayoutCommand: CLICommand {
         case paymentMethods = "payment-methods"
         case vaulted
         case cardForm = "card-form"
+        case deleteConfirmation = "delete-confirmation"
     }
 
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
@@ -47,6 +57,9 @@ enum LayoutCommand: CLICommand {
         let cvv = arguments.flag("--cvv")
         let networkSelector = arguments.flag("--network-selector")
         let billing = arguments.flag("--billing")
+        let errors = arguments.flag("--errors")
+        let localeText = try arguments.option("--locale")
+        let accessibility = arguments.flag("--accessibility") || localeText != nil
         let methodsText = try arguments.option("--methods")
         let width = try parseWidth(try arguments.option("--width"))
         let options = try ThemeCommand.Options.parse(&arguments)
@@ -54,12 +67,15 @@ enum LayoutCommand: CLICommand {
         try arguments.finish()
         let methods = try methodCount(methodsText, empty: empty, component: component)
         if cvv, component != .vaulted { throw UsageError(message: "--cvv applies only to vaulted") }
-        if networkSelector || billing, component != .cardForm {
-            throw UsageError(message: "\(networkSelector ? "--network-selector" : "--billing") applies only to card-form")
+        if networkSelector || billing || errors, component != .cardForm {
+            let flag = networkSelector ? "--network-selector" : billing ? "--billing" : "--errors"
+            throw UsageError(message: "\(flag) applies only to card-form")
         }
+        let locale = try PreviewCommand.parseLocale(localeText, defaults: options.defaults)
 
         guard let theme = options.resolve(reportingTo: output) else { return 1 }
-        let engine = LayoutEngine(theme: theme)
+        let strings = options.defaults.strings.strings(for: locale)
+        let engine = LayoutEngine(theme: theme, strings: accessibility ? strings : nil)
         let result: LayoutResult
         switch component {
         case .paymentMethods:
@@ -68,9 +84,12 @@ enum LayoutCommand: CLICommand {
             result = engine.layout(VaultedListModel(count: methods, requiresCvvRecapture: cvv), width: width)
         case .cardForm:
             let billingFields: [CardFormField] = billing ? [.firstName, .lastName, .addressLine1, .city, .postalCode, .countryCode] : []
-            let model = CardFormModel(fields: [.cardNumber, .expiryDate, .cvv, .cardholderName],
-                                      showsNetworkSelector: networkSelector, billingFields: billingFields)
+            let model = CardFormModel(fields: PreviewRenderer.cardFields, showsNetworkSelector: networkSelector,
+                                      billingFields: billingFields, errors: errors ? PreviewRenderer.sampleErrors : [:])
             result = engine.layout(model, width: width)
+        case .deleteConfirmation:
+            result = engine.layout(DeleteConfirmationModel(methodDescription: PreviewSample(currency: try Currency(code: "EUR"))
+                .vaulted(strings)[1].describe(strings)), width: width)
         }
         if json {
             try output.json(result.jsonObject)
@@ -81,7 +100,7 @@ enum LayoutCommand: CLICommand {
     }
 
     private static func methodCount(_ text: String?, empty: Bool, component: Component) throws -> Int {
-        if component == .cardForm {
+        if component == .cardForm || component == .deleteConfirmation {
             if text != nil || empty { throw UsageError(message: "--methods and --empty apply only to payment-methods and vaulted") }
             return 0
         }
@@ -93,7 +112,7 @@ enum LayoutCommand: CLICommand {
         return count
     }
 
-    private static func parseWidth(_ text: String?) throws -> Double {
+    static func parseWidth(_ text: String?) throws -> Double {
         guard let text else { return LayoutEngine.defaultWidth }
         guard let width = Double(text), width.isFinite, width > 0, width <= 10_000 else {
             throw UsageError(message: "--width must be a number of points in (0, 10000], got '\(text)'")
@@ -108,6 +127,9 @@ enum LayoutCommand: CLICommand {
         for frame in result.frames {
             let slot = frame.slot.rawValue.padding(toLength: slotWidth, withPad: " ", startingAt: 0)
             output.line("  \(slot)  #\(frame.index)  x \(format(frame.x))  y \(format(frame.y))  w \(format(frame.width))  h \(format(frame.height))")
+            if let info = frame.accessibility {
+                output.line("      \(info.role.rawValue): \(info.label) (\(info.hint))")
+            }
         }
     }
 }

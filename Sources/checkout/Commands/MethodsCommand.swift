@@ -6,7 +6,7 @@ enum MethodsCommand: CLICommand {
     static let name = "methods"
     static let summary = "List the payment methods a sandbox session offers, in configuration order"
     static let help = """
-    USAGE: checkout methods [--json] [--config FILE] [--config-dir DIR]
+    USAGE: checkout methods [--json] [--config FILE] [--locale TAG] [--config-dir DIR]
 
     Starts a checkout session from a sandbox client token that advertises every method of the
     configuration, and prints the methods the session offers: registered, enabled, available,
@@ -16,12 +16,14 @@ enum MethodsCommand: CLICommand {
       --json              print a JSON array of {id, type, name, surcharge, hasUnknownSurcharge,
                           formattedSurcharge, buttonText}
       --config FILE       a checkout.json to use instead of the configuration's
+      --locale TAG        format surcharges for this locale (`+ €1,50` in nl); default: as before
       \(ConfigLocation.helpLine)
     """
 
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
         let configFile = try arguments.option("--config")
+        let localeText = try arguments.option("--locale")
         let defaults = try ConfigLocation.defaults(&arguments)
         try arguments.finish()
         var configuration = defaults.configuration
@@ -43,19 +45,26 @@ enum MethodsCommand: CLICommand {
             throw CommandFailure(message: "the session did not become ready: \(reason)")
         }
         for diagnostic in session.diagnostics { output.error("note: \(diagnostic)") }
+        // With --locale, surcharges are formatted for that locale (`+ €1,50` in nl); without, as before.
+        let strings = try localeText.map { defaults.strings.strings(for: try PreviewCommand.parseLocale($0, defaults: defaults)) }
+        let currency = try? token.currencyValue
+        func surcharge(_ method: CheckoutPaymentMethod) -> String? {
+            guard let strings, let currency else { return method.formattedSurcharge }
+            return method.formattedSurcharge(strings, currency: currency)
+        }
         if json {
             try output.json(session.paymentMethods.map { method -> [String: Any] in
                 [
                     "id": method.id, "type": method.type.rawValue, "name": method.name,
                     "surcharge": CommandSupport.nullable(method.surcharge),
                     "hasUnknownSurcharge": method.hasUnknownSurcharge,
-                    "formattedSurcharge": CommandSupport.nullable(method.formattedSurcharge),
+                    "formattedSurcharge": CommandSupport.nullable(surcharge(method)),
                     "buttonText": CommandSupport.nullable(method.buttonText),
                 ]
             })
         } else {
             for (index, method) in session.paymentMethods.enumerated() {
-                let surcharge = method.formattedSurcharge ?? (method.hasUnknownSurcharge ? "(surcharge by network)" : "")
+                let surcharge = surcharge(method) ?? (method.hasUnknownSurcharge ? "(surcharge by network)" : "")
                 output.line("\(index + 1). \(method.name) [\(method.type)] \(surcharge)")
             }
         }

@@ -10,6 +10,7 @@ enum ThemeCommand: CLICommand {
     static let summary = "Resolve the design tokens and print every value"
     static let help = """
         USAGE: checkout theme [--json] [--mode light|dark] [--overrides FILE] [--config-dir DIR]
+               checkout theme --check-contrast [--mode light|dark] [--overrides FILE] [--json]
 
         Resolves the configuration's theme.tokens.json (plus theme.dark.tokens.json in dark mode, plus
         an optional merchant override file in the same W3C design-token format) and prints every token.
@@ -23,15 +24,30 @@ enum ThemeCommand: CLICommand {
           --overrides FILE    A token file merged last; aliases resolve after the merge, so overriding
                               space.base rescales every spacing token.
           \(ConfigLocation.helpLine)
+          --check-contrast    Instead, report the WCAG contrast ratio of every text/background token pair
+                              (and borders, icons, focus) in both modes, or only --mode's, against AA:
+                              4.5:1 text, 3:1 large text and UI components; disabled/loading are exempt.
+                              With --json: {"pairs":[{"mode","foreground","background","foregroundColor",
+                              "backgroundColor","ratio","kind","required","passes","seedPasses"}],
+                              "failures","broken"}. Exit 1 when the overrides break a pair that passes
+                              with the configuration's own tokens ("broken"); failures of the defaults
+                              themselves are reported (see the README) but do not fail the command.
           --help              Show this help.
 
-        EXIT CODES: 0 ok; 1 the theme has errors (all listed on stderr with their token paths); 2 usage error.
+        EXIT CODES: 0 ok; 1 the theme has errors (all listed on stderr with their token paths), or
+        --check-contrast found a pair the overrides broke; 2 usage error.
         """
 
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
+        let checkContrast = arguments.flag("--check-contrast")
+        let modeGiven = arguments.words.contains { $0 == "--mode" || $0.hasPrefix("--mode=") }
         let options = try Options.parse(&arguments)
         try arguments.finish()
+        if checkContrast {
+            return ContrastCheck.run(options: options, modes: modeGiven ? [options.mode] : ThemeMode.allCases, json: json,
+                                     output: output)
+        }
         guard let theme = options.resolve(reportingTo: output) else { return 1 }
         let flat = theme.tokens.flatJSONObject()
         if json {

@@ -1,0 +1,51 @@
+import CheckoutCore
+import CheckoutTheme
+
+/// The sample content previews show: masked data only (network names, last four digits, expiry dates),
+/// so no card number or security code can ever reach a preview file.
+public struct PreviewSample: Sendable {
+    /// The order amount in minor units (the pay button names it).
+    public var amount: Int
+    /// The order currency.
+    public var currency: Currency
+
+    /// A sample order of `amount` minor units in `currency`.
+    public init(amount: Int = 1999, currency: Currency) {
+        self.amount = amount
+        self.currency = currency
+    }
+
+    /// The payment-method rows: card, PayPal with a surcharge, Apple Pay, iDEAL.
+    public func methods(_ strings: LocalizedStrings) -> [PaymentMethodRowContent] {
+        [PaymentMethodRowContent(name: "Card"),
+         PaymentMethodRowContent(name: "PayPal", surcharge: strings.surcharge(minorUnits: 150, currency: currency)),
+         PaymentMethodRowContent(name: "Apple Pay"),
+         PaymentMethodRowContent(name: "iDEAL")]
+    }
+
+    /// The saved methods (the first is the default and is selected), network names from `strings`.
+    public func vaulted(_ strings: LocalizedStrings) -> [VaultedRowContent] {
+        [VaultedRowContent(network: strings.networkName(.visa), last4: "4242", expiry: "12/30", isDefault: true),
+         VaultedRowContent(network: strings.networkName(.mastercard), last4: "4444", expiry: "03/29"),
+         VaultedRowContent(network: strings.networkName(.amex), last4: "0005", expiry: "08/28")]
+    }
+
+    /// What the card form's fields show, masked: the number keeps its first 6 and last 4 digits at most.
+    public enum FormValues {
+        /// An entered card number that fails validation, masked.
+        public static let invalidNumber = "4242 42•• •••• 4241"
+        /// A co-badged Cartes Bancaires / Visa number, masked.
+        public static let cobadgedNumber = "4035 01•• •••• 0003"
+        /// An expired date.
+        public static let expiredDate = "01/20"
+        /// A valid date.
+        public static let expiryDate = "12/30"
+        /// A security code is never shown, not even masked to its length.
+        public static let cvv = "•••"
+        /// The cardholder.
+        public static let cardholderName = "Alex Jansen"
+    }
+
+    /// The pay button's amount in `strings`' locale, e.g. `€19,99`.
+    public func payAmount(_ strings: LocalizedStrings) -> String { strings.amount(minorUnits: amount, currency: currency) }
+}
