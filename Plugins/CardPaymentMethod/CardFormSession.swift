@@ -387,7 +387,8 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
         if let networks = storage.binData?.networks, !networks.isEmpty {
             detected = networks
         } else {
-            detected = check.network.map { [$0] } ?? []
+            // Local detection, with the networks a co-branded prefix shares (Naranja Visa).
+            detected = check.network.map { [$0] + validator.table.networks(for: storage.number).dropFirst() } ?? []
         }
         let allowed = context.session.token.allowedCardNetworks
         var available: [CardNetwork] = []

@@ -17,13 +17,20 @@ public struct CardNetworkRule: Sendable, Hashable {
     public let securityCodeName: String
     /// The security code's length (3 or 4).
     public let securityCodeLength: Int
+    /// Prefixes of this network that are genuinely shared with other networks (co-branded cards
+    /// such as Naranja Visa): a card under one of them may be processed on any of the listed networks.
+    public let coBadges: [CardCoBadge]
+    /// The public source of the rule's ranges (the table's `source` field), kept for audits.
+    public let source: String
     /// Bit `n` is set when length `n` is allowed; lets the hot path test a length with one AND.
     let lengthMask: UInt32
 
     /// Creates a rule; `CardNetworkTable` validates rules when it loads them.
     public init(network: CardNetwork, prefixes: [CardPrefixRange], gaps: [Int], lengths: [Int],
-                securityCodeName: String, securityCodeLength: Int) {
+                securityCodeName: String, securityCodeLength: Int, coBadges: [CardCoBadge] = [], source: String = "") {
         self.network = network
+        self.coBadges = coBadges
+        self.source = source
         self.prefixes = prefixes
         self.gaps = gaps
         self.lengths = lengths.sorted()
@@ -41,4 +48,18 @@ public struct CardNetworkRule: Sendable, Hashable {
 
     /// The longest allowed card number.
     public var maximumLength: Int { lengths.last ?? 19 }
+}
+
+/// Prefixes of one network that another network shares (a co-branded card), from the table's
+/// `coBadges` entries: `{"prefixes": ["402918"], "networks": ["VISA"]}` under NARANJA.
+public struct CardCoBadge: Sendable, Hashable {
+    /// The shared prefixes (each inside one of the owning rule's own prefixes).
+    public let prefixes: [CardPrefixRange]
+    /// The other networks the card may be processed on, in the table's order.
+    public let networks: [CardNetwork]
+
+    public init(prefixes: [CardPrefixRange], networks: [CardNetwork]) {
+        self.prefixes = prefixes
+        self.networks = networks
+    }
 }

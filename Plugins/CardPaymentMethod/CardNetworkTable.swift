@@ -4,15 +4,23 @@ import Foundation
 /// The card-network detection table, loaded from `Config/card-networks.json` and validated at load.
 ///
 /// Detection follows the reference rule "the longest matching prefix wins": a number starting
-/// `401178` is ELO, not VISA (`4`). At load the prefixes are compiled into a `PrefixIndex`
+/// `401178` is ELO, not VISA (`4`). Between two ranges of the same digit count, one inside the
+/// other, the narrower wins (a Verve BIN inside Maestro's broad `504176-506698`); ranges of the
+/// same digit count that overlap without one containing the other are refused at load.
+/// `coBadges` entries name prefixes genuinely shared with other networks (co-branded cards), which
+/// `networks(for:)` reports after the detected network. At load the prefixes are compiled into a `PrefixIndex`
 /// (disjoint segments per typed-digit count, indexed by the first three digits), so `detect` is
 /// a table read and a comparison, with no allocation.
 ///
 /// ```json
 /// { "version": 1, "networks": [
 ///   { "network": "AMEX", "prefixes": ["34", "37"], "gaps": [4, 10], "lengths": [15],
-///     "securityCode": { "name": "CID", "length": 4 } } ] }
+///     "securityCode": { "name": "CID", "length": 4 }, "source": "braintree/credit-card-type v10.3" },
+///   { "network": "NARANJA", "prefixes": ["589562", "402918"], "gaps": [4, 8, 12], "lengths": [16],
+///     "securityCode": { "name": "CVV", "length": 3 },
+///     "coBadges": [{ "prefixes": ["402918"], "networks": ["VISA"] }], "source": "..." } ] }
 /// ```
+/// Every entry needs a non-empty `source`: where its ranges come from.
 /// A prefix is `"D..."` (1-8 digits) or `"LO-HI"` (bounds with the same digit count). A network
 /// with `"prefixes": []` is known only from a BIN lookup (co-badged schemes such as EFTPOS).
 public struct CardNetworkTable: Sendable, Equatable {
@@ -47,11 +55,36 @@ public struct CardNetworkTable: Sendable, Equatable {
             for prefix in rule.prefixes { ranges.append((prefix, index)) }
         }
         ranges.sort { ($0.range.digitCount, $0.range.lowerBound) < ($1.range.digitCount, $1.range.lowerBound) }
-        for (previous, next) in zip(ranges, ranges.dropFirst()) where previous.range.overlaps(next.range) {
-            let owner = rules[next.owner].network.rawValue
-            let other = rules[previous.owner].network.rawValue
-            throw CardNetworkTableError(.overlappingPrefix, entryIndex: next.owner, network: owner,
-                                        "prefix \(next.range) overlaps \(other) prefix \(previous.range)")
+        // Same digit count: a range strictly inside a wider one is allowed (the narrower wins);
+        // equal ranges, or ranges that only partly overlap, would leave the winner undefined.
+        for (position, next) in ranges.enumerated() {
+            for previous in ranges[..<position].reversed() where previous.range.digitCount == next.range.digitCount {
+                guard previous.range.overlaps(next.range) else { continue }
+                let nested = previous.range.width != next.range.width
+                    && (previous.range.contains(next.range) || next.range.contains(previous.range))
+                if nested && previous.owner != next.owner { continue }
+                let owner = rules[next.owner].network.rawValue
+                let other = rules[previous.owner].network.rawValue
+                throw CardNetworkTableError(.overlappingPrefix, entryIndex: next.owner, network: owner,
+                                            "prefix \(next.range) overlaps \(other) prefix \(previous.range)"
+                                            + (nested ? "" : " (only a range strictly inside another may overlap it)"))
+            }
+        }
+        for (index, rule) in rules.enumerated() {
+            for coBadge in rule.coBadges {
+                for network in coBadge.networks where seen[network] == nil || network == rule.network {
+                    throw CardNetworkTableError(.badCoBadge, entryIndex: index, network: rule.network.rawValue,
+                                                "coBadges: \(network) is not another network of the table")
+                }
+                guard !coBadge.networks.isEmpty else {
+                    throw CardNetworkTableError(.badCoBadge, entryIndex: index, network: rule.network.rawValue,
+                                                "coBadges: networks must not be empty")
+                }
+                for prefix in coBadge.prefixes where !rule.prefixes.contains(where: { $0.contains(prefix) }) {
+                    throw CardNetworkTableError(.badCoBadge, entryIndex: index, network: rule.network.rawValue,
+                                                "coBadges: prefix \(prefix) is not one of the network's own prefixes")
+                }
+            }
         }
         self.rules = rules
         index = PrefixIndex(ranges: ranges)
@@ -98,6 +131,33 @@ public struct CardNetworkTable: Sendable, Equatable {
     /// Allocation-free. `CardValidator.check` detects the same way, so an invalid number still
     /// reports the network its leading digits belong to.
     public func detect(_ number: String) -> CardNetwork? {
+        let (lead, count) = Self.leadingDigits(number)
+        let index = ruleIndex(lead: lead, digits: count)
+        return index < 0 ? nil : rules[index].network
+    }
+
+    /// Every network a card may be processed on, from its leading digits: the detected network
+    /// first, then the networks a co-badge entry shares its prefix with (`[NARANJA, VISA]` for
+    /// `402918...`). Empty when nothing matches. Local detection only: a BIN lookup knows more.
+    public func networks(for number: String) -> [CardNetwork] {
+        let (lead, count) = Self.leadingDigits(number)
+        let index = ruleIndex(lead: lead, digits: count)
+        guard index >= 0 else { return [] }
+        return [rules[index].network] + coBadgedNetworks(ruleIndex: index, lead: lead, digits: count)
+    }
+
+    /// The co-badged networks of rule `ruleIndex` for the leading digits `lead` (`digits` of them).
+    func coBadgedNetworks(ruleIndex: Int, lead: UInt32, digits: Int) -> [CardNetwork] {
+        var networks: [CardNetwork] = []
+        for coBadge in rules[ruleIndex].coBadges where coBadge.prefixes.contains(where: { $0.matches(lead: lead, digits: digits) }) {
+            for network in coBadge.networks where !networks.contains(network) { networks.append(network) }
+        }
+        return networks
+    }
+
+    /// The value of the first (up to 8) digits of `number` and how many were read (spaces and
+    /// dashes ignored, reading stops at any other character).
+    static func leadingDigits(_ number: String) -> (lead: UInt32, count: Int) {
         var lead: UInt32 = 0
         var count = 0
         for byte in number.utf8 {
@@ -109,8 +169,7 @@ public struct CardNetworkTable: Sendable, Equatable {
                 break
             }
         }
-        let index = ruleIndex(lead: lead, digits: count)
-        return index < 0 ? nil : rules[index].network
+        return (lead, count)
     }
 
     // MARK: Internals used by the validator
@@ -172,6 +231,9 @@ public struct CardNetworkTable: Sendable, Equatable {
         guard !rule.securityCodeName.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw fail(.badSecurityCode, "securityCode.name must not be empty")
         }
+        guard !rule.source.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw fail(.missingSource, "source must name where the network's ranges come from")
+        }
     }
 
     // MARK: File format
@@ -192,10 +254,29 @@ public struct CardNetworkTable: Sendable, Equatable {
         var gaps: [Int]
         var lengths: [Int]
         var securityCode: SecurityCode
+        var coBadges: [CoBadge]?
+        var source: String
+
+        struct CoBadge: Decodable {
+            var prefixes: [String]
+            var networks: [String]
+        }
 
         func rule(index: Int) throws(CardNetworkTableError) -> CardNetworkRule {
+            let ranges = try parse(prefixes, index: index)
+            var shared: [CardCoBadge] = []
+            for coBadge in coBadges ?? [] {
+                shared.append(CardCoBadge(prefixes: try parse(coBadge.prefixes, index: index),
+                                          networks: coBadge.networks.map { CardNetwork(rawValue: $0) }))
+            }
+            return CardNetworkRule(network: CardNetwork(network), prefixes: ranges, gaps: gaps, lengths: lengths,
+                                   securityCodeName: securityCode.name, securityCodeLength: securityCode.length,
+                                   coBadges: shared, source: source)
+        }
+
+        private func parse(_ texts: [String], index: Int) throws(CardNetworkTableError) -> [CardPrefixRange] {
             var ranges: [CardPrefixRange] = []
-            for text in prefixes {
+            for text in texts {
                 do {
                     ranges.append(try CardPrefixRange(parsing: text))
                 } catch {
@@ -208,8 +289,7 @@ public struct CardNetworkTable: Sendable, Equatable {
                                                 entryIndex: index, network: network, message)
                 }
             }
-            return CardNetworkRule(network: CardNetwork(network), prefixes: ranges, gaps: gaps, lengths: lengths,
-                                   securityCodeName: securityCode.name, securityCodeLength: securityCode.length)
+            return ranges
         }
     }
 }

@@ -23,7 +23,8 @@ public struct CardNetworkTableError: Error, Sendable, Equatable, CustomStringCon
         public static let badPrefix = Code("bad-prefix")
         /// A prefix range has `lo > hi`.
         public static let invertedRange = Code("inverted-range")
-        /// Two networks claim the same prefix value with the same digit count.
+        /// Two networks claim the same prefix value with the same digit count, and neither range
+        /// lies strictly inside the other (nested ranges are allowed: the narrower wins).
         public static let overlappingPrefix = Code("overlapping-prefix")
         /// The length list is empty, repeats a length, or has one outside 12-19.
         public static let badLength = Code("bad-length")
@@ -31,6 +32,10 @@ public struct CardNetworkTableError: Error, Sendable, Equatable, CustomStringCon
         public static let badGaps = Code("bad-gaps")
         /// The security code length is not 3 or 4, or its name is empty.
         public static let badSecurityCode = Code("bad-security-code")
+        /// A `coBadges` entry names an unknown network, or a prefix outside the network's own.
+        public static let badCoBadge = Code("bad-co-badge")
+        /// An entry has no `source` naming where its ranges come from.
+        public static let missingSource = Code("missing-source")
         /// The table has more networks than the validator's bit sets can hold (64).
         public static let tooManyNetworks = Code("too-many-networks")
 

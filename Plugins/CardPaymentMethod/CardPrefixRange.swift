@@ -45,6 +45,22 @@ public struct CardPrefixRange: Sendable, Hashable, CustomStringConvertible {
         digitCount == other.digitCount && lowerBound <= other.upperBound && other.lowerBound <= upperBound
     }
 
+    /// How many leading-digit values the range covers (`hi - lo + 1`); the narrower range wins a tie.
+    var width: UInt32 { upperBound - lowerBound + 1 }
+
+    /// True when every value of `other` (same digit count) lies in this range.
+    func contains(_ other: CardPrefixRange) -> Bool {
+        digitCount == other.digitCount && lowerBound <= other.lowerBound && other.upperBound <= upperBound
+    }
+
+    /// True when the first `digitCount` of `digits` leading digits, whose value is `lead`, lie in the range.
+    func matches(lead: UInt32, digits: Int) -> Bool {
+        guard digits >= digitCount else { return false }
+        var value = lead
+        for _ in digitCount..<digits { value /= 10 }
+        return lowerBound <= value && value <= upperBound
+    }
+
     private static func value(_ text: Substring) -> (value: UInt32, digits: Int)? {
         let bytes = text.utf8
         guard (1...maximumDigits).contains(bytes.count) else { return nil }

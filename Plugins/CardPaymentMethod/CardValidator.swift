@@ -39,8 +39,10 @@ public struct CardValidator: Sendable {
 
     /// How far ahead an expiry may be before it is considered a typo: 20 years.
     public static let maximumYearsAhead = 20
-    /// Card numbers have 13 to 19 digits.
-    public static let numberLengths = 13...19
+    /// Card numbers have 12 to 19 digits; 12 only for a network whose lengths include it (Maestro).
+    public static let numberLengths = 12...19
+    /// A number no rule detects needs at least 13 digits (the seed's rule).
+    public static let minimumUnknownLength = 13
     /// The offset applied to the clock to find the current month (UTC−12), in seconds.
     static let expiryZoneOffset: Int64 = -12 * 3600
 
@@ -101,9 +103,11 @@ public struct CardValidator: Sendable {
         } else if scan.count == 0 {
             issues.insert(.numberRequired)
         } else if !Self.numberLengths.contains(scan.count) || !scan.passesLuhn
-            || (ruleIndex >= 0 && lengthMasks[ruleIndex] & (1 << UInt32(scan.count)) == 0) {
+            || (ruleIndex >= 0 && lengthMasks[ruleIndex] & (1 << UInt32(scan.count)) == 0)
+            || (ruleIndex < 0 && scan.count < Self.minimumUnknownLength) {
             issues.insert(.numberInvalid)
-        } else if !allowedNetworks.isEmpty && (ruleIndex < 0 || allowedMask & (1 << UInt64(ruleIndex)) == 0) {
+        } else if !allowedNetworks.isEmpty && (ruleIndex < 0 || allowedMask & (1 << UInt64(ruleIndex)) == 0)
+                    && !allowsCoBadge(ruleIndex: ruleIndex, lead: scan.lead, digits: scan.count) {
             issues.insert(.numberUnsupported)
         }
         if let cvv {
@@ -118,6 +122,15 @@ public struct CardValidator: Sendable {
         return CardCheck(network: ruleIndex >= 0 ? table.rules[ruleIndex].network : nil,
                          digitCount: scan.count + (scan.tooLong ? 1 : 0), issues: issues,
                          expiry: CardExpiry(packed: packedExpiry))
+    }
+
+    /// True when a co-badge entry shares this card's prefix with an allowed network (a Naranja
+    /// Visa card where only VISA is allowed). Off the hot path: only reached for a refused network.
+    @inline(never)
+    private func allowsCoBadge(ruleIndex: Int, lead: UInt32, digits: Int) -> Bool {
+        guard ruleIndex >= 0, !table.rules[ruleIndex].coBadges.isEmpty else { return false }
+        let typed = min(digits, CardPrefixRange.maximumDigits)
+        return table.coBadgedNetworks(ruleIndex: ruleIndex, lead: lead, digits: typed).contains { allowedNetworks.contains($0) }
     }
 
     /// Checks a security code for `network` (nil or a network outside the table: 3 or 4 digits).

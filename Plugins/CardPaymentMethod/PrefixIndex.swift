@@ -27,10 +27,11 @@ final class PrefixIndex: Sendable {
         var owners: [Int8] = []
         var buckets: [Int32] = []
         // Each range as an 8-digit interval [low, high).
-        let normalized = ranges.map { item -> (low: UInt32, high: UInt32, digits: Int, owner: Int) in
+        let normalized = ranges.map { item -> (low: UInt32, high: UInt32, digits: Int, width: UInt32, owner: Int) in
             var scale: UInt32 = 1
             for _ in item.range.digitCount..<CardPrefixRange.maximumDigits { scale *= 10 }
-            return (item.range.lowerBound * scale, (item.range.upperBound + 1) * scale, item.range.digitCount, item.owner)
+            return (item.range.lowerBound * scale, (item.range.upperBound + 1) * scale, item.range.digitCount,
+                    item.range.width, item.owner)
         }
         for typed in 1...CardPrefixRange.maximumDigits {
             let candidates = normalized.filter { $0.digits <= typed }
@@ -42,11 +43,16 @@ final class PrefixIndex: Sendable {
             let sorted = points.sorted()
             let first = ends.count
             for (start, end) in zip(sorted, sorted.dropFirst()) {
+                // The longest prefix wins; between two of the same digit count, the narrower range
+                // (a Verve BIN inside a broad Maestro block). The table refuses equal-width overlaps.
                 var owner = -1
                 var best = 0
-                for candidate in candidates where candidate.low <= start && start < candidate.high && candidate.digits > best {
+                var bestWidth = UInt32.max
+                for candidate in candidates where candidate.low <= start && start < candidate.high
+                    && (candidate.digits > best || (candidate.digits == best && candidate.width < bestWidth)) {
                     owner = candidate.owner
                     best = candidate.digits
+                    bestWidth = candidate.width
                 }
                 if ends.count > first, owners[ends.count - 1] == Int8(owner) {
                     ends[ends.count - 1] = end

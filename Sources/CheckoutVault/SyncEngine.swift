@@ -111,6 +111,7 @@ public final class SyncEngine: Sendable {
         var failures: [VaultScope: SyncError] = [:]
         var lastFailure: SyncError?
         var lastSyncedAt: Int64?
+        var lastSyncedAtByScope: [VaultScope: Int64] = [:]
         /// Scopes whose last successful round stopped before the end of the feed.
         var partialScopes: Set<VaultScope> = []
         /// Pending scopes of another merchant than the remote's, as the last `syncNow()` found them.
@@ -282,6 +283,9 @@ public final class SyncEngine: Sendable {
         }
     }
 
+    /// The failure of `scope`'s last round, nil when it succeeded (or none ran).
+    func lastFailure(of scope: VaultScope) -> SyncError? { state.withLock { $0.failures[scope] } }
+
     /// How many times a round was asked for (joined or started), for tests of coalescing.
     var roundRequestCount: Int { state.withLock { $0.roundRequests } }
 
@@ -434,6 +438,7 @@ public final class SyncEngine: Sendable {
                 state.failures[scope] = nil
                 if state.failures.isEmpty { state.lastFailure = nil }
                 state.lastSyncedAt = now
+                state.lastSyncedAtByScope[scope] = now
                 if report.isPartial { state.partialScopes.insert(scope) } else { state.partialScopes.remove(scope) }
                 if let pending { state.pendingCount = pending }
             }
@@ -494,7 +499,8 @@ public final class SyncEngine: Sendable {
                 phase = .idle
             }
             let status = SyncStatus(phase: phase, pendingCount: state.pendingCount, lastSyncedAt: state.lastSyncedAt,
-                                    isPartial: !state.partialScopes.isEmpty)
+                                    isPartial: !state.partialScopes.isEmpty,
+                                    lastSyncedAtByScope: state.lastSyncedAtByScope)
             broadcaster.mutate { $0 = status }
         }
     }

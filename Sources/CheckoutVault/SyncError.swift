@@ -41,6 +41,9 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The credentials belong to another merchant (or customer) than the scope's: nothing was
         /// pushed from the scope's outbox and nothing pulled into it.
         public static let merchantMismatch = Code("merchant-mismatch")
+        /// `SyncEngine.waitUntilSynced(scope:timeout:)` gave up: the device was not caught up in time
+        /// (the message carries the last round's failure, if any). Pending ops are kept.
+        public static let timedOut = Code("timed-out")
 
         public var description: String { rawValue }
     }

@@ -1,3 +1,5 @@
+import CheckoutCore
+
 /// A snapshot of the sync engine's state, published on `SyncEngine.status()`.
 ///
 /// An `Equatable` value so observers (and tests) compare whole snapshots: what the engine is
@@ -23,14 +25,22 @@ public struct SyncStatus: Sendable, Equatable, CustomStringConvertible {
     /// (`SyncReport.partial`: the page limit or time budget of a round): the cache is behind the
     /// server until a later round catches up from the stored cursor.
     public var isPartial: Bool
+    /// When a round of each scope last finished successfully (Unix milliseconds, engine clock);
+    /// a scope that never synced is absent. `lastSyncedAt` is the latest of these.
+    public var lastSyncedAtByScope: [VaultScope: Int64]
 
     /// Creates a snapshot.
-    public init(phase: Phase, pendingCount: Int, lastSyncedAt: Int64?, isPartial: Bool = false) {
+    public init(phase: Phase, pendingCount: Int, lastSyncedAt: Int64?, isPartial: Bool = false,
+                lastSyncedAtByScope: [VaultScope: Int64] = [:]) {
         self.phase = phase
         self.pendingCount = pendingCount
         self.lastSyncedAt = lastSyncedAt
         self.isPartial = isPartial
+        self.lastSyncedAtByScope = lastSyncedAtByScope
     }
+
+    /// When a round of `scope` last finished successfully (Unix milliseconds); nil if never.
+    public func lastSyncedAt(scope: VaultScope) -> Int64? { lastSyncedAtByScope[scope] }
 
     public var description: String {
         let phaseText: String

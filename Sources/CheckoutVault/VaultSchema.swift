@@ -55,6 +55,13 @@ enum VaultSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        // The server's default as this device last learned it (VaultStore+ServerDefault.swift).
+        migrator.registerMigration("2026-12-vault-server-default") { database in
+            try database.execute("""
+                ALTER TABLE sync_state ADD COLUMN server_default TEXT;
+                ALTER TABLE sync_state ADD COLUMN server_default_known INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }()
 }

@@ -91,9 +91,28 @@ extension VaultStore {
     public func completeOps(applied: [(opId: String, newVersion: Int64)] = [],
                             rejected: [(opId: String, reason: String)] = []) throws {
         guard !applied.isEmpty || !rejected.isEmpty else { return }
+        let now = clock()
         try pool.write { database in
+            var scopes: [VaultScope] = []
+            // The server's default per scope, read once and written once (before, now).
+            var defaults: [VaultScope: (before: ServerDefault, now: ServerDefault)] = [:]
             for (opId, newVersion) in applied {
                 guard let op = try Self.takeOp(database, id: opId) else { continue }
+                let scope = VaultScope(merchantId: op.merchantId, customerId: op.customerId)
+                if !scopes.contains(scope) { scopes.append(scope) }
+                if defaults[scope] == nil {
+                    let stored = try Self.readServerDefault(database, scope: scope)
+                    defaults[scope] = (stored, stored)
+                }
+                // What the server's default is now that it applied the op.
+                switch op.kind {
+                case OutboxOperation.Kind.setDefault.rawValue:
+                    defaults[scope]?.now = ServerDefault(known: true, token: op.token)
+                case OutboxOperation.Kind.upsert.rawValue where op.setsDefault:
+                    defaults[scope]?.now = ServerDefault(known: true, token: op.token)
+                default:
+                    if defaults[scope]?.now.token == op.token { defaults[scope]?.now.token = nil }
+                }
                 try database.run("""
                     UPDATE payment_instrument SET version = max(version, ?) \
                     WHERE merchant_id = ? AND customer_id = ? AND token = ?
@@ -112,6 +131,8 @@ extension VaultStore {
             }
             for (opId, _) in rejected {
                 guard let op = try Self.takeOp(database, id: opId) else { continue }
+                let scope = VaultScope(merchantId: op.merchantId, customerId: op.customerId)
+                if !scopes.contains(scope) { scopes.append(scope) }
                 try database.run("""
                     DELETE FROM payment_instrument \
                     WHERE merchant_id = ?1 AND customer_id = ?2 AND token = ?3 AND version = 0 \
@@ -120,6 +141,12 @@ extension VaultStore {
                     try Self.bind(op, to: $0, from: 1)
                 }
             }
+            for (scope, value) in defaults where value.now != value.before {
+                try Self.writeServerDefault(database, scope: scope, value.now)
+            }
+            // A customer whose queue is now empty shows the server's default (a refused setDefault
+            // must not leave the device on its own choice).
+            for scope in scopes { try Self.adoptServerDefaultIfSettled(database, scope: scope, now: now) }
         }
     }
 
@@ -141,15 +168,20 @@ extension VaultStore {
         var customerId: String
         var token: String
         var seq: Int64
+        var kind: String
+        /// An upsert whose instrument is marked default (the server then makes it the only default).
+        var setsDefault: Bool
     }
 
     private static func takeOp(_ database: Database, id: String) throws -> TakenOp? {
         // One statement: the row leaves the queue and tells what it was.
-        try database.withStatement("DELETE FROM outbox WHERE op_id = ? RETURNING merchant_id, customer_id, token, seq") {
+        try database.withStatement("""
+            DELETE FROM outbox WHERE op_id = ? RETURNING merchant_id, customer_id, token, seq, kind,             coalesce(json_extract(payload, '$.isDefault'), 0)
+            """) {
             try $0.bind(id, at: 1)
             guard try $0.step() else { return nil }
             let op = TakenOp(merchantId: $0.string(at: 0), customerId: $0.string(at: 1), token: $0.string(at: 2),
-                             seq: $0.int64(at: 3))
+                             seq: $0.int64(at: 3), kind: $0.string(at: 4), setsDefault: $0.bool(at: 5))
             while try $0.step() {}
             return op
         }

@@ -26,6 +26,10 @@ extension VaultStore {
         let now = clock()
         return try pool.write { database in
             let pending = try Self.pendingTokens(database, scope: scope)
+            var serverDefault = try Self.readServerDefault(database, scope: scope)
+            // A pull from the start of the feed sees every live instrument: what it finds is the whole truth.
+            if try Self.storedCursor(database, scope: scope) == nil { serverDefault = ServerDefault(known: true, token: nil) }
+            for change in changes { serverDefault.follow(change) }
             // Prepared once per page: each row only rebinds and steps it.
             let upsert = try database.cachedStatement(InstrumentRow.remoteUpsert)
             defer { upsert.reset() }
@@ -74,6 +78,8 @@ extension VaultStore {
                 try $0.bind(newCursor, at: 3)
                 try $0.bind(now, at: 4)
             }
+            try Self.writeServerDefault(database, scope: scope, serverDefault)
+            try Self.adoptServerDefaultIfSettled(database, scope: scope, now: now)
             return result
         }
     }
@@ -112,6 +118,14 @@ extension VaultStore {
                 try $0.bind(scope.merchantId, at: 1)
                 try $0.bind(scope.customerId, at: 2)
             }
+        }
+    }
+
+    private static func storedCursor(_ database: Database, scope: VaultScope) throws -> String? {
+        try database.withStatement("SELECT cursor FROM sync_state WHERE merchant_id = ? AND customer_id = ?") {
+            try $0.bind(scope.merchantId, at: 1)
+            try $0.bind(scope.customerId, at: 2)
+            return try $0.step() ? $0.optionalString(at: 0) : nil
         }
     }
 

@@ -315,6 +315,9 @@ public final class InMemoryRemoteVault: RemoteVault {
             }
             let isDefault = method.isDefault
             method.isDefault = false
+            if let problem = PreferredNetworkRule.problem(method, previous: existing.flatMap { $0.deleted ? nil : $0.method }) {
+                return reject(op, "invalid-network", problem)
+            }
             guard let existing else {
                 if let base = op.baseVersion, base != 0 {
                     return OpResult(opId: op.opId, status: .conflict, reason: "not-found",

@@ -179,6 +179,11 @@ struct VaultService: Sendable {
                 return reject(op, "invalid-op", "an upsert needs a method whose id is the instrumentId")
             }
             let isDefault = method.isDefault
+            // A co-badged card's network must be one of its networks (the preferred-network choice).
+            let previous = try existing.flatMap { $0.deleted ? nil : try Self.method(of: $0) }
+            if let problem = PreferredNetworkRule.problem(method, previous: previous) {
+                return reject(op, "invalid-network", problem)
+            }
             guard let existing else {
                 if let base = op.baseVersion, base != 0 {
                     return WireOpResult(opId: op.opId, status: .conflict, reason: "not-found",

@@ -207,6 +207,24 @@ struct CardFormSessionTests {
         var description: String { "\(number.prefix(8)) \(allowed)" }
     }
 
+    @Test("a co-branded prefix of the network table (Naranja Visa) is co-badged without a BIN lookup answer", arguments: [
+        ([CardNetwork](), [CardNetwork.naranja, .visa], true, CardValidationError.Code?.none),
+        ([.visa, .naranja], [.visa, .naranja], true, nil),
+        ([.visa], [.visa], false, nil),
+        ([.mastercard], [], false, .unsupportedCardType),
+    ])
+    func coBrandedFromTheTable(allowed: [CardNetwork], available: [CardNetwork], selectable: Bool,
+                               numberError: CardValidationError.Code?) async throws {
+        let checkout = try await CardCheckout.make(allowed: allowed)
+        let form = checkout.form
+        form.updateCardNumber("4029 1800 0000 0009")
+        await form.settled()
+        let state = form.formState
+        #expect(state.availableNetworks == available)
+        #expect(state.allowsNetworkSelection == selectable)
+        #expect(state.error(for: .cardNumber) == numberError)
+    }
+
     @Test("co-badged networks follow the merchant's order; EFTPOS selects automatically", arguments: [
         CoBadge(number: cartesBancairesVisa, allowed: [.visa, .mastercard, .cartesBancaires],
                 available: [.visa, .cartesBancaires], selected: .visa, selectable: true, numberError: nil),

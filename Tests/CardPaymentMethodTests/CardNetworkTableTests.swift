@@ -10,8 +10,20 @@ struct CardNetworkTableTests {
     func loadsRepositoryTable() {
         #expect(Fixtures.table.rules.map(\.network) == [
             .visa, .mastercard, .amex, .discover, .dinersClub, .jcb, .unionPay, .maestro, .mir, .elo, .hiper,
-            .hipercard, .cartesBancaires, .bancontact, .eftpos, .dankort,
+            .hipercard, .verve, .troy, .naranja, .cartesBancaires, .bancontact, .eftpos, .dankort,
         ])
+        #expect(Fixtures.table.rule(for: .maestro)?.lengths == Array(12...19))
+        #expect(Fixtures.table.rule(for: .verve)?.lengths == [16, 18, 19])
+        #expect(Fixtures.table.rule(for: .troy)?.lengths == [16])
+        #expect(Fixtures.table.rule(for: .naranja)?.lengths == [16])
+        for network in [CardNetwork.verve, .troy, .naranja] {
+            #expect(Fixtures.table.rule(for: network)?.securityCodeLength == 3)
+            #expect(Fixtures.table.rule(for: network)?.gaps == [4, 8, 12])
+        }
+        // Every rule says where its ranges come from.
+        for rule in Fixtures.table.rules {
+            #expect(rule.source.count > 20, "\(rule.network) has no real source")
+        }
         #expect(Fixtures.table.rule(for: .amex)?.gaps == [4, 10])
         #expect(Fixtures.table.rule(for: .amex)?.securityCodeLength == 4)
         #expect(Fixtures.table.rule(for: .visa)?.lengths == [16, 18, 19])
@@ -35,7 +47,7 @@ struct CardNetworkTableTests {
                     let number = Fixtures.number(prefix: text, length: length)
                     let check = validator.check(number: number)
                     #expect(check.network == network, "prefix \(text) length \(length)")
-                    let shouldBeValid = rule.lengths.contains(length) && (13...19).contains(length)
+                    let shouldBeValid = rule.lengths.contains(length) && (12...19).contains(length)
                     #expect(check.isValid == shouldBeValid, "prefix \(text) length \(length)")
                     if !shouldBeValid { #expect(check.issues == .numberInvalid, "prefix \(text) length \(length)") }
                 }
@@ -94,6 +106,31 @@ struct CardNetworkTableTests {
         Detection(input: "4x", network: .visa),
         Detection(input: "x4", network: nil),
         Detection(input: "５", network: nil),
+        // Verve inside Maestro's 6-digit blocks: the narrower range wins.
+        Detection(input: "506099", network: .verve),
+        Detection(input: "5061270000000000", network: .verve),
+        Detection(input: "506128", network: .maestro),
+        Detection(input: "506197", network: .verve),
+        Detection(input: "507865", network: .verve),
+        Detection(input: "507941", network: .verve),
+        Detection(input: "507942", network: .maestro),
+        Detection(input: "50609", network: nil),
+        // Troy: its own 9792, and BINs inside Discover's 65 (longer) and ELO's 650901-650978 (narrower).
+        Detection(input: "9792", network: .troy),
+        Detection(input: "9792000000000000", network: .troy),
+        Detection(input: "650052", network: .troy),
+        Detection(input: "650923", network: .troy),
+        Detection(input: "650922", network: .elo),
+        Detection(input: "65083700", network: .troy),
+        Detection(input: "6508370", network: .discover),
+        Detection(input: "65083705", network: .discover),
+        Detection(input: "658768", network: .troy),
+        // Naranja: its own 589562 (inside Maestro's 56-59) and the co-branded Visa and Mastercard BINs.
+        Detection(input: "589562", network: .naranja),
+        Detection(input: "589563", network: .maestro),
+        Detection(input: "402918", network: .naranja),
+        Detection(input: "527572", network: .naranja),
+        Detection(input: "527573", network: .mastercard),
     ])
     func longestPrefix(_ detection: Detection) {
         #expect(Fixtures.table.detect(detection.input) == detection.network)
@@ -102,7 +139,7 @@ struct CardNetworkTableTests {
     @Test("the precomputed index agrees with a brute-force longest-prefix search on 20,000 random prefixes")
     func indexMatchesReference() {
         var generator = TestSeed.generator(0xCA4D, for: "CardNetworkTableTests")
-        let interesting = ["4", "40", "50", "62", "63", "65", "22", "27", "30", "35", "60", "81"]
+        let interesting = ["4", "40", "50", "62", "63", "65", "22", "27", "30", "35", "60", "81", "5061", "5078", "6509", "6508", "9792", "5895", "4029"]
         for _ in 0..<20_000 {
             var digits = Bool.random(using: &generator) ? interesting.randomElement(using: &generator) ?? "" : ""
             let length = Int.random(in: 1...12, using: &generator)
@@ -121,8 +158,9 @@ struct CardNetworkTableTests {
     }
 
     static func entry(_ network: String = "VISA", prefixes: String = "[\"4\"]", gaps: String = "[4, 8, 12]",
-                      lengths: String = "[16]", code: String = "{\"name\": \"CVV\", \"length\": 3}") -> String {
-        "{\"network\": \"\(network)\", \"prefixes\": \(prefixes), \"gaps\": \(gaps), \"lengths\": \(lengths), \"securityCode\": \(code)}"
+                      lengths: String = "[16]", code: String = "{\"name\": \"CVV\", \"length\": 3}",
+                      extra: String = ", \"source\": \"test table\"") -> String {
+        "{\"network\": \"\(network)\", \"prefixes\": \(prefixes), \"gaps\": \(gaps), \"lengths\": \(lengths), \"securityCode\": \(code)\(extra)}"
     }
 
     static func table(_ entries: String...) -> String { "{\"version\": 1, \"networks\": [\(entries.joined(separator: ","))]}" }
@@ -164,6 +202,24 @@ struct CardNetworkTableTests {
                   code: .duplicateNetwork, entryIndex: 1, network: "VISA"),
         Malformed(name: "overlapping prefixes", json: table(entry(), entry("ELO", prefixes: "[\"3\", \"4\"]")),
                   code: .overlappingPrefix, entryIndex: 1, network: "ELO"),
+        Malformed(name: "equal ranges of two networks",
+                  json: table(entry(prefixes: "[\"500-509\"]"), entry("ELO", prefixes: "[\"500-509\"]")),
+                  code: .overlappingPrefix, entryIndex: 1, network: "ELO"),
+        Malformed(name: "ranges that only partly overlap",
+                  json: table(entry(prefixes: "[\"500-505\"]"), entry("ELO", prefixes: "[\"503-509\"]")),
+                  code: .overlappingPrefix, entryIndex: 1, network: "ELO"),
+        Malformed(name: "no source", json: table(entry(extra: ", \"source\": \" \"")), code: .missingSource,
+                  entryIndex: 0, network: "VISA"),
+        Malformed(name: "source key missing", json: table(entry(extra: "")), code: .malformedJSON,
+                  entryIndex: nil, network: nil),
+        Malformed(name: "co-badge with an unknown network",
+                  json: table(entry(), entry("NARANJA", prefixes: "[\"589562\"]",
+                                             extra: ", \"source\": \"s\", \"coBadges\": [{\"prefixes\": [\"589562\"], \"networks\": [\"NOPE\"]}]")),
+                  code: .badCoBadge, entryIndex: 1, network: "NARANJA"),
+        Malformed(name: "co-badge prefix outside the network's own",
+                  json: table(entry(), entry("NARANJA", prefixes: "[\"589562\"]",
+                                             extra: ", \"source\": \"s\", \"coBadges\": [{\"prefixes\": [\"402918\"], \"networks\": [\"VISA\"]}]")),
+                  code: .badCoBadge, entryIndex: 1, network: "NARANJA"),
     ]
 
     @Test("a malformed table is a typed error naming the entry and the problem", arguments: malformed)
@@ -192,5 +248,27 @@ struct CardNetworkTableTests {
         let table = try CardNetworkTable(data: Data(json.utf8))
         #expect(table.detect("4011781234") == .elo)
         #expect(table.detect("4011771234") == .visa)
+    }
+
+    @Test("between two ranges of one digit count, the narrower wins, whichever entry comes first")
+    func narrowerRangeWins() throws {
+        for (first, second) in [(Self.entry("MAESTRO", prefixes: "[\"500000-509999\"]"), Self.entry("VERVE", prefixes: "[\"506099-506127\"]")),
+                                (Self.entry("VERVE", prefixes: "[\"506099-506127\"]"), Self.entry("MAESTRO", prefixes: "[\"500000-509999\"]"))] {
+            let table = try CardNetworkTable(data: Data(Self.table(first, second).utf8))
+            #expect(table.detect("5060990000") == CardNetwork.verve)
+            #expect(table.detect("5061270000") == CardNetwork.verve)
+            #expect(table.detect("5061280000") == CardNetwork.maestro)
+            #expect(table.detect("5060980000") == CardNetwork.maestro)
+        }
+    }
+
+    @Test("a co-branded prefix reports the detected network first, then the networks sharing it")
+    func coBadgedPrefixes() {
+        #expect(Fixtures.table.networks(for: "4029 1800 0000 0000") == [.naranja, .visa])
+        #expect(Fixtures.table.networks(for: "5275720000000000") == [.naranja, .mastercard])
+        #expect(Fixtures.table.networks(for: "5895620000000000") == [.naranja])
+        #expect(Fixtures.table.networks(for: "5061000000000000") == [.verve])
+        #expect(Fixtures.table.networks(for: "4242424242424242") == [.visa])
+        #expect(Fixtures.table.networks(for: "9") == [])
     }
 }

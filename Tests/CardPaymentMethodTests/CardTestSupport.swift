@@ -66,12 +66,15 @@ enum Fixtures {
 
     /// The reference (slow, obviously correct) longest-prefix detection used as an oracle.
     static func referenceDetect(_ digits: String) -> CardNetwork? {
-        var best: (network: CardNetwork, digits: Int)?
+        var best: (network: CardNetwork, digits: Int, width: UInt32)?
         for rule in table.rules {
             for prefix in rule.prefixes where prefix.digitCount <= digits.count {
                 guard let value = UInt32(digits.prefix(prefix.digitCount)) else { continue }
-                if prefix.lowerBound <= value && value <= prefix.upperBound && prefix.digitCount > (best?.digits ?? 0) {
-                    best = (rule.network, prefix.digitCount)
+                let width = prefix.upperBound - prefix.lowerBound + 1
+                // Longest prefix first; at one digit count, the narrower range.
+                let better = best.map { prefix.digitCount > $0.digits || (prefix.digitCount == $0.digits && width < $0.width) } ?? true
+                if prefix.lowerBound <= value && value <= prefix.upperBound && better {
+                    best = (rule.network, prefix.digitCount, width)
                 }
             }
         }

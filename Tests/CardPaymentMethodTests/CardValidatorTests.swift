@@ -30,7 +30,7 @@ struct CardValidatorTests {
         NumberCase(label: "unknown network but Luhn-valid", number: "9999999999999995", network: nil, code: nil),
         NumberCase(label: "empty", number: "", network: nil, code: .required),
         NumberCase(label: "only separators", number: " - - ", network: nil, code: .required),
-        NumberCase(label: "12 digits", number: "424242424242", network: .visa, code: .invalidCardNumber),
+        NumberCase(label: "12 digits (not a visa length)", number: "424242424242", network: .visa, code: .invalidCardNumber),
         NumberCase(label: "20 digits", number: "42424242424242424242", network: .visa, code: .invalidCardNumber),
         NumberCase(label: "visa 17 digits (not a visa length)", number: Fixtures.number(prefix: "4", length: 17),
                    network: .visa, code: .invalidCardNumber),
@@ -54,7 +54,50 @@ struct CardValidatorTests {
         NumberCase(label: "100 KB of digits", number: String(repeating: "4242424242", count: 10_240), network: .visa,
                    code: .invalidCardNumber),
         NumberCase(label: "100 KB of spaces", number: String(repeating: " ", count: 102_400), network: nil, code: .required),
+        // Maestro issues 12 to 19 digits; a number no rule detects still needs 13.
+        NumberCase(label: "maestro 12 digits", number: Fixtures.number(prefix: "6759", length: 12), network: .maestro, code: nil),
+        NumberCase(label: "maestro 13 digits", number: Fixtures.number(prefix: "6759", length: 13), network: .maestro, code: nil),
+        NumberCase(label: "maestro 14 digits", number: Fixtures.number(prefix: "5018", length: 14), network: .maestro, code: nil),
+        NumberCase(label: "maestro 15 digits", number: Fixtures.number(prefix: "6304", length: 15), network: .maestro, code: nil),
+        NumberCase(label: "maestro 19 digits", number: Fixtures.number(prefix: "6759", length: 19), network: .maestro, code: nil),
+        NumberCase(label: "maestro 11 digits", number: Fixtures.number(prefix: "6759", length: 11), network: .maestro,
+                   code: .invalidCardNumber),
+        NumberCase(label: "unknown network, 12 digits", number: Fixtures.number(prefix: "99", length: 12), network: nil,
+                   code: .invalidCardNumber),
+        NumberCase(label: "verve 16", number: Fixtures.number(prefix: "506099", length: 16), network: .verve, code: nil),
+        NumberCase(label: "verve 19", number: Fixtures.number(prefix: "507865", length: 19), network: .verve, code: nil),
+        NumberCase(label: "verve 17 (not a verve length)", number: Fixtures.number(prefix: "506099", length: 17),
+                   network: .verve, code: .invalidCardNumber),
+        NumberCase(label: "troy 9792", number: Fixtures.number(prefix: "9792", length: 16), network: .troy, code: nil),
+        NumberCase(label: "troy inside discover 65", number: Fixtures.number(prefix: "650052", length: 16), network: .troy,
+                   code: nil),
+        NumberCase(label: "troy 19 (not a troy length)", number: Fixtures.number(prefix: "9792", length: 19),
+                   network: .troy, code: .invalidCardNumber),
+        NumberCase(label: "naranja", number: Fixtures.number(prefix: "589562", length: 16), network: .naranja, code: nil),
     ]
+
+    struct CoBadgeCase: Sendable, CustomStringConvertible {
+        let label: String
+        let prefix: String
+        let allowed: [CardNetwork]
+        let code: CardValidationError.Code?
+        var description: String { label }
+    }
+
+    @Test("a co-branded card is accepted when any of its networks is allowed", arguments: [
+        CoBadgeCase(label: "Naranja Visa, VISA allowed", prefix: "402918", allowed: [.visa], code: nil),
+        CoBadgeCase(label: "Naranja Visa, NARANJA allowed", prefix: "402918", allowed: [.naranja], code: nil),
+        CoBadgeCase(label: "Naranja Visa, MASTERCARD only", prefix: "402918", allowed: [.mastercard], code: .unsupportedCardType),
+        CoBadgeCase(label: "Naranja Mastercard, MASTERCARD allowed", prefix: "527572", allowed: [.mastercard], code: nil),
+        CoBadgeCase(label: "Naranja own card, VISA only", prefix: "589562", allowed: [.visa], code: .unsupportedCardType),
+        CoBadgeCase(label: "Verve is not Maestro", prefix: "506099", allowed: [.maestro], code: .unsupportedCardType),
+        CoBadgeCase(label: "Troy is not Discover", prefix: "650052", allowed: [.discover], code: .unsupportedCardType),
+    ])
+    func coBadgedAllowed(_ example: CoBadgeCase) {
+        let validator = Fixtures.validator().allowing(example.allowed)
+        let result = validator.validate(number: Fixtures.number(prefix: example.prefix, length: 16))
+        #expect(result.error(for: .cardNumber) == example.code)
+    }
 
     @Test("card numbers", arguments: numbers)
     func number(_ example: NumberCase) {

@@ -5,13 +5,14 @@ import Testing
 @Suite struct SelectionSessionTests {
     static let scope = VaultScope(merchantId: "merchant_a", customerId: "customer_1")
 
-    /// A ready session whose vault holds a Visa, an AMEX and a card of unknown network.
+    /// A ready session whose vault holds a Visa, an AMEX and a card of unknown network, every
+    /// network allowed (`SavedCardNetworkTests` covers the filtering by allowed networks).
     func readySelection(captureCvv: Bool = true) async throws -> (CheckoutSession, SelectionSession, InMemoryVaultProvider) {
         let vault = InMemoryVaultProvider()
         try await vault.save(Fixtures.savedCard("vt_visa", network: .visa, last4: "4242", isDefault: true), for: Self.scope)
         try await vault.save(Fixtures.savedCard("vt_amex", network: .amex, last4: "0005"), for: Self.scope)
         try await vault.save(Fixtures.savedCard("vt_unknown", network: nil, last4: "1111"), for: Self.scope)
-        let session = Fixtures.session(token: Fixtures.token(captureCvv: captureCvv), vault: vault)
+        let session = Fixtures.session(token: Fixtures.token(captureCvv: captureCvv, allowedCardNetworks: []), vault: vault)
         await session.start()
         return (session, try #require(session.selection), vault)
     }

@@ -47,7 +47,7 @@ struct SyncEngineBehaviourTests {
         #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: "v1.0"))
 
         let syncedAt = world.clock.nowMillis()
-        let final = SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: syncedAt)
+        let final = SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: syncedAt, lastSyncedAtByScope: [scope: syncedAt])
         #expect(world.engine.currentStatus == final)
         #expect(await statuses.waitUntil { $0.last == final })
         #expect(statuses.all == [
@@ -122,7 +122,8 @@ struct SyncEngineBehaviourTests {
         let report = try await world.engine.syncNow(scope: scope)
         #expect(report.pushed == 2)
         #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 0,
-                                                         lastSyncedAt: world.clock.nowMillis()))
+                                                         lastSyncedAt: world.clock.nowMillis(),
+                                                         lastSyncedAtByScope: [scope: world.clock.nowMillis()]))
     }
 
     @Test("a malformed answer is a typed error and nothing is applied (no rows, no cursor move)")
@@ -306,7 +307,8 @@ struct SyncEngineBehaviourTests {
         await clock.waitForSleepers(1)
         #expect(remote.requestCount(.changes) == 5)
         #expect(remote.requestCount(.push) == 2)
-        #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: clock.nowMillis()))
+        #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: clock.nowMillis(),
+                                                         lastSyncedAtByScope: [scope: clock.nowMillis()]))
 
         await world.engine.stop()
         #expect(!world.engine.isRunning)

@@ -37,6 +37,12 @@ public struct CardNetwork: RawRepresentable, Hashable, Sendable, Codable, Expres
     public static let elo: Self = "ELO"
     public static let hiper: Self = "HIPER"
     public static let hipercard: Self = "HIPERCARD"
+    /// Verve (Nigeria, Interswitch).
+    public static let verve: Self = "VERVE"
+    /// Troy (Turkey, BKM).
+    public static let troy: Self = "TROY"
+    /// Naranja (Argentina, Tarjeta Naranja).
+    public static let naranja: Self = "NARANJA"
     public static let cartesBancaires: Self = "CARTES_BANCAIRES"
     public static let bancontact: Self = "BANCONTACT"
     public static let eftpos: Self = "EFTPOS"
@@ -46,6 +52,6 @@ public struct CardNetwork: RawRepresentable, Hashable, Sendable, Codable, Expres
     /// Every network named in the reference table, in its order.
     public static let known: [CardNetwork] = [
         .visa, .mastercard, .amex, .discover, .dinersClub, .jcb, .unionPay, .maestro, .mir, .elo,
-        .hiper, .hipercard, .cartesBancaires, .bancontact, .eftpos, .dankort, .other,
+        .hiper, .hipercard, .verve, .troy, .naranja, .cartesBancaires, .bancontact, .eftpos, .dankort, .other,
     ]
 }

@@ -69,7 +69,29 @@ public struct CheckoutConfiguration: Sendable, Equatable, Decodable {
     /// `locale` wins over it (`CheckoutLocale`). Optional, so existing files decode unchanged.
     public var locale: String? = nil
 
+    /// How saved cards are shown (`"savedCards"` in the file; optional).
+    public struct SavedCards: Sendable, Equatable, Codable {
+        /// Saved cards none of whose networks the client token allows: marked unusable (default) or hidden.
+        public var unsupportedNetworks: UnsupportedSavedCardDisplay?
+
+        public init(unsupportedNetworks: UnsupportedSavedCardDisplay? = nil) {
+            self.unsupportedNetworks = unsupportedNetworks
+        }
+    }
+
+    /// Saved-card display options; nil keeps the defaults.
+    public var savedCards: SavedCards?
+
+    /// What to do with saved cards on networks the session does not allow (default: mark unusable).
+    public var unsupportedSavedCards: UnsupportedSavedCardDisplay { savedCards?.unsupportedNetworks ?? .markUnusable }
+
     public init(paymentMethods: [Method]) { self.paymentMethods = paymentMethods }
+
+    /// A configuration with saved-card display options.
+    public init(paymentMethods: [Method], savedCards: SavedCards?) {
+        self.paymentMethods = paymentMethods
+        self.savedCards = savedCards
+    }
 
     /// Parses and validates configuration JSON.
     ///

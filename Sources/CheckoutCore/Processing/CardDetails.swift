@@ -34,7 +34,8 @@ public struct CardDetails: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// The first six digits, or fewer for a short number.
     public var first6: String { String(number.prefix(6)) }
-    /// The last four digits.
+    /// The last four digits of a number of 13 or more digits. A 12-digit (Maestro) number keeps
+    /// none: its first 6 and last 4 would leave only 2 digits hidden, which Luhn all but gives away.
     public var last4: String { number.count >= 13 ? String(number.suffix(4)) : "" }
 
     public var description: String {

@@ -19,6 +19,10 @@ public protocol PaymentProcessor: Sendable {
     func paymentStatus(paymentId: String) async throws -> PaymentResponse
     /// Turns a saved instrument (and a recaptured CVV, when required) into a payment token.
     func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken
+    /// Verifies a tokenized instrument with a zero-amount authorisation and vaults it when the
+    /// issuer approves (the vault-only save of `CardSaveFlow`). Added after the first release: the
+    /// default implementation throws `payment-failed` ("not supported"), so older conformers compile.
+    func verifyInstrument(_ request: VerificationRequest) async throws -> InstrumentVerification
 }
 
 /// A card network lookup by BIN (the first digits), used for co-badged cards.

@@ -18,6 +18,10 @@ import Foundation
 /// | redirect, amount ending in `02` | the provider never returns (stays pending: poll times out) |
 /// | redirect, any other amount | the redirect returns with `status=success` |
 /// | vaulted card, CVV `000` | declined |
+/// | vault-only save (`verifyInstrument`), card `4000 0000 0000 0002` | verification declined, nothing vaulted |
+/// | vault-only save, CVV `000` | verification declined (CVV check failed) |
+/// | vault-only save, card `4000 0000 0000 3220` | verification requires a challenge |
+/// | vault-only save, card `4000 0000 0000 0119` | the verification call fails with a network error |
 /// | BIN `40355010` | co-badged CARTES_BANCAIRES + VISA (FR) |
 /// | BIN `51310500` | co-badged CARTES_BANCAIRES + MASTERCARD (FR) |
 /// | BIN `52000000` | co-badged EFTPOS + MASTERCARD (AU) |
@@ -36,6 +40,8 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
         var behaviour: Behaviour
         var instrumentType: PaymentInstrumentType
         var data: PaymentInstrumentData?
+        /// The CVV given at tokenization failed the sandbox's check (`000`); the CVV itself is not kept.
+        var cvvRejected = false
     }
 
     private struct Payment: Sendable {
@@ -56,6 +62,8 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
         var vaulted: [String: TokenRecord] = [:]
         var createCalls = 0
         var failedOnce: Set<String> = []
+        var verificationsByKey: [String: InstrumentVerification] = [:]
+        var verifyCalls = 0
     }
 
     private let storage = Locked(Storage())
@@ -87,7 +95,7 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
         switch request {
         case .card(let card):
             let digits = Array(card.number.utf8)
-            guard (13...19).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+            guard (12...19).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
                   Luhn.isValid(digits.map { $0 - 48 }) else {
                 throw CheckoutError(.invalidPaymentData, "the card number is not valid")
             }
@@ -101,7 +109,8 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
             let data = PaymentInstrumentData(network: card.network, first6Digits: card.first6, last4Digits: card.last4,
                                              expirationMonth: card.expiryMonth, expirationYear: card.expiryYear,
                                              cardholderName: card.cardholderName)
-            return issue(TokenRecord(type: .paymentCard, behaviour: behaviour, instrumentType: .paymentCard, data: data))
+            return issue(TokenRecord(type: .paymentCard, behaviour: behaviour, instrumentType: .paymentCard, data: data,
+                                     cvvRejected: card.cvv == "000"))
         case .redirect(let type):
             return issue(TokenRecord(type: type, behaviour: .redirect, instrumentType: .other, data: nil))
         case .wallet(let type, let walletToken):
@@ -213,6 +222,44 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
         // Instruments saved by another component (e.g. a synced vault) are accepted as cards.
         let behaviour: Behaviour = request.cvv?.digits == "000" ? .decline : .succeed
         return issue(TokenRecord(type: .vaulted, behaviour: behaviour, instrumentType: .paymentCard, data: data))
+    }
+
+    /// How many verification calls reached the sandbox.
+    public var verifyCallCount: Int { storage.withLock { $0.verifyCalls } }
+
+    /// A zero-amount authorisation: the card's magic behaviour decides the answer (see the table);
+    /// a verified card is vaulted and `exchangeVaulted` knows it afterwards.
+    public func verifyInstrument(_ request: VerificationRequest) async throws -> InstrumentVerification {
+        try storage.withLock { storage in
+            storage.verifyCalls += 1
+            if let key = request.idempotencyKey, let earlier = storage.verificationsByKey[key] { return earlier }
+            guard let record = storage.tokens[request.token.token], record.instrumentType == .paymentCard else {
+                throw CheckoutError(.paymentFailed, "unknown or used card token")
+            }
+            if record.behaviour == .networkError {
+                throw CheckoutError(.networkError, "sandbox: simulated network error")
+            }
+            storage.tokens.removeValue(forKey: request.token.token)
+            storage.counter += 1
+            let id = "ver_\(storage.counter)"
+            let answer: InstrumentVerification
+            if record.behaviour == .decline {
+                answer = InstrumentVerification(verificationId: id, status: .declined, reason: "Do not honor")
+            } else if record.cvvRejected {
+                answer = InstrumentVerification(verificationId: id, status: .declined, reason: "CVV check failed")
+            } else if record.behaviour == .challenge {
+                answer = InstrumentVerification(verificationId: id, status: .requiresAction,
+                                                requiredAction: .challenge(challengeId: "ch_\(storage.counter)"))
+            } else {
+                // Random, not counted: vault tokens outlive this in-process sandbox (the CLI saves them).
+                let vaultedToken = SafeIdentifier.random(prefix: "vt_")
+                storage.vaulted[vaultedToken] = TokenRecord(type: .paymentCard, behaviour: .succeed,
+                                                            instrumentType: .paymentCard, data: record.data)
+                answer = InstrumentVerification(verificationId: id, status: .verified, vaultedToken: vaultedToken)
+            }
+            if let key = request.idempotencyKey { storage.verificationsByKey[key] = answer }
+            return answer
+        }
     }
 
     // MARK: BinLookup

@@ -154,8 +154,11 @@ public final class CheckoutSession: Sendable {
                     vaultError = "Saved payment methods are unavailable"
                 }
             }
+            // The merchant's allowed networks apply to saved cards as to the card form.
+            let filtered = SavedCardNetworkFilter.apply(vaulted, allowed: clientSession.token.allowedCardNetworks)
             install(generation: generation, clientSession: clientSession, resolution: resolution,
-                    vaulted: vaulted, vaultError: vaultError)
+                    vaulted: filtered.usable, vaultError: vaultError,
+                    unusable: configuration.unsupportedSavedCards == .hide ? [] : filtered.unusable)
         } catch {
             let error = PaymentPipeline.checkoutError(error)
             let current = run.withLock { run -> Bool in
@@ -253,12 +256,13 @@ public final class CheckoutSession: Sendable {
     // MARK: Internals
 
     private func install(generation: Int, clientSession: ClientSession, resolution: MethodResolution,
-                         vaulted: [VaultedPaymentMethod], vaultError: String?) {
+                         vaulted: [VaultedPaymentMethod], vaultError: String?,
+                         unusable: [UnusableVaultedPaymentMethod] = []) {
         let pipeline = makePipeline(clientSession: clientSession, generation: generation)
         let captureCvv = clientSession.paymentMethods.contains { $0.options.captureVaultedCardCvv == true }
         let selection = SelectionSession(
             methods: resolution.methods.map(\.method), vaulted: vaulted, vaultError: vaultError,
-            requiresCvvRecapture: captureCvv, scope: clientSession.vaultScope, vault: vault,
+            requiresCvvRecapture: captureCvv, scope: clientSession.vaultScope, vault: vault, unusable: unusable,
             flowFactory: { [weak self] type, input in
                 guard let self else { throw CheckoutError(.notReady, "the checkout session is gone") }
                 return try self.makeFlow(type, input: input)

@@ -27,7 +27,9 @@ public final class SelectionSession: Sendable {
     private let flowFactory: FlowFactory
 
     init(methods: [CheckoutPaymentMethod], vaulted: [VaultedPaymentMethod], vaultError: String?,
-         requiresCvvRecapture: Bool, scope: VaultScope, vault: (any VaultProvider)?, flowFactory: @escaping FlowFactory) {
+         requiresCvvRecapture: Bool, scope: VaultScope, vault: (any VaultProvider)?,
+         unusable: [UnusableVaultedPaymentMethod] = [], flowFactory: @escaping FlowFactory) {
+        self.unusableVaultedPaymentMethods = unusable
         let state = PaymentMethodSelectionState(paymentMethods: methods, error: vaultError)
         storage = Locked(Internal(state: state, vaulted: vaulted))
         broadcaster = StateBroadcaster(state)
@@ -47,8 +49,12 @@ public final class SelectionSession: Sendable {
     public var route: SelectionRoute { storage.withLock { $0.route } }
     /// The route, then every change.
     public func routes() -> AsyncStream<SelectionRoute> { routeBroadcaster.stream() }
-    /// The customer's saved methods (default first, then most recently used).
+    /// The customer's saved methods (default first, then most recently used) that this session can
+    /// pay with: saved cards on networks the client token does not allow are not among them.
     public var vaultedPaymentMethods: [VaultedPaymentMethod] { storage.withLock { $0.vaulted } }
+    /// Saved cards this session cannot pay with, with the reason, to show greyed out (empty when
+    /// `Config/checkout.json` sets `"savedCards": {"unsupportedNetworks": "hide"}`). They cannot be selected.
+    public let unusableVaultedPaymentMethods: [UnusableVaultedPaymentMethod]
     /// The flow of the selected method, once `select(_:)` started it.
     public var selectedFlow: (any PaymentFlow)? { storage.withLock { $0.flow } }
 
@@ -143,6 +149,29 @@ public final class SelectionSession: Sendable {
             }
             current.route = .methods
         }
+    }
+
+    /// Changes a co-badged saved card's preferred network (Card Brand Choice), e.g. from
+    /// CARTES_BANCAIRES to VISA. The change is saved to the vault (and synced like any other edit);
+    /// the list and, when the card is selected, the selection show it.
+    /// - Returns: the changed method.
+    /// - Throws: `.invalidState` when the card is not among this session's saved methods or there is
+    ///   no vault; `.invalidPaymentData` when it is not co-badged or `network` is not one of its
+    ///   networks; vault errors as they come.
+    @discardableResult
+    public func setPreferredNetwork(_ network: CardNetwork, for method: VaultedPaymentMethod) async throws -> VaultedPaymentMethod {
+        guard let vault else { throw CheckoutError(.invalidState, "this session has no vault") }
+        guard storage.withLock({ current in current.vaulted.contains { $0.id == method.id } }) else {
+            throw CheckoutError(.invalidState, "the saved payment method is not offered in this checkout")
+        }
+        let changed = try await vault.setPreferredNetwork(network, id: method.id, for: scope)
+        mutate { current in
+            if let index = current.vaulted.firstIndex(where: { $0.id == changed.id }) { current.vaulted[index] = changed }
+            if current.state.selectedVaultedPaymentMethod?.id == changed.id {
+                current.state.selectedVaultedPaymentMethod = changed
+            }
+        }
+        return changed
     }
 
     /// Leaves the delete confirmation without deleting.

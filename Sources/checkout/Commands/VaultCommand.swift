@@ -11,7 +11,7 @@ enum VaultCommand: CLICommand {
     static let name = "vault"
     static let summary = "Save, list, delete and choose the default of saved payment methods"
     static let help = """
-        USAGE: checkout vault add     --merchant M --customer C --number N|- --expiry MM/YY [--name S] [--default] [--db PATH] [--json]
+        USAGE: checkout vault add     --merchant M --customer C --number N|- --expiry MM/YY [--cvv C|-] [--name S] [--default] [--db PATH] [--json]
                checkout vault list    --merchant M --customer C [--db PATH] [--json]
                checkout vault delete  --merchant M --customer C --id ID [--db PATH] [--json]
                checkout vault default --merchant M --customer C --id ID [--db PATH] [--json]
@@ -23,7 +23,9 @@ enum VaultCommand: CLICommand {
         masked (•••9b7a); --json prints them whole, for --id.
 
         SUBCOMMANDS:
-          add       Tokenize a card through the sandbox and save the masked instrument; prints it.
+          add       Save a card without paying: tokenize it through the sandbox, verify it with a
+                    zero-amount authorisation, then save the masked instrument (queued for sync);
+                    prints it. A declined verification saves nothing (exit 1).
           list      The customer's saved methods: default first, then most recently used.
           delete    Remove a saved method (kept as a tombstone until synced).
           default   Make a saved method the customer's only default.
@@ -39,6 +41,8 @@ enum VaultCommand: CLICommand {
                               `-` reads it from standard input (a prompt without echo on a terminal):
                               better than an argument, which shows in `ps` and shell history.
           --expiry MM/YY      add: the expiry (MM/YY or MM/YYYY).
+          --cvv C|-           add: the security code, sent for the verification only and never stored or
+                              printed. `-` reads it from standard input (after the number when both are `-`).
           --name S            add: the cardholder's name.
           --default           add: make the new card the default.
           --id ID             delete, default: the saved method's id.
@@ -105,7 +109,6 @@ enum VaultCommand: CLICommand {
         switch subcommand {
         case .add:
             guard cardOptions.number != nil else { throw UsageError(message: "vault add needs --number") }
-            guard cardOptions.cvv == nil else { throw UsageError(message: "vault add does not take --cvv: a CVV is never stored") }
             guard let expiryText = cardOptions.expiry else { throw UsageError(message: "vault add needs --expiry MM/YY") }
             guard id == nil else { throw UsageError(message: "vault add does not take --id") }
             cardOptions = try cardOptions.readingStandardInput()
@@ -116,6 +119,11 @@ enum VaultCommand: CLICommand {
             let digits = number.filter { $0 != " " && $0 != "-" }
             guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 throw UsageError(message: "--number must contain only digits, spaces and dashes")
+            }
+            if let cvv = cardOptions.cvv {
+                guard (3...4).contains(cvv.count), cvv.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                    throw UsageError(message: "--cvv must be 3 or 4 digits")
+                }
             }
             card = (digits, parsed)
         case .list:
@@ -133,9 +141,9 @@ enum VaultCommand: CLICommand {
             case .add:
                 guard let card else { return 2 }
                 let network = defaults.cardNetworks.detect(card.number)
-                let method = try await tokenize(number: card.number, expiry: card.expiry, holder: cardOptions.name,
-                                                network: network, makeDefault: makeDefault, scope: scope)
-                try store.upsert(method, scope: scope)
+                let method = try await saveVerified(number: card.number, cvv: cardOptions.cvv ?? "", expiry: card.expiry,
+                                                    holder: cardOptions.name, network: network, makeDefault: makeDefault,
+                                                    scope: scope, store: store)
                 let saved = try store.instrument(token: method.id, scope: scope)?.method ?? method
                 if json { try output.json(jsonObject(saved)) } else { output.line(describe(saved)) }
             case .list:
@@ -196,25 +204,21 @@ enum VaultCommand: CLICommand {
         return directory.appendingPathComponent("vault.sqlite").path
     }
 
-    /// Tokenizes the card with the sandbox and builds the masked instrument to save.
-    private static func tokenize(number: String, expiry: CardExpiry, holder: String?, network: CardNetwork?,
-                                 makeDefault: Bool, scope: VaultScope) async throws -> VaultedPaymentMethod {
-        let details = CardDetails(number: number, cvv: "", expiryMonth: expiry.month, expiryYear: expiry.year,
+    /// The vault-only save (`CardSaveFlow`) through the sandbox: tokenize, verify with a
+    /// zero-amount authorisation, save to `store` (queued for sync). A decline saves nothing.
+    private static func saveVerified(number: String, cvv: String, expiry: CardExpiry, holder: String?,
+                                     network: CardNetwork?, makeDefault: Bool, scope: VaultScope,
+                                     store: VaultStore) async throws -> VaultedPaymentMethod {
+        let details = CardDetails(number: number, cvv: cvv, expiryMonth: expiry.month, expiryYear: expiry.year,
                                   cardholderName: holder, network: network)
         let sandbox = SandboxProcessor()
         let token = ClientToken(merchantId: scope.merchantId, customerId: scope.customerId, amount: 0, currency: "EUR",
                                 country: "NL", allowedCardNetworks: [], expiresAt: Date().addingTimeInterval(600),
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm_card", type: .paymentCard)])
         let session = ClientSession(token: token, paymentMethods: token.paymentMethods)
-        let paymentToken = try await sandbox.tokenize(.card(details), session: session)
-        let binData = try await sandbox.lookup(bin: String(number.prefix(8)))
-        guard var data = paymentToken.instrumentData else {
-            throw CheckoutError(.paymentFailed, "the sandbox returned no instrument data")
-        }
-        if !binData.networks.isEmpty { data.binData = binData }
-        return VaultedPaymentMethod(id: SafeIdentifier.random(prefix: "vt_"), paymentMethodType: .paymentCard,
-                                    paymentInstrumentType: paymentToken.instrumentType, paymentInstrumentData: data,
-                                    analyticsId: SafeIdentifier.random(prefix: "an_"), isDefault: makeDefault)
+        let flow = CardSaveFlow(processor: sandbox, vault: store, binLookup: sandbox)
+        return try await flow.save(details, session: session, makeDefault: makeDefault,
+                                   idempotencyKey: SafeIdentifier.random(prefix: "save_"))
     }
 
     /// The list item shape documented in the help.

@@ -13,7 +13,7 @@ enum Fixtures {
             AdvertisedPaymentMethod(id: "pm_ideal", type: .adyenIdeal),
         ],
         amount: Int = 1999, currency: String = "EUR", expiresIn: TimeInterval = 3600,
-        captureCvv: Bool = false
+        captureCvv: Bool = false, allowedCardNetworks: [CardNetwork] = [.visa, .mastercard]
     ) -> ClientToken {
         var methods = methods
         if captureCvv {
@@ -24,7 +24,7 @@ enum Fixtures {
             }
         }
         return ClientToken(merchantId: "merchant_a", customerId: "customer_1", amount: amount, currency: currency,
-                           country: "NL", allowedCardNetworks: [.visa, .mastercard],
+                           country: "NL", allowedCardNetworks: allowedCardNetworks,
                            expiresAt: now.addingTimeInterval(expiresIn), paymentMethods: methods)
     }
 
@@ -54,12 +54,13 @@ enum Fixtures {
     }
 
     static func savedCard(_ id: String, network: CardNetwork? = .visa, last4: String = "4242",
-                          isDefault: Bool = false) -> VaultedPaymentMethod {
+                          isDefault: Bool = false, coBadged: [CardNetwork]? = nil) -> VaultedPaymentMethod {
         VaultedPaymentMethod(
             id: id, paymentMethodType: .paymentCard, paymentInstrumentType: .paymentCard,
             paymentInstrumentData: PaymentInstrumentData(network: network, first6Digits: "424242", last4Digits: last4,
                                                          expirationMonth: 12, expirationYear: 2030,
-                                                         cardholderName: "Ada Lovelace"),
+                                                         cardholderName: "Ada Lovelace",
+                                                         binData: coBadged.map { BinData(networks: $0) }),
             analyticsId: "an_\(id)", isDefault: isDefault)
     }
 }
