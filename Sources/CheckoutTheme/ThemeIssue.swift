@@ -1,3 +1,4 @@
+import CheckoutCore
 /// One problem found while reading or resolving design tokens, located by token path.
 ///
 /// Resolution collects every issue before failing, so a merchant fixes a theme in one pass.
@@ -13,11 +14,12 @@ public struct ThemeIssue: Hashable, Sendable, CustomStringConvertible {
 
     /// Creates an issue.
     public init(path: String, code: ThemeIssueCode, message: String, layer: String? = nil) {
-        // Paths and messages quote the input: never let them echo a card number.
-        self.path = ThemeTextRedactor.redact(path)
+        // Paths and messages quote the input: never let them echo a card number (the package's
+        // one detector, `PaymentDataRedactor`).
+        self.path = PaymentDataRedactor.redact(path)
         self.code = code
-        self.message = ThemeTextRedactor.redact(message)
-        self.layer = layer.map(ThemeTextRedactor.redact)
+        self.message = PaymentDataRedactor.redact(message)
+        self.layer = layer.map(PaymentDataRedactor.redact)
     }
 
     /// `path: [code] message`, prefixed with the layer when known.

@@ -4,7 +4,7 @@ import CheckoutCrypto
 /// as letters a–p.
 ///
 /// Letters only, never digits: the server refuses to store anything that looks like a card
-/// number (13–19 digits passing Luhn), and an id or secret can never hold even one digit.
+/// number (12–19 digits passing Luhn), and an id or secret can never hold even one digit.
 enum EphemeralKeyFormat {
     /// The prefix of a key's public id.
     static let idPrefix = "ek_"

@@ -1,6 +1,6 @@
 /// Bytes as the letters `a` to `p`, one letter per nibble, most significant first.
 ///
-/// Letters, not hex: a random run of decimal digits could pass for a card number (13–19 digits
+/// Letters, not hex: a random run of decimal digits could pass for a card number (12–19 digits
 /// passing Luhn), and every layer — this server's stores and the client's — refuses to keep
 /// anything that looks like one. Change cursors, ephemeral key ids, secrets and secret hashes are
 /// all spelt this way, so none of them can ever hold a digit.

@@ -26,7 +26,7 @@ public enum PaymentDataByteScanner {
         public var description: String { "\(maskedNumber) (\(encoding.rawValue))" }
     }
 
-    /// The numbers of `numbers` (ASCII digit strings of 13–19 digits) that occur in `bytes`.
+    /// The numbers of `numbers` (ASCII digit strings of 12–19 digits) that occur in `bytes`.
     public static func find(_ numbers: Set<String>, in bytes: Data) -> Set<Hit> {
         guard !numbers.isEmpty, !bytes.isEmpty else { return [] }
         var hits = Set<Hit>()

@@ -2,7 +2,7 @@
 ///
 /// It follows the written rule (see `CardNumberDetector`'s documentation) step by step, with no
 /// shortcuts: turn the text into a list of digits, letters and separators; cut it into runs of
-/// digits joined by at most 3 separators; then try every window of 13 to 19 digits of every run
+/// digits joined by at most 3 separators; then try every window of 12 to 19 digits of every run
 /// with the textbook Luhn check. It shares no code with the product, so a fuzzer that compares
 /// the two finds a bug in either.
 public enum ReferenceCardNumberDetector {
@@ -77,11 +77,11 @@ public enum ReferenceCardNumberDetector {
         return sum % 10 == 0
     }
 
-    /// The rule's step 3: true when some run has a 13–19 digit window passing Luhn.
+    /// The rule's step 3: true when some run has a 12–19 digit window passing Luhn.
     public static func containsCardNumber(_ text: String) -> Bool {
-        for run in runs(text) where run.count >= 13 {
+        for run in runs(text) where run.count >= 12 {
             for start in 0..<run.count {
-                for length in 13...19 where start + length <= run.count {
+                for length in 12...19 where start + length <= run.count {
                     if luhn(Array(run[start..<(start + length)])) { return true }
                 }
             }

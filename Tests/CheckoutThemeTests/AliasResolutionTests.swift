@@ -130,3 +130,23 @@ import Testing
         #expect(tokens.count == 20_001)
     }
 }
+
+/// Theme issues quote token paths and values; they go through the package's one card-number
+/// detector, so a number in any script or with any separators is masked like everywhere else.
+@Suite struct ThemeIssueRedactionTests {
+    @Test(arguments: [
+        ("4111111111111111", "4111111111111111"),
+        ("4111 1111 1111 1111", "4111111111111111"),
+        ("\u{FF14}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}",
+         "\u{FF14}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}\u{FF11}"),
+        ("4111.1111.1111.1111", "4111.1111.1111.1111"),
+    ])
+    func cardNumberInAReferenceIsNotEchoed(spelling: String, echoed: String) {
+        let issues = TestSupport.issues(#"{ "space": { "$type": "dimension", "gap": { "$value": "{\#(spelling)}" } } }"#)
+        #expect(!issues.isEmpty)
+        for issue in issues {
+            #expect(!issue.description.contains(echoed), "\(issue)")
+            #expect(!issue.description.replacingOccurrences(of: " ", with: "").contains("4111111111111111"), "\(issue)")
+        }
+    }
+}

@@ -10,8 +10,8 @@
 ///    control characters such as the zero-width space, the zero-width joiner or the soft hyphen.
 /// 2. **Join.** Digits form one run as long as at most 3 separators stand between two of them.
 ///    A letter, or a 4th separator in a row, ends the run.
-/// 3. **Look.** A run holds a card number when some window of 13–19 consecutive digits passes the
-///    Luhn check. A card number glued to other digits is still found.
+/// 3. **Look.** A run holds a card number when some window of 12–19 consecutive digits passes the
+///    Luhn check (12: Maestro issues 12-digit numbers). A card number glued to other digits is still found.
 ///
 /// What it deliberately also finds (false positives, listed and pinned by the test table in
 /// `CardNumberDetectorTableTests`): any digit run longer than 19 (its many windows almost surely
@@ -22,11 +22,11 @@
 ///
 /// Every check that keeps card numbers out of storage, logs, messages and wire answers uses this
 /// type (through `PaymentDataRedactor`, `VaultedPaymentMethodGuard` and `VaultDataGuard`); there
-/// is no second detector. Time is linear in the text's length: each digit closes at most 7
+/// is no second detector. Time is linear in the text's length: each digit closes at most 8
 /// windows, whose Luhn sums come from the last 19 digits only.
 public enum CardNumberDetector {
     /// The fewest digits a card number has.
-    public static let minimumDigits = 13
+    public static let minimumDigits = 12
     /// The most digits a card number has.
     public static let maximumDigits = 19
     /// The most separators that may stand between two digits of one number.
@@ -35,7 +35,7 @@ public enum CardNumberDetector {
     /// True when `text` holds something that reads as a full card number (see the type's rule).
     public static func containsCardNumber(_ text: String) -> Bool {
         // Fast path for ASCII text (nearly every real value): the same rule over bytes, and a
-        // text with fewer than 13 digits is answered without reading it twice.
+        // text with fewer than 12 digits is answered without reading it twice.
         var digits = 0
         var isASCII = true
         for byte in text.utf8 {
@@ -132,7 +132,7 @@ public enum CardNumberDetector {
     }
 
     /// The streaming half of the rule: fed one scalar class at a time, it says when the digit
-    /// just fed closes a 13–19 digit window that passes Luhn.
+    /// just fed closes a 12–19 digit window that passes Luhn.
     struct Scanner {
         /// The last 19 digits of the current run, as a ring.
         private var ring: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
@@ -179,7 +179,7 @@ public enum CardNumberDetector {
             }
         }
 
-        /// True when a window of 13–19 digits ending at the last digit passes Luhn: walking back
+        /// True when a window of 12–19 digits ending at the last digit passes Luhn: walking back
         /// from the last digit, every second digit is doubled.
         private func closesLuhnWindow() -> Bool {
             withUnsafeBytes(of: ring) { ring in

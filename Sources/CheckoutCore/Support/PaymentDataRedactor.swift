@@ -3,7 +3,7 @@
 /// The last line of defence behind the rule "never log or persist a full card number": every error
 /// message and every `description` of a type that can hold payment data passes through here.
 /// What counts as a card number is `CardNumberDetector`'s rule (digits of any script, up to 3
-/// separators of any kind between them, a 13–19 digit window passing Luhn); each run holding one
+/// separators of any kind between them, a 12–19 digit window passing Luhn); each run holding one
 /// is replaced by its mask (first 6 and last 4 digits kept, ASCII digits).
 public enum PaymentDataRedactor {
     /// Returns `text` with every embedded card number masked.
