@@ -62,6 +62,15 @@ let package = Package(
         .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutLocking"],
                 path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
 
+        // Orchestration (issue 18): PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events;
+        // its PostgreSQL ledger in a separate target like VaultServerPostgres.
+        .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
+                                                              "CheckoutLocking"],
+                path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
+        .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "CLibPQ", "CheckoutLocking",
+                                                                      "CheckoutCore"],
+                path: "Sources/CheckoutOrchestrationPostgres", swiftSettings: swift6),
+
         // Payment-method modules: each depends on CheckoutCore only.
         .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore", "CheckoutLocking"],
                 path: "Plugins/CardPaymentMethod", swiftSettings: swift6),
