@@ -4,7 +4,8 @@ import Foundation
 public struct IntentRecord: Sendable, Equatable {
     /// The ledger's id (`pi_...`), also the payment id the router reports.
     public var id: String
-    /// The payment's stable key (the session's idempotency key): one intent per key.
+    /// The digest (`sk_...`) of the payment's stable key (the session's idempotency key): one intent
+    /// per key. The key itself is never stored.
     public var stableKey: String
     /// The route chosen.
     public var route: String

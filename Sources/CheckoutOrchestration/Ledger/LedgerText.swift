@@ -13,9 +13,27 @@ enum LedgerText {
 
     static func clean(_ text: String?) -> String? { text.map(clean) }
 
-    /// A fresh random id with a prefix (`pi_`, `evt_`), from libcrypto's generator.
+    /// A fresh random id with a prefix (`pi_`, `evt_`), from libcrypto's generator, in letters only
+    /// (`letters(_:)`), so no id can ever look like a card number and be masked by `clean`.
     static func randomId(_ prefix: String) throws -> String {
-        prefix + Hex.encode(try SecureRandom.bytes(12))
+        prefix + letters(try SecureRandom.bytes(12))
+    }
+
+    /// Bytes written as letters `a`-`p` (two per byte): hex without digits.
+    static func letters(_ bytes: some Collection<UInt8>) -> String {
+        var scalars = String.UnicodeScalarView()
+        for byte in bytes {
+            scalars.append(Unicode.Scalar(UInt8(97) + (byte >> 4)))
+            scalars.append(Unicode.Scalar(UInt8(97) + (byte & 0x0F)))
+        }
+        return String(scalars)
+    }
+
+    /// What the ledger stores for a payment's stable key: `sk_` and the SHA-256 of the key in
+    /// letters. The key itself (a host's order id, a UUID) is never stored, so it can neither leak
+    /// nor be masked into something else.
+    static func stableKeyDigest(_ key: String) -> String {
+        "sk_" + letters(Digest.sha256(Array(key.utf8)).prefix(20))
     }
 
     /// The body of an event about `intent` (the exact bytes POSTed), checked for card numbers.

@@ -33,9 +33,10 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
     public func open(_ new: NewIntent) async throws -> IntentRecord {
         let date = now()
         let id = try LedgerText.randomId("pi_")
+        let digest = LedgerText.stableKeyDigest(new.stableKey)
         return try await storage.write { transaction in
-            if let existing = try transaction.intent(stableKey: new.stableKey) { return existing }
-            let record = IntentRecord(id: id, stableKey: LedgerText.clean(new.stableKey), route: LedgerText.clean(new.route),
+            if let existing = try transaction.intent(stableKey: digest) { return existing }
+            let record = IntentRecord(id: id, stableKey: digest, route: LedgerText.clean(new.route),
                                       state: .processing, methodType: LedgerText.clean(new.methodType), amount: new.amount,
                                       currency: LedgerText.clean(new.currency), card: LedgerText.clean(new.card),
                                       createdAt: date, updatedAt: date)
@@ -152,9 +153,10 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
         try await storage.read { try $0.intent(id: id) }
     }
 
-    /// The intent of a stable key.
+    /// The intent of a stable key (the ledger stores only the key's digest).
     public func intent(stableKey: String) async throws -> IntentRecord? {
-        try await storage.read { try $0.intent(stableKey: stableKey) }
+        let digest = LedgerText.stableKeyDigest(stableKey)
+        return try await storage.read { try $0.intent(stableKey: digest) }
     }
 
     /// The newest intents first.
