@@ -75,7 +75,7 @@ enum LedgerCommand: CLICommand {
             }
             return 0
         case .reconcile:
-            let file = try OrchestrationSetup.routing(routingPath ?? "")
+            let file = try OrchestrationSetup.routing(routingPath ?? "", json: json, output: output)
             let router = try await OrchestrationSetup.router(file, ledger: ledger)
             let report = try await router.reconcile()
             if json {

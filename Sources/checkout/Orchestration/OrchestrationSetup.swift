@@ -11,12 +11,16 @@ enum OrchestrationSetup {
     static let routingHelp = "--routing FILE      The routing file (processors, routes, fallback policy; see Config/routing.json)."
     static let ledgerHelp = "--ledger DB         The ledger: a SQLite file (created when missing) or a postgres:// URL."
 
-    /// Loads and validates the routing file.
+    /// Loads and validates the routing file. With `json`, the errors are also printed on stdout as
+    /// `{"errors":[{"path","message"}]}`.
     /// - Throws: `CommandFailure` listing every error with its JSON path (exit 1).
-    static func routing(_ path: String) throws -> RoutingFile {
+    static func routing(_ path: String, json: Bool = false, output: Output? = nil) throws -> RoutingFile {
         do {
             return try RoutingFileLoader.load(contentsOf: URL(fileURLWithPath: path))
         } catch {
+            if json, let output {
+                try? output.json(["errors": error.issues.map { ["path": $0.path, "message": $0.message] }])
+            }
             throw CommandFailure(message: "\(path): \(error.description)")
         }
     }

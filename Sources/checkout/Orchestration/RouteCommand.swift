@@ -81,7 +81,7 @@ enum RouteCommand: CLICommand {
         if let number, number.isEmpty || !number.allSatisfy(\.isASCII) || !number.allSatisfy(\.isNumber) {
             throw UsageError(message: "--number must be digits (spaces and dashes allowed)")
         }
-        let file = try OrchestrationSetup.routing(routingPath)
+        let file = try OrchestrationSetup.routing(routingPath, json: json, output: output)
         let ledger = try ledgerPath.map(OrchestrationSetup.ledger)
         let planner: RoutePlanner
         if let ledger {

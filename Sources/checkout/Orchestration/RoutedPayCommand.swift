@@ -55,7 +55,7 @@ enum RoutedPayCommand {
 
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
         let request = try parse(&arguments)
-        let file = try OrchestrationSetup.routing(request.routing)
+        let file = try OrchestrationSetup.routing(request.routing, json: request.json, output: output)
         let ledger = try OrchestrationSetup.ledger(request.ledger)
         let router = try await OrchestrationSetup.router(file, ledger: ledger, seed: request.seed)
         let card = try cardDetails(request)
