@@ -109,7 +109,7 @@ let package = Package(
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CheckoutDemo", "CBenchBaselines", "VaultServer",
                                                              "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
-                                         "Loopback"],
+                                         "Loopback", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.
@@ -143,7 +143,7 @@ let package = Package(
         // Orchestration (issue 18): the router, ledger, breaker and CLI scenarios in-process; the SIGKILL child.
         .testTarget(name: "CheckoutOrchestrationTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "CheckoutOrchestrationPostgres", "CheckoutCore",
-                                   "CheckoutLocking", "SQLiteKit", "Spawning", "CLibPQ"],
+                                   "CheckoutLocking", "SQLiteKit", "Spawning", "CLibPQ", "VaultServerPostgres", "VaultServer"],
                     path: "Tests/CheckoutOrchestrationTests", swiftSettings: swift6),
         .executableTarget(name: "orchestration-crash-child", dependencies: ["CheckoutOrchestration", "CheckoutCore"],
                           path: "Sources/orchestration-crash-child", swiftSettings: swift6),
