@@ -143,7 +143,8 @@ let package = Package(
         // Orchestration (issue 18): the router, ledger, breaker and CLI scenarios in-process; the SIGKILL child.
         .testTarget(name: "CheckoutOrchestrationTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "CheckoutOrchestrationPostgres", "CheckoutCore",
-                                   "CheckoutLocking", "SQLiteKit", "Spawning", "CLibPQ", "VaultServerPostgres", "VaultServer"],
+                                   "CheckoutLocking", "SQLiteKit", "Spawning", "CLibPQ", "VaultServerPostgres", "VaultServer",
+                                   "CheckoutKit", "CardPaymentMethod"],
                     path: "Tests/CheckoutOrchestrationTests", swiftSettings: swift6),
         .executableTarget(name: "orchestration-crash-child", dependencies: ["CheckoutOrchestration", "CheckoutCore"],
                           path: "Sources/orchestration-crash-child", swiftSettings: swift6),
