@@ -62,6 +62,15 @@ let package = Package(
         .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutLocking"],
                 path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
 
+        // Orchestration (issue 18): PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events;
+        // its PostgreSQL ledger in a separate target like VaultServerPostgres.
+        .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
+                                                              "CheckoutLocking"],
+                path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
+        .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "VaultServerPostgres", "CLibPQ",
+                                                                      "CheckoutLocking", "CheckoutCore"],
+                path: "Sources/CheckoutOrchestrationPostgres", swiftSettings: swift6),
+
         // Payment-method modules: each depends on CheckoutCore only.
         .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore", "CheckoutLocking"],
                 path: "Plugins/CardPaymentMethod", swiftSettings: swift6),
@@ -87,7 +96,7 @@ let package = Package(
                           dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "SQLiteKit",
                                          "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
                                          "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
-                                         "CheckoutPreview"],
+                                         "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
                           path: "Sources/checkout", swiftSettings: swift6),
 
         // Benchmarks: run in release. C baselines live in their own small C target.
@@ -100,7 +109,7 @@ let package = Package(
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CheckoutDemo", "CBenchBaselines", "VaultServer",
                                                              "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
-                                         "Loopback"],
+                                         "Loopback", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.
@@ -138,8 +147,16 @@ let package = Package(
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutKit", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
                                    "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback",
-                                   "CheckoutCrypto", "HTTPTransport", "TLSTestSupport"],
+                                   "CheckoutCrypto", "HTTPTransport", "TLSTestSupport", "CheckoutOrchestration"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
+        // Orchestration (issue 18): the router, ledger, breaker and CLI scenarios in-process; the SIGKILL child.
+        .testTarget(name: "CheckoutOrchestrationTests",
+                    dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "CheckoutOrchestrationPostgres", "CheckoutCore",
+                                   "CheckoutLocking", "SQLiteKit", "Spawning", "CLibPQ", "VaultServerPostgres", "VaultServer",
+                                   "CheckoutKit", "CardPaymentMethod"],
+                    path: "Tests/CheckoutOrchestrationTests", swiftSettings: swift6),
+        .executableTarget(name: "orchestration-crash-child", dependencies: ["CheckoutOrchestration", "CheckoutCore"],
+                          path: "Sources/orchestration-crash-child", swiftSettings: swift6),
         .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerPostgresTests",

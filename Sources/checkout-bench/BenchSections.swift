@@ -13,5 +13,6 @@ enum BenchSections {
         Section(name: "sync", run: SyncBench.run),
         Section(name: "server", run: ServerBench.run),
         Section(name: "postgres", run: PostgresBench.run),
+        Section(name: "orchestration", run: OrchestrationBench.run),
     ]
 }
