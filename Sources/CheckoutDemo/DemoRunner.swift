@@ -191,7 +191,7 @@ public final class DemoRunner: Sendable {
         let form = try session.cardForm()
         fill(form, number: "4242 4242 4242 4242", context: context)
         await form.settled()
-        if options.verbose { detail("card form: \(form.formState)") }
+        if options.verbose { detail("card form: \(form.state)") }
         let result = try expectSuccess(await form.submit(), session: session)
         let report = try await context.engine.syncNow(scope: context.scope)
         line("paid \(amount(context)) by card (\(result.paymentId)); card saved as \(result.vaultedToken.map(VaultTokenMask.mask) ?? "-")"
@@ -205,7 +205,7 @@ public final class DemoRunner: Sendable {
         await form.settled()
         let declined = await form.submit()
         guard case .failed(let error) = declined, error.code == .paymentDeclined,
-              session.deliveredOutcomes == [.failure(error)] else {
+              session.deliveredOutcomes.map(\.failureError) == [error] else {
             throw CheckoutError(.invalidState, "expected a declined payment delivered once, got \(declined)")
         }
         fill(form, number: "5555 5555 5555 4444", context: context)

@@ -32,7 +32,7 @@ struct ThirdPartyHandlerTests {
         let method = try #require(harness.session.paymentMethods.last)
         selection.select(method)
         let flow = try #require(selection.selectedFlow as? StoreCardFlow)
-        let states = flow.states()
+        let states = flow.flowStates()
 
         flow.enter(Self.card("4111111111111111"))
         let final = await flow.submit()
@@ -146,7 +146,7 @@ struct PipelineThroughHandlersTests {
         let harness = try await RedirectPaymentFlowTests.harness()
         harness.session.onBeforePaymentCreate = { _ in .abort(message: message) }
         let flow = try harness.session.flow(for: .payPal)
-        let states = flow.states()
+        let states = flow.flowStates()
 
         let final = await flow.submit()
 
@@ -154,7 +154,7 @@ struct PipelineThroughHandlersTests {
         #expect(final == .failed(error))
         #expect(await drain(states) == [.idle, .processing, .failed(error)])
         #expect(harness.processor.createRequests == [])
-        #expect(harness.session.deliveredOutcomes == [.failure(error)])
+        #expect(harness.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
     }
 
     @Test func theHookCanAbortAVaultedPayment() async throws {

@@ -134,3 +134,12 @@ func registry(_ handlers: [any PaymentMethodHandler]) throws -> PaymentMethodReg
     for handler in handlers { try registry.register(handler) }
     return registry
 }
+
+extension CheckoutOutcome {
+    /// The outcome with a failure's `checkoutData` dropped, for tests about the error alone
+    /// (`CheckoutDataTests` checks the payment and order ids).
+    var ignoringCheckoutData: CheckoutOutcome {
+        if case .failure(let error, _) = self { return .failure(error, checkoutData: nil) }
+        return self
+    }
+}

@@ -12,7 +12,10 @@ import Foundation
 ///                         "options": { "surcharge": 0, "networkSurcharges": { "AMEX": 150 },
 ///                                      "captureVaultedCardCvv": true } } ] }
 /// ```
-/// `expiresAt` is in seconds since 1970. An optional `"vault": {"url", "key", "expiresAt"}` carries
+/// `expiresAt` is in seconds since 1970. Optional order fields (added compatibly: older tokens
+/// decode unchanged, and a token without them encodes as before): `"orderId"`, `"lineItems"`
+/// (`[{"itemId", "description", "amount", "quantity"}]`), `"customer"` (`{"emailAddress",
+/// "firstName", "lastName", "mobileNumber"}`) and `"fees"` (`[{"type", "amount"}]`); see `OrderDetails`. An optional `"vault": {"url", "key", "expiresAt"}` carries
 /// an ephemeral key for the customer's vault (see `VaultAccess`). The sandbox mints tokens with
 /// `encoded()`.
 /// A token is at most 64 KiB. Decoding never echoes the token in an error.
@@ -37,6 +40,8 @@ public struct ClientToken: Sendable, Equatable, Codable {
     public var paymentMethods: [AdvertisedPaymentMethod]
     /// Access to the customer's remote vault, when the backend minted an ephemeral key for it.
     public var vault: VaultAccess?
+    /// The order id, line items, customer details and fees, when the backend sent them.
+    public var order = OrderDetails()
 
     /// The prefix that identifies version 1 of the format.
     public static let prefix = "ckt1."
@@ -61,7 +66,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case merchantId, customerId, amount, currency, country, allowedCardNetworks, expiresAt, environment,
-             paymentMethods, vault
+             paymentMethods, vault, orderId, lineItems, customer, fees
     }
 
     public init(from decoder: any Decoder) throws {
@@ -77,6 +82,11 @@ public struct ClientToken: Sendable, Equatable, Codable {
         environment = try container.decodeIfPresent(String.self, forKey: .environment) ?? "sandbox"
         paymentMethods = try container.decode([AdvertisedPaymentMethod].self, forKey: .paymentMethods)
         vault = try container.decodeIfPresent(VaultAccess.self, forKey: .vault)
+        order = OrderDetails(
+            orderId: try container.decodeIfPresent(String.self, forKey: .orderId),
+            lineItems: try container.decodeIfPresent([LineItem].self, forKey: .lineItems) ?? [],
+            customer: try container.decodeIfPresent(CustomerDetails.self, forKey: .customer),
+            fees: try container.decodeIfPresent([OrderFee].self, forKey: .fees) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -91,6 +101,10 @@ public struct ClientToken: Sendable, Equatable, Codable {
         try container.encode(environment, forKey: .environment)
         try container.encode(paymentMethods, forKey: .paymentMethods)
         try container.encodeIfPresent(vault, forKey: .vault)
+        try container.encodeIfPresent(order.orderId, forKey: .orderId)
+        if !order.lineItems.isEmpty { try container.encode(order.lineItems, forKey: .lineItems) }
+        try container.encodeIfPresent(order.customer, forKey: .customer)
+        if !order.fees.isEmpty { try container.encode(order.fees, forKey: .fees) }
     }
 
     /// Decodes and validates a token.
@@ -149,6 +163,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
             guard !method.type.rawValue.isEmpty else { throw fail("paymentMethods[\(index)].type is empty") }
             guard seen.insert(method.id).inserted else { throw fail("paymentMethods[\(index)].id is duplicated") }
         }
+        if let problem = order.problem() { throw fail(problem) }
         if let vault {
             guard let url = URL(string: vault.url), ["https", "http"].contains(url.scheme?.lowercased() ?? ""),
                   url.host?.isEmpty == false else {

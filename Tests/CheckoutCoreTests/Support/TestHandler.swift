@@ -38,8 +38,8 @@ final class TestFlow: PaymentFlow {
     }
 
     var paymentMethodType: PaymentMethodType { context.method.type }
-    var state: PaymentFlowState { broadcaster.value }
-    func states() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
+    var flowState: PaymentFlowState { broadcaster.value }
+    func flowStates() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
 
     func submit() async -> PaymentFlowState {
         broadcaster.send(.processing)
