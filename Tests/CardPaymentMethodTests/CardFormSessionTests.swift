@@ -216,10 +216,11 @@ struct CardFormSessionTests {
                 selected: .cartesBancaires, selectable: true, numberError: nil),
         CoBadge(number: cartesBancairesVisa, allowed: [], available: [.cartesBancaires, .visa],
                 selected: .cartesBancaires, selectable: true, numberError: nil),
-        CoBadge(number: cartesBancairesVisa, allowed: [.visa], available: [.visa], selected: .visa, selectable: false,
+        // One usable network is not co-badged for the merchant: no selected network (the seed's rule).
+        CoBadge(number: cartesBancairesVisa, allowed: [.visa], available: [.visa], selected: nil, selectable: false,
                 numberError: nil),
         CoBadge(number: cartesBancairesVisa, allowed: [.cartesBancaires], available: [.cartesBancaires],
-                selected: .cartesBancaires, selectable: false, numberError: nil),
+                selected: nil, selectable: false, numberError: nil),
         CoBadge(number: cartesBancairesVisa, allowed: [.mastercard], available: [], selected: nil, selectable: false,
                 numberError: .unsupportedCardType),
         CoBadge(number: cartesBancairesMastercard, allowed: [.mastercard, .cartesBancaires],
@@ -231,7 +232,7 @@ struct CardFormSessionTests {
         CoBadge(number: eftposMastercard, allowed: [], available: [.eftpos, .mastercard], selected: .eftpos,
                 selectable: false, numberError: nil),
         CoBadge(number: eftposMastercard, allowed: [.visa, .mastercard], available: [.mastercard],
-                selected: .mastercard, selectable: false, numberError: nil),
+                selected: nil, selectable: false, numberError: nil),
     ])
     func coBadged(_ example: CoBadge) async throws {
         let checkout = try await CardCheckout.make(allowed: example.allowed)
@@ -244,6 +245,9 @@ struct CardFormSessionTests {
         #expect(state.allowsNetworkSelection == example.selectable)
         #expect(state.error(for: .cardNumber) == example.numberError)
         #expect(state.binData?.networks.isEmpty == false)
+        #expect(state.binData?.status == .complete)
+        // binData lists the card's networks in the merchant's order: the first usable one is preferred.
+        if let first = example.available.first { #expect(state.binData?.preferred == first) }
         for network in [CardNetwork.visa, .mastercard, .cartesBancaires, .eftpos, .amex] {
             let selectable = example.selectable && example.available.contains(network)
             do {
@@ -352,7 +356,7 @@ struct CardFormSessionTests {
         form.updateCardNumber("4035")
         lookup.answer("40355010", with: .success(BinData(networks: [.cartesBancaires, .visa])))
         await form.settled()
-        #expect(form.state.binData == nil)
+        #expect(form.state.binData == CardBinData(preferred: .visa, status: .partial, firstDigits: "4035"))
         #expect(form.state.availableNetworks == [.visa])
         #expect(lookup.requests == ["40355010", "52000000", "40355010"])
     }
@@ -389,9 +393,9 @@ struct CardFormSessionTests {
         let form = checkout.form
         form.updateCardNumber(Self.cartesBancairesVisa)
         await form.settled()
-        #expect(form.state.binData == nil)
+        #expect(form.state.binData == CardBinData(preferred: .visa, status: .partial, firstDigits: "403550"))
         #expect(form.state.availableNetworks == [.visa])
-        #expect(form.state.selectedNetwork == .visa)
+        #expect(form.state.selectedNetwork == nil, "one network is not co-badged")
     }
 
     @Test("without a BIN lookup only local detection is used")
@@ -400,7 +404,7 @@ struct CardFormSessionTests {
         checkout.form.updateCardNumber(Self.eftposMastercard)
         await checkout.form.settled()
         #expect(checkout.form.state.availableNetworks == [.mastercard])
-        #expect(checkout.form.state.binData == nil)
+        #expect(checkout.form.state.binData == CardBinData(preferred: .mastercard, status: .partial, firstDigits: "520000"))
     }
 
     @Test("the number and CVV never appear in snapshots, descriptions or mirrors")

@@ -228,10 +228,13 @@ import Testing
         #expect(again == .failed(CheckoutError(.paymentAborted, "Basket changed")))
     }
 
-    @Test func idempotencyKeyIsRequestedOncePerAttemptAndTheHookKeyWins() async throws {
+    @Test func idempotencyKeyIsRequestedOncePerAttemptAndIgnoredWhileTheHookIsSet() async throws {
+        // The seed: the provider is "invoked once per payment attempt" and "ignored when
+        // onBeforePaymentCreate is set". (This test used to pin the opposite: provider still called.)
         let calls = Counter()
         let seen = Recorder<PaymentCreationData>()
-        let session = Fixtures.session(idempotencyKey: { "provider-\(calls.increment())" })
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor, idempotencyKey: { "provider-\(calls.increment())" })
         await session.start()
         let flow = try session.flow(for: .payPal)
         _ = await flow.submit()
@@ -243,7 +246,10 @@ import Testing
             return .continue(idempotencyKey: "hook-key")
         }
         _ = await flow.submit()
-        #expect(calls.count == 3, "the provider is still called exactly once per attempt")
+        session.onBeforePaymentCreate = { _ in .continue(idempotencyKey: nil) }
+        _ = await flow.submit()
+        #expect(calls.count == 2, "the provider is not called while the hook is set")
+        #expect(processor.createKeys == ["provider-1", "provider-2", "hook-key", nil])
         #expect(seen.all == [PaymentCreationData(paymentMethodType: .paymentCard, amount: 1999, surcharge: 0,
                                                  currency: "EUR")])
     }

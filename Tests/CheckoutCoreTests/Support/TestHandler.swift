@@ -136,8 +136,13 @@ final class ControlledProcessor: PaymentProcessor {
     func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
         try await sandbox.tokenize(request, session: session)
     }
+    /// The idempotency key of every create-payment call, in order.
+    var createKeys: [String?] { keys.withLock { $0 } }
+    private let keys = Locked<[String?]>([])
+
     func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
-        try await sandbox.createPayment(request)
+        keys.withLock { $0.append(request.idempotencyKey) }
+        return try await sandbox.createPayment(request)
     }
     func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
         try await sandbox.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
