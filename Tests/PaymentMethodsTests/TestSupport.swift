@@ -15,8 +15,8 @@ struct Harness {
     static func start(methods: [AdvertisedPaymentMethod], configuration: CheckoutConfiguration = .init(paymentMethods: []),
                       registry: PaymentMethodRegistry, amount: Int = 1000, currency: String = "EUR",
                       country: String = "NL", allowedCardNetworks: [CardNetwork] = [],
-                      failFirstCreateCalls: Int = 0, vaulted: [VaultedPaymentMethod] = []) async throws -> Harness {
-        let sandbox = SandboxProcessor()
+                      failFirstCreateCalls: Int = 0, vaulted: [VaultedPaymentMethod] = [],
+                      sandbox: SandboxProcessor = SandboxProcessor()) async throws -> Harness {
         let processor = RecordingProcessor(sandbox, failFirstCreateCalls: failFirstCreateCalls)
         let keys = KeySource()
         let vault = InMemoryVaultProvider()
