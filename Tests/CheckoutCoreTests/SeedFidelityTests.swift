@@ -331,6 +331,36 @@ func collectUntilFinished(_ stream: AsyncStream<CheckoutOutcome>) async -> [Chec
         #expect(try await vault.paymentMethods(for: VaultScope(merchantId: "merchant_a", customerId: "customer_1")).isEmpty)
     }
 
+    @Test func aPaymentFinishedByPollingIsVaultedWhenItsCreationAskedForIt() async throws {
+        // The shopper completes the challenge out of band; the flow finds the success by polling,
+        // without asking for vaulting again: the pipeline remembers that the creation asked.
+        let vault = InMemoryVaultProvider()
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(registry: Fixtures.registry { "4000000000003220" }, processor: processor,
+                                       vault: vault)
+        await session.start()
+        let flow = try #require(try session.flow(for: .payPal) as? TestFlow)
+        guard case .awaitingChallenge = await flow.submit() else {
+            Issue.record("expected a challenge")
+            return
+        }
+        let token = try #require(flow.lastToken.withLock { $0 })
+        let pipeline = flow.context.pipeline
+        let paymentId = "pay_2"  // the sandbox numbers tokens and payments from one counter: tok_1, then pay_2
+        #expect(try await processor.sandbox.paymentStatus(paymentId: paymentId).status == .pending)
+        #expect(try await pipeline.pollStatus(paymentId: paymentId, token: token) == nil, "still pending")
+        _ = try await processor.sandbox.resumePayment(paymentId: paymentId, resumeToken: "challenge-success")
+        guard case .succeeded(let result) = try await pipeline.pollStatus(paymentId: paymentId, token: token) else {
+            Issue.record("expected the poll to find the success")
+            return
+        }
+        let vaultedToken = try #require(result.vaultedToken)
+        #expect(result.vaultError == nil)
+        #expect(try await vault.paymentMethods(for: VaultScope(merchantId: "merchant_a", customerId: "customer_1"))
+            .map(\.id) == [vaultedToken])
+        #expect(session.deliveredOutcomes == [.success(result)])
+    }
+
     // MARK: Item 9: CheckoutPaymentMethod
 
     static func method(background: PaymentMethodColor?, text: PaymentMethodColor? = nil, icon: String? = nil,

@@ -1,3 +1,4 @@
+import CheckoutLocking
 import Foundation
 
 /// Takes a payment token to an outcome: before-payment-create hook, idempotency key, create
@@ -30,6 +31,9 @@ public final class PaymentPipeline: Sendable {
     private let report: @Sendable (CheckoutOutcome) -> Void
     private let networkRetries: Int
     private let retryDelay: Duration
+    /// Payments created with `vaultOnSuccess` that are waiting for a challenge or redirect: the
+    /// success that finishes them (resume or poll) is vaulted even if that caller does not ask again.
+    private let vaultPending = Locked<Set<String>>([])
 
     init(session: ClientSession, processor: any PaymentProcessor, vault: (any VaultProvider)?,
          networkRetries: Int = 2, retryDelay: Duration = .milliseconds(20),
@@ -85,7 +89,7 @@ public final class PaymentPipeline: Sendable {
                        vaultOnSuccess: Bool = false) async -> Step {
         do {
             let response = try await processor.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
-            return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess)
+            return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess || vaultAsked(paymentId))
         } catch {
             return finish(.failed(Self.checkoutError(error)), paymentId: paymentId)
         }
@@ -105,15 +109,22 @@ public final class PaymentPipeline: Sendable {
         } catch {
             return finish(.failed(Self.checkoutError(error)), paymentId: paymentId)
         }
-        return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess)
+        return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess || vaultAsked(paymentId))
     }
 
     /// Asks for a pending payment's status; returns nil while it is still pending. A success
-    /// found by polling is vaulted like any other when `vaultOnSuccess` is set.
+    /// found by polling is vaulted like any other when `vaultOnSuccess` is set or the payment was
+    /// created with it.
     public func pollStatus(paymentId: String, token: PaymentMethodToken, vaultOnSuccess: Bool = false) async throws -> Step? {
         let response = try await processor.paymentStatus(paymentId: paymentId)
         if response.status == .pending { return nil }
-        return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess)
+        return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess || vaultAsked(paymentId))
+    }
+
+    /// Whether `paymentId` was created with `vaultOnSuccess` and still awaited its action (the
+    /// mark is taken: a payment finishes once).
+    private func vaultAsked(_ paymentId: String) -> Bool {
+        vaultPending.withLock { $0.remove(paymentId) != nil }
     }
 
     /// Reports a failure that happened before a payment could be created (e.g. tokenization).
@@ -131,9 +142,11 @@ public final class PaymentPipeline: Sendable {
             return finish(.succeeded(result))
         case .pending:
             guard let action = response.requiredAction else {
+                _ = vaultAsked(response.paymentId)
                 return finish(.failed(CheckoutError(.paymentFailed, "the payment is pending with no action to take")),
                               paymentId: response.paymentId)
             }
+            if vaultOnSuccess { vaultPending.withLock { _ = $0.insert(response.paymentId) } }
             return .actionRequired(paymentId: response.paymentId, action)
         case .declined:
             return finish(.failed(CheckoutError(.paymentDeclined, response.reason ?? "the payment was declined")),

@@ -31,6 +31,8 @@ final class TestFlow: PaymentFlow {
     let cardNumber: @Sendable () -> String
     private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
     let reportTwice = Locked(false)
+    /// The last payment token this flow paid with (for tests that continue a payment by hand).
+    let lastToken = Locked<PaymentMethodToken?>(nil)
 
     init(context: PaymentFlowContext, cardNumber: @escaping @Sendable () -> String) {
         self.context = context
@@ -63,6 +65,7 @@ final class TestFlow: PaymentFlow {
     }
 
     private func pay(_ token: PaymentMethodToken) async -> PaymentFlowState {
+        lastToken.withLock { $0 = token }
         let step = await context.pipeline.createPayment(token: token, vaultOnSuccess: true)
         if reportTwice.withLock({ $0 }), case .succeeded = step {
             // Same payment again: the sandbox answers from its idempotency record or fails; either
