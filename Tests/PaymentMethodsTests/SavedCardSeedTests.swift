@@ -105,13 +105,21 @@ struct SavedCardSeedTests {
 
     // MARK: Items 3 and 4
 
-    @Test func aSavedCardThatNeedsAChallengeIsPaidEndToEnd() async throws {
+    /// A ready session whose only saved card is the sandbox's challenge card, selected, with
+    /// its CVV typed through the seed's binding when `recapture`.
+    static func savedChallengeCard(recapture: Bool = true) async throws
+        -> (harness: Harness, selection: SelectionSession, saved: VaultedPaymentMethod) {
         let sandbox = SandboxProcessor()
-        let saved = try await Self.saveChallengeCard(in: sandbox)
-        let harness = try await Self.harness(saved: [saved], sandbox: sandbox)
+        let saved = try await saveChallengeCard(in: sandbox)
+        let harness = try await harness(saved: [saved], sandbox: sandbox, recapture: recapture)
         let selection = try #require(harness.session.selection)
         selection.selectVaulted(saved)
-        Self.type("737", into: selection)
+        if recapture { type("737", into: selection) }
+        return (harness, selection, saved)
+    }
+
+    @Test func aSavedCardThatNeedsAChallengeIsPaidEndToEnd() async throws {
+        let (harness, selection, saved) = try await Self.savedChallengeCard()
 
         let awaiting = await selection.submitVaulted()
         guard case .awaitingChallenge = awaiting else {
@@ -139,12 +147,7 @@ struct SavedCardSeedTests {
     }
 
     @Test func aFailedChallengeOnASavedCardFailsTheAttemptWithItsPaymentId() async throws {
-        let sandbox = SandboxProcessor()
-        let saved = try await Self.saveChallengeCard(in: sandbox)
-        let harness = try await Self.harness(saved: [saved], sandbox: sandbox)
-        let selection = try #require(harness.session.selection)
-        selection.selectVaulted(saved)
-        Self.type("737", into: selection)
+        let (harness, selection, _) = try await Self.savedChallengeCard()
         guard case .awaitingChallenge = await selection.submitVaulted() else {
             Issue.record("expected a challenge")
             return
@@ -163,11 +166,7 @@ struct SavedCardSeedTests {
     }
 
     @Test func cancellingTheSelectionDropsAPendingChallenge() async throws {
-        let sandbox = SandboxProcessor()
-        let saved = try await Self.saveChallengeCard(in: sandbox)
-        let harness = try await Self.harness(saved: [saved], sandbox: sandbox, recapture: false)
-        let selection = try #require(harness.session.selection)
-        selection.selectVaulted(saved)
+        let (harness, selection, _) = try await Self.savedChallengeCard(recapture: false)
         guard case .awaitingChallenge = await selection.submitVaulted() else {
             Issue.record("expected a challenge")
             return
