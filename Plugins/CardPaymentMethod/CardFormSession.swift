@@ -6,8 +6,8 @@ import Foundation
 /// one payment at a time (tokenize, create payment, 3-D Secure challenge).
 ///
 /// It is the `PaymentFlow` of `PAYMENT_CARD` (`CheckoutSession.cardForm()` returns it) and publishes
-/// two streams: `states()` with the flow's lifecycle and `formStates()` with full `CardFormState`
-/// snapshots. The raw number and CVV live only in private storage: never in a snapshot, a
+/// two streams: `states()` with full `CardFormState` snapshots (`state`, as the seed's
+/// `PrimerCardFormSession.state`) and `flowStates()` with the payment lifecycle (`flowState`). The raw number and CVV live only in private storage: never in a snapshot, a
 /// description or a mirror, and they are wiped after success or cancellation.
 ///
 /// Every method is safe to call from any task; state changes are serialised by a `Locked` and
@@ -87,17 +87,17 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
 
     // MARK: Observation
 
-    /// The flow's current lifecycle state.
-    public var state: PaymentFlowState { flowBroadcaster.value }
+    /// The flow's current lifecycle state (also `state.flow`).
+    public var flowState: PaymentFlowState { flowBroadcaster.value }
 
     /// The flow's lifecycle state, then every change.
-    public func states() -> AsyncStream<PaymentFlowState> { flowBroadcaster.stream() }
+    public func flowStates() -> AsyncStream<PaymentFlowState> { flowBroadcaster.stream() }
 
-    /// The current form snapshot.
-    public var formState: CardFormState { formBroadcaster.value }
+    /// The current form snapshot (the seed's `PrimerCardFormSession.state`).
+    public var state: CardFormState { formBroadcaster.value }
 
     /// The current form snapshot, then every change.
-    public func formStates() -> AsyncStream<CardFormState> { formBroadcaster.stream() }
+    public func states() -> AsyncStream<CardFormState> { formBroadcaster.stream() }
 
     /// Waits until every BIN lookup started so far has answered and been applied (or, when
     /// stale, ignored). Useful for tests and for a host that wants the co-badge answer before
@@ -109,14 +109,14 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
 
     /// The masked number, the selected network and the flow state; never card data.
     public var description: String {
-        let state = formState
+        let state = state
         return "CardFormSession(\(state.data.cardNumber.isEmpty ? "-" : state.data.cardNumber), "
             + "\(state.selectedNetwork?.rawValue ?? "-"), \(state.flow))"
     }
 
     /// Reflection shows only the published (masked) state, so `dump` cannot leak card data.
     public var customMirror: Mirror {
-        Mirror(self, children: ["formState": formState], displayStyle: .class)
+        Mirror(self, children: ["state": state], displayStyle: .class)
     }
 
     // MARK: Updates
@@ -191,8 +191,8 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
             }
             storage.touched.formUnion(configuration.visibleFields)
             let state = render(storage)
-            guard state.isValid, let details = cardDetails(storage, network: state.selectedNetwork) else {
-                let fields = state.errors.map(\.description).joined(separator: ", ")
+            guard state.isValid, let details = cardDetails(storage, network: state.selectedNetwork ?? state.binData?.preferred) else {
+                let fields = state.fieldErrors.map(\.description).joined(separator: ", ")
                 storage.flow = .failed(CheckoutError(.invalidPaymentData, "the card form has invalid fields: \(fields)"))
                 publish(storage)
                 return .done(storage.flow)
@@ -200,11 +200,11 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
             storage.attempt += 1
             storage.flow = .processing
             publish(storage)
-            return .go(details, surcharge: state.surcharge ?? 0, attempt: storage.attempt)
+            return .go(details, surcharge: state.surchargeAmountRaw ?? 0, attempt: storage.attempt)
         }
         let details: CardDetails, surcharge: Int, attempt: Int
         switch start {
-        case .done(let state): return state
+        case .done(let reached): return reached
         case .go(let card, let amount, let number): (details, surcharge, attempt) = (card, amount, number)
         }
         let token: PaymentMethodToken
@@ -213,10 +213,10 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
         } catch {
             let failure = (error as? CheckoutError)
                 ?? CheckoutError(.paymentFailed, "the card could not be tokenized", underlying: error)
-            guard isCurrent(attempt) else { return state }
+            guard isCurrent(attempt) else { return flowState }
             return apply(context.pipeline.fail(failure), attempt: attempt, token: nil)
         }
-        guard isCurrent(attempt) else { return state }
+        guard isCurrent(attempt) else { return flowState }
         let step = await context.pipeline.createPayment(token: token, surcharge: surcharge,
                                                         vaultOnSuccess: vaultOnSuccess)
         return apply(step, attempt: attempt, token: token)
@@ -396,12 +396,17 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
             available.append(network)
         }
         let eftpos = detected.contains(.eftpos)
-        let selected: CardNetwork?
-        if !eftpos, let chosen = storage.chosenNetwork, available.contains(chosen) {
-            selected = chosen
+        let coBadged = available.count > 1
+        // The network the card is paid with; published as `selectedNetwork` only for a
+        // co-badged card (the seed's rule), otherwise it is `binData.preferred`.
+        let effective: CardNetwork?
+        if coBadged, !eftpos, let chosen = storage.chosenNetwork, available.contains(chosen) {
+            effective = chosen
         } else {
-            selected = available.first
+            effective = available.first
         }
+        let selected = coBadged ? effective : nil
+        let binData = Self.binData(storage, check: check, allowed: allowed)
 
         var errors: [CardFieldError] = []
         if check.issues.contains(.numberRequired) {
@@ -413,7 +418,7 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
         }
         let expiryIssues = validator.checkExpiry(storage.expiry).issues
         errors += CardCheck(network: nil, digitCount: 0, issues: expiryIssues, expiry: nil).errors
-        let cvvIssues = validator.checkSecurityCode(storage.cvv, network: selected ?? check.network)
+        let cvvIssues = validator.checkSecurityCode(storage.cvv, network: effective ?? check.network)
         errors += CardCheck(network: nil, digitCount: 0, issues: cvvIssues, expiry: nil).errors
         if configuration.cardholderName != .hidden,
            let code = CardValidator.validateCardholderName(storage.cardholderName,
@@ -423,7 +428,7 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
         errors += BillingValidator.validate(storage.billing, requirements: configuration.billingFields,
                                             defaultCountry: context.session.token.country)
 
-        let surcharge = context.advertised.options.surcharge(for: selected)
+        let surcharge = context.advertised.options.surcharge(for: effective)
         var billing = storage.billing
         for field in BillingField.allCases {
             billing[field] = billing[field].map(PaymentDataRedactor.redact)
@@ -434,14 +439,41 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
                                       billingAddress: billing)
         return CardFormState(
             configuration: configuration, configurationError: configurationError, data: data,
-            errors: errors.filter { storage.touched.contains($0.field) }, isLoading: storage.flow == .processing,
-            isValid: errors.isEmpty && configurationError == nil, selectedNetwork: selected,
-            availableNetworks: available, allowsNetworkSelection: !eftpos && available.count > 1,
-            surcharge: surcharge,
-            formattedSurcharge: surcharge.flatMap { amount in
+            fieldErrors: errors.filter { storage.touched.contains($0.field) }, isLoading: storage.flow == .processing,
+            isValid: errors.isEmpty && configurationError == nil,
+            selectedCountry: (configuration.billingFields[.countryCode] ?? .hidden) == .hidden
+                ? nil : Self.country(storage.billing.countryCode),
+            selectedNetwork: selected,
+            availableNetworks: available, allowsNetworkSelection: !eftpos && coBadged,
+            surchargeAmountRaw: surcharge,
+            surchargeAmount: surcharge.flatMap { amount in
                 currency.flatMap { MoneyFormatter.surcharge(minorUnits: amount, currency: $0) }
             },
-            binData: storage.binData, flow: storage.flow)
+            binData: binData, flow: storage.flow)
+    }
+
+    /// A two-letter billing country code, upper-cased; nil for anything else.
+    private static func country(_ text: String?) -> String? {
+        guard let code = text?.trimmingCharacters(in: .whitespaces).uppercased(), code.utf8.count == 2,
+              code.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else { return nil }
+        return code
+    }
+
+    /// The BIN data in the seed's shape: complete once the lookup answered with networks for the
+    /// current BIN, partial with local detection before; nil when no network is detected.
+    private static func binData(_ storage: Storage, check: CardCheck, allowed: [CardNetwork]) -> CardBinData? {
+        let digits = CardFormatter.digitsOnly(storage.number, limit: 6)
+        let firstDigits = digits.isEmpty ? nil : digits
+        if let answer = storage.binData, !answer.networks.isEmpty {
+            let ordered = CardBinData.ordered(answer.networks, by: allowed)
+            return CardBinData(preferred: ordered.first, alternatives: Array(ordered.dropFirst()), status: .complete,
+                               firstDigits: firstDigits, issuerCountry: answer.issuerCountry,
+                               accountFundingType: answer.accountFundingType)
+        }
+        guard let local = check.network else { return nil }
+        return CardBinData(preferred: local, status: storage.binData == nil ? .partial : .complete,
+                           firstDigits: firstDigits, issuerCountry: storage.binData?.issuerCountry,
+                           accountFundingType: storage.binData?.accountFundingType)
     }
 
     /// The card details to tokenize, or nil when the expiry cannot be parsed.

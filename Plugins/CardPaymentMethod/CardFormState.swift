@@ -36,50 +36,60 @@ public struct CardFormState: Sendable, Equatable {
     public var configurationError: CheckoutError?
     /// The entered data, masked.
     public var data: Data
-    /// Errors of the fields the shopper has edited (every field after `submit`), in form order.
-    public var errors: [CardFieldError]
+    /// Errors of the fields the shopper has edited (every field after `submit`), in form order
+    /// (the seed's `fieldErrors`).
+    public var fieldErrors: [CardFieldError]
     /// True while a payment is being tokenized, created or resumed.
     public var isLoading: Bool
     /// True when every collected field is valid (whether edited yet or not).
     public var isValid: Bool
-    /// The network the payment will use.
+    /// The selected billing country (ISO 3166 alpha-2, upper case) once the billing country field
+    /// holds a two-letter code; nil otherwise and when the form does not collect it.
+    public var selectedCountry: String?
+    /// The network chosen for a co-badged card (the preferred one until the shopper chooses);
+    /// nil unless the card is co-badged, as in the seed. The network a single-network card is
+    /// paid with is `binData?.preferred`.
     public var selectedNetwork: CardNetwork?
     /// The detected networks the merchant allows, in the merchant's order.
     public var availableNetworks: [CardNetwork]
     /// True when the shopper may choose among `availableNetworks` (co-badged, and not EFTPOS).
     public var allowsNetworkSelection: Bool
-    /// The surcharge of the selected network in minor units (flat surcharge when none is selected).
-    public var surcharge: Int?
-    /// The surcharge formatted with the session currency, e.g. `+ €1.50`; nil when zero or none.
-    public var formattedSurcharge: String?
-    /// What the BIN lookup said about the current first 8 digits, once it answered.
-    public var binData: BinData?
+    /// The surcharge of the network the card is paid with, in minor units (the flat surcharge
+    /// when no network is known); the seed's `surchargeAmountRaw`.
+    public var surchargeAmountRaw: Int?
+    /// The surcharge formatted with the session currency, e.g. `+ €1.50`; nil when zero or none
+    /// (the seed's `surchargeAmount`).
+    public var surchargeAmount: String?
+    /// The card's networks in the seed's `PrimerBinData` shape; nil until a network is detected.
+    public var binData: CardBinData?
     /// The payment flow's state.
     public var flow: PaymentFlowState
 
     /// Creates a state.
     public init(configuration: CardFormConfiguration, configurationError: CheckoutError? = nil, data: Data = Data(),
-                errors: [CardFieldError] = [], isLoading: Bool = false, isValid: Bool = false,
-                selectedNetwork: CardNetwork? = nil, availableNetworks: [CardNetwork] = [],
-                allowsNetworkSelection: Bool = false, surcharge: Int? = nil, formattedSurcharge: String? = nil,
-                binData: BinData? = nil, flow: PaymentFlowState = .idle) {
+                fieldErrors: [CardFieldError] = [], isLoading: Bool = false, isValid: Bool = false,
+                selectedCountry: String? = nil, selectedNetwork: CardNetwork? = nil,
+                availableNetworks: [CardNetwork] = [], allowsNetworkSelection: Bool = false,
+                surchargeAmountRaw: Int? = nil, surchargeAmount: String? = nil,
+                binData: CardBinData? = nil, flow: PaymentFlowState = .idle) {
         self.configuration = configuration
         self.configurationError = configurationError
         self.data = data
-        self.errors = errors
+        self.fieldErrors = fieldErrors
+        self.selectedCountry = selectedCountry
         self.isLoading = isLoading
         self.isValid = isValid
         self.selectedNetwork = selectedNetwork
         self.availableNetworks = availableNetworks
         self.allowsNetworkSelection = allowsNetworkSelection
-        self.surcharge = surcharge
-        self.formattedSurcharge = formattedSurcharge
+        self.surchargeAmountRaw = surchargeAmountRaw
+        self.surchargeAmount = surchargeAmount
         self.binData = binData
         self.flow = flow
     }
 
     /// The error of one field, if shown.
     public func error(for field: CardField) -> CardValidationError.Code? {
-        errors.first { $0.field == field }?.code
+        fieldErrors.first { $0.field == field }?.code
     }
 }

@@ -38,10 +38,10 @@ public final class RedirectPaymentFlow: PaymentFlow {
     // MARK: Observation
 
     /// The current state.
-    public var state: PaymentFlowState { machine.state }
+    public var flowState: PaymentFlowState { machine.state }
 
     /// The current state, then every change.
-    public func states() -> AsyncStream<PaymentFlowState> { machine.states() }
+    public func flowStates() -> AsyncStream<PaymentFlowState> { machine.states() }
 
     /// The processor's id of the current or last payment of this flow, once created.
     public var paymentId: String? { machine.paymentId }
@@ -55,7 +55,7 @@ public final class RedirectPaymentFlow: PaymentFlow {
     /// the current state, while an attempt is in progress or after success.
     @discardableResult
     public func submit() async -> PaymentFlowState {
-        guard let attempt = machine.beginAttempt(resetting: { $0.polling = nil }) else { return state }
+        guard let attempt = machine.beginAttempt(resetting: { $0.polling = nil }) else { return flowState }
         return await machine.pay(attempt, surcharge: context.advertised.options.surcharge ?? 0, through: context.pipeline,
                                  tokenizeFailure: "the payment method could not be tokenized",
                                  unsupported: { action in
@@ -105,7 +105,7 @@ public final class RedirectPaymentFlow: PaymentFlow {
         }
         switch decision {
         case .awaitPoll(let task):
-            return await awaitShared(task) { [self] in state }
+            return await awaitShared(task) { [self] in flowState }
         case .resume(let attempt, let pending, let resumeToken):
             let step: PaymentPipeline.Step
             do {
@@ -134,8 +134,8 @@ public final class RedirectPaymentFlow: PaymentFlow {
             current.extra.polling = task
             return task
         }
-        guard let task else { return state }
-        return await awaitShared(task) { [self] in state }
+        guard let task else { return flowState }
+        return await awaitShared(task) { [self] in flowState }
     }
 
     /// Cancels the flow (no outcome is delivered) and stops polling. No-op after success.

@@ -32,16 +32,16 @@ public final class VaultedPaymentFlow: PaymentFlow {
     // MARK: PaymentFlow
 
     /// The current state.
-    public var state: PaymentFlowState { machine.state }
+    public var flowState: PaymentFlowState { machine.state }
 
     /// The current state, then every change.
-    public func states() -> AsyncStream<PaymentFlowState> { machine.states() }
+    public func flowStates() -> AsyncStream<PaymentFlowState> { machine.states() }
 
     /// Pays with the saved instrument. Ignored, returning the current state, while an attempt is
     /// in progress or after success.
     @discardableResult
     public func submit() async -> PaymentFlowState {
-        guard let attempt = machine.beginAttempt() else { return state }
+        guard let attempt = machine.beginAttempt() else { return flowState }
         guard case .vaulted(let method, let cvv) = context.input else {
             return machine.apply(.failed(CheckoutError(.invalidState, "a vaulted payment needs a saved payment method")),
                                  attempt: attempt, token: nil)

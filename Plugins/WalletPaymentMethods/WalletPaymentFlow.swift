@@ -30,16 +30,16 @@ public final class WalletPaymentFlow: PaymentFlow {
     // MARK: PaymentFlow
 
     /// The current state.
-    public var state: PaymentFlowState { machine.state }
+    public var flowState: PaymentFlowState { machine.state }
 
     /// The current state, then every change.
-    public func states() -> AsyncStream<PaymentFlowState> { machine.states() }
+    public func flowStates() -> AsyncStream<PaymentFlowState> { machine.states() }
 
     /// Builds the request, has the wallet authorise it and pays with the wallet token. Ignored,
     /// returning the current state, while an attempt is in progress or after success.
     @discardableResult
     public func submit() async -> PaymentFlowState {
-        guard let attempt = machine.beginAttempt(resetting: { $0 = nil }) else { return state }
+        guard let attempt = machine.beginAttempt(resetting: { $0 = nil }) else { return flowState }
         let request: WalletPaymentRequest
         do {
             request = try buildRequest(context)
@@ -60,7 +60,7 @@ public final class WalletPaymentFlow: PaymentFlow {
                 ?? CheckoutError(.paymentFailed, "the wallet did not authorise the payment", underlying: error)
             return machine.fail(failure, attempt: attempt, through: context.pipeline)
         }
-        guard machine.isCurrent(attempt) else { return state }
+        guard machine.isCurrent(attempt) else { return flowState }
         return await machine.pay(attempt, surcharge: context.advertised.options.surcharge ?? 0, through: context.pipeline,
                                  tokenizeFailure: "the wallet token could not be tokenized",
                                  unsupported: { action in

@@ -162,7 +162,8 @@ public final class DemoRunner: Sendable {
         let token = CheckoutKit.sandboxClientToken(configuration: context.defaults.configuration,
                                                    merchantId: context.scope.merchantId,
                                                    customerId: context.scope.customerId, now: context.now,
-                                                   vault: context.vaultAccess)
+                                                   vault: context.vaultAccess,
+                                                   order: CheckoutKit.demoOrder(amount: 4999))
         let session = CheckoutSession(clientToken: token.encoded(), configuration: context.defaults.configuration,
                                       registry: context.registry, processor: context.processor,
                                       vault: SyncingVaultProvider(store: context.store, engine: context.engine),
@@ -183,6 +184,11 @@ public final class DemoRunner: Sendable {
              + "(space.medium \(format(theme.space.medium)), space.small \(format(theme.space.small))):")
         for row in MethodListRenderer.render(layout: layout, methods: methods, color: options.color) { line(row) }
         for diagnostic in session.diagnostics { detail("note: \(diagnostic)") }
+        if let order = session.clientSession {
+            detail("order \(order.orderId ?? "-"): \(order.lineItems.count) line item(s), "
+                   + "fees \(order.fees.map { "\($0.type) \($0.amount)" }.joined(separator: ", ")), "
+                   + "customer \(order.customer?.firstName ?? "-")")
+        }
         if options.verbose, let selection = session.selection { detail("selection state: \(selection.state)") }
     }
 
@@ -191,7 +197,7 @@ public final class DemoRunner: Sendable {
         let form = try session.cardForm()
         fill(form, number: "4242 4242 4242 4242", context: context)
         await form.settled()
-        if options.verbose { detail("card form: \(form.formState)") }
+        if options.verbose { detail("card form: \(form.state)") }
         let result = try expectSuccess(await form.submit(), session: session)
         let report = try await context.engine.syncNow(scope: context.scope)
         line("paid \(amount(context)) by card (\(result.paymentId)); card saved as \(result.vaultedToken.map(VaultTokenMask.mask) ?? "-")"
@@ -205,7 +211,7 @@ public final class DemoRunner: Sendable {
         await form.settled()
         let declined = await form.submit()
         guard case .failed(let error) = declined, error.code == .paymentDeclined,
-              session.deliveredOutcomes == [.failure(error)] else {
+              session.deliveredOutcomes.map(\.failureError) == [error] else {
             throw CheckoutError(.invalidState, "expected a declined payment delivered once, got \(declined)")
         }
         fill(form, number: "5555 5555 5555 4444", context: context)

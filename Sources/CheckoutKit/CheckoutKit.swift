@@ -38,13 +38,16 @@ public enum CheckoutKit {
 
     /// Mints a sandbox client token advertising every method of `configuration`, the way a
     /// merchant backend would after creating a client session. Card gets per-network surcharges
-    /// (AMEX +1.50) and CVV recapture for saved cards; PayPal a flat surcharge of 1.00.
+    /// (AMEX +1.50) and CVV recapture for saved cards; PayPal a flat surcharge of 1.00. `order`
+    /// puts an order id, line items, customer details and fees into the token (read back as
+    /// `ClientSession.lineItems`, `.customer`, `.fees`, `.orderId`); `demoOrder(amount:)` is one.
     public static func sandboxClientToken(
         configuration: CheckoutConfiguration, merchantId: String = "merchant_a",
         customerId: String = "customer_demo", amount: Int = 4999, currency: String = "EUR",
         country: String = "NL",
         allowedCardNetworks: [CardNetwork] = [.visa, .mastercard, .amex, .cartesBancaires, .maestro],
-        lifetime: TimeInterval = 3600, now: Date = Date(), vault: VaultAccess? = nil
+        lifetime: TimeInterval = 3600, now: Date = Date(), vault: VaultAccess? = nil,
+        order: OrderDetails = OrderDetails()
     ) -> ClientToken {
         let methods = configuration.paymentMethods.map { entry -> AdvertisedPaymentMethod in
             var options = AdvertisedOptions()
@@ -61,8 +64,21 @@ public enum CheckoutKit {
             }
             return AdvertisedPaymentMethod(id: "pm_" + entry.type.rawValue.lowercased(), type: entry.type, options: options)
         }
-        return ClientToken(merchantId: merchantId, customerId: customerId, amount: amount, currency: currency,
-                           country: country, allowedCardNetworks: allowedCardNetworks,
-                           expiresAt: now.addingTimeInterval(lifetime), paymentMethods: methods, vault: vault)
+        var token = ClientToken(merchantId: merchantId, customerId: customerId, amount: amount, currency: currency,
+                                country: country, allowedCardNetworks: allowedCardNetworks,
+                                expiresAt: now.addingTimeInterval(lifetime), paymentMethods: methods, vault: vault)
+        token.order = order
+        return token
+    }
+
+    /// A demo order for `amount`: one line item worth the amount less a 4.95 shipping fee (when
+    /// the amount allows it), that fee, and a demo customer.
+    public static func demoOrder(amount: Int, orderId: String = "order_demo") -> OrderDetails {
+        let shipping = amount >= 495 ? 495 : 0
+        return OrderDetails(
+            orderId: orderId,
+            lineItems: [LineItem(itemId: "sku_demo", description: "Demo item", amount: amount - shipping, quantity: 1)],
+            customer: CustomerDetails(emailAddress: "shopper@example.com", firstName: "Demo", lastName: "Shopper"),
+            fees: shipping > 0 ? [OrderFee(type: "SHIPPING", amount: shipping)] : [])
     }
 }

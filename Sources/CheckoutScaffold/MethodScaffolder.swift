@@ -180,8 +180,8 @@ public struct MethodScaffolder: Sendable {
             init(context: PaymentFlowContext) { self.context = context }
 
             public var paymentMethodType: PaymentMethodType { context.method.type }
-            public var state: PaymentFlowState { machine.state }
-            public func states() -> AsyncStream<PaymentFlowState> { machine.states() }
+            public var flowState: PaymentFlowState { machine.state }
+            public func flowStates() -> AsyncStream<PaymentFlowState> { machine.states() }
 
             public func submit() async -> PaymentFlowState {
                 guard let attempt = machine.beginAttempt() else { return machine.state }

@@ -14,8 +14,8 @@ enum SessionBench {
     final class BenchFlow: PaymentFlow {
         let paymentMethodType: PaymentMethodType
         init(type: PaymentMethodType) { paymentMethodType = type }
-        var state: PaymentFlowState { .idle }
-        func states() -> AsyncStream<PaymentFlowState> { AsyncStream { $0.yield(.idle); $0.finish() } }
+        var flowState: PaymentFlowState { .idle }
+        func flowStates() -> AsyncStream<PaymentFlowState> { AsyncStream { $0.yield(.idle); $0.finish() } }
         func submit() async -> PaymentFlowState { .failed(CheckoutError(.invalidState, "benchmark flow")) }
         func cancel() async {}
         func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState { .idle }
@@ -99,7 +99,7 @@ enum SessionBench {
         form.updateCardholderName("Ada Lovelace")
         form.updateBillingField(.postalCode, "1011AB")
         form.updateBillingField(.countryCode, "NL")
-        guard form.formState.isValid else { return "the card form is invalid: \(form.formState.errors)" }
+        guard form.state.isValid else { return "the card form is invalid: \(form.state.fieldErrors)" }
         await form.settled()
         switch await form.submit() {
         case .succeeded: return nil

@@ -25,29 +25,28 @@ struct CardFormSessionTests {
         let form = checkout.form
         let configuration = CardFormConfiguration(cardholderName: .required)
         var expected = CardFormState(configuration: configuration)
-        #expect(form.formState == expected)
-        #expect(form.state == .idle)
-        let stream = form.formStates()
+        #expect(form.state == expected)
+        #expect(form.flowState == .idle)
+        let stream = form.states()
 
         form.updateCardNumber("4242 4242 4242 4242")
         await form.settled()
         expected.data.cardNumber = "424242••••••4242"
-        expected.selectedNetwork = .visa
         expected.availableNetworks = [.visa]
-        expected.binData = BinData(networks: [])
-        #expect(form.formState == expected)
+        expected.binData = CardBinData(preferred: .visa, status: .complete, firstDigits: "424242")
+        #expect(form.state == expected)
 
         form.updateExpiryDate("12/30")
         expected.data.expiryDate = "12/30"
-        #expect(form.formState == expected)
+        #expect(form.state == expected)
 
         form.updateCvv("123")
-        #expect(form.formState == expected)
+        #expect(form.state == expected)
 
         form.updateCardholderName("Jane Doe")
         expected.data.cardholderName = "Jane Doe"
         expected.isValid = true
-        #expect(form.formState == expected)
+        #expect(form.state == expected)
 
         let final = await form.submit()
         guard case .succeeded(let result) = final else {
@@ -57,8 +56,8 @@ struct CardFormSessionTests {
         #expect(result.paymentMethodType == .paymentCard)
         #expect(result.status == .succeeded)
         expected.flow = .succeeded(result)
-        #expect(form.formState == expected)
-        #expect(form.state == final)
+        #expect(form.state == expected)
+        #expect(form.flowState == final)
         #expect(checkout.session.deliveredOutcomes == [.success(result)])
         #expect(checkout.sandbox.paymentCount == 1)
 
@@ -74,7 +73,7 @@ struct CardFormSessionTests {
 
         // A finished form ignores further input.
         form.updateCardNumber(Self.declined)
-        #expect(form.formState == expected)
+        #expect(form.state == expected)
         #expect(await form.submit() == final)
     }
 
@@ -88,12 +87,13 @@ struct CardFormSessionTests {
         let declined = await form.submit()
         let error = CheckoutError(.paymentDeclined, "Do not honor")
         #expect(declined == .failed(error))
-        #expect(form.formState == CardFormState(
+        #expect(form.state == CardFormState(
             configuration: CardFormConfiguration(),
             data: CardFormState.Data(cardNumber: "400000••••••0002", expiryDate: "12/30", cardholderName: "Jane Doe"),
-            isValid: true, selectedNetwork: .visa, availableNetworks: [.visa], binData: BinData(networks: []),
+            isValid: true, availableNetworks: [.visa],
+            binData: CardBinData(preferred: .visa, status: .complete, firstDigits: "400000"),
             flow: .failed(error)))
-        #expect(checkout.session.deliveredOutcomes == [.failure(error)])
+        #expect(checkout.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
 
         form.updateCardNumber(Self.visa)
         await form.settled()
@@ -102,8 +102,8 @@ struct CardFormSessionTests {
             Issue.record("expected success, got \(retried)")
             return
         }
-        #expect(checkout.session.deliveredOutcomes == [.failure(error), .success(result)])
-        #expect(form.formState.data.cardNumber == "424242••••••4242")
+        #expect(checkout.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil), .success(result)])
+        #expect(form.state.data.cardNumber == "424242••••••4242")
     }
 
     @Test("a 3-D Secure challenge: awaiting, then resumed to success; a second resume is rejected")
@@ -122,16 +122,17 @@ struct CardFormSessionTests {
         var expected = CardFormState(
             configuration: CardFormConfiguration(),
             data: CardFormState.Data(cardNumber: "400000••••••3220", expiryDate: "12/30", cardholderName: "Jane Doe"),
-            isValid: true, selectedNetwork: .visa, availableNetworks: [.visa], binData: BinData(networks: []),
+            isValid: true, availableNetworks: [.visa],
+            binData: CardBinData(preferred: .visa, status: .complete, firstDigits: "400000"),
             flow: .awaitingChallenge(challengeId: challengeId))
-        #expect(form.formState == expected)
+        #expect(form.state == expected)
         #expect(checkout.session.deliveredOutcomes.isEmpty)
 
         // A return of the wrong kind does not belong to this payment.
         await #expect(throws: CheckoutError.self) {
             try await form.resume(with: .returnURL(URL(fileURLWithPath: "/elsewhere")))
         }
-        #expect(form.state == awaiting)
+        #expect(form.flowState == awaiting)
 
         let final = try await form.resume(with: .challengeResult("challenge-success"))
         guard case .succeeded(let result) = final else {
@@ -139,7 +140,7 @@ struct CardFormSessionTests {
             return
         }
         expected.flow = .succeeded(result)
-        #expect(form.formState == expected)
+        #expect(form.state == expected)
         #expect(checkout.session.deliveredOutcomes == [.success(result)])
         do {
             try await form.resume(with: .challengeResult("challenge-success"))
@@ -159,9 +160,9 @@ struct CardFormSessionTests {
         let final = try await form.resume(with: .challengeResult("wrong"))
         let error = CheckoutError(.paymentFailed, "3-D Secure authentication failed")
         #expect(final == .failed(error))
-        #expect(form.formState.flow == .failed(error))
-        #expect(form.formState.isLoading == false)
-        #expect(checkout.session.deliveredOutcomes == [.failure(error)])
+        #expect(form.state.flow == .failed(error))
+        #expect(form.state.isLoading == false)
+        #expect(checkout.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
     }
 
     @Test("submitting an invalid form shows every error and contacts nobody")
@@ -182,19 +183,20 @@ struct CardFormSessionTests {
         let failure = CheckoutError(.invalidPaymentData, "the card form has invalid fields: "
                                     + errors.map(\.description).joined(separator: ", "))
         #expect(state == .failed(failure))
-        #expect(form.formState == CardFormState(
+        #expect(form.state == CardFormState(
             configuration: CardFormConfiguration(cardholderName: .required, billingFields: [.postalCode: .required]),
-            data: CardFormState.Data(cardNumber: "424242••••••4241"), errors: errors, isValid: false,
-            selectedNetwork: .visa, availableNetworks: [.visa], flow: .failed(failure)))
+            data: CardFormState.Data(cardNumber: "424242••••••4241"), fieldErrors: errors, isValid: false,
+            availableNetworks: [.visa], binData: CardBinData(preferred: .visa, status: .partial, firstDigits: "424242"),
+            flow: .failed(failure)))
         #expect(checkout.sandbox.createPaymentCallCount == 0)
         #expect(checkout.session.deliveredOutcomes.isEmpty)
         #expect(!failure.message.contains("4242424242424241"))
 
         // Fixing the fields clears their errors at once; the postal code follows the session country (NL).
         form.updateBillingField(.postalCode, "12")
-        #expect(form.formState.error(for: .postalCode) == .invalidPostalCode)
+        #expect(form.state.error(for: .postalCode) == .invalidPostalCode)
         form.updateBillingField(.postalCode, "1012 AB")
-        #expect(form.formState.error(for: .postalCode) == nil)
+        #expect(form.state.error(for: .postalCode) == nil)
     }
 
     struct CoBadge: Sendable, CustomStringConvertible {
@@ -232,10 +234,11 @@ struct CardFormSessionTests {
                 selected: .cartesBancaires, selectable: true, numberError: nil),
         CoBadge(number: cartesBancairesVisa, allowed: [], available: [.cartesBancaires, .visa],
                 selected: .cartesBancaires, selectable: true, numberError: nil),
-        CoBadge(number: cartesBancairesVisa, allowed: [.visa], available: [.visa], selected: .visa, selectable: false,
+        // One usable network is not co-badged for the merchant: no selected network (the seed's rule).
+        CoBadge(number: cartesBancairesVisa, allowed: [.visa], available: [.visa], selected: nil, selectable: false,
                 numberError: nil),
         CoBadge(number: cartesBancairesVisa, allowed: [.cartesBancaires], available: [.cartesBancaires],
-                selected: .cartesBancaires, selectable: false, numberError: nil),
+                selected: nil, selectable: false, numberError: nil),
         CoBadge(number: cartesBancairesVisa, allowed: [.mastercard], available: [], selected: nil, selectable: false,
                 numberError: .unsupportedCardType),
         CoBadge(number: cartesBancairesMastercard, allowed: [.mastercard, .cartesBancaires],
@@ -247,25 +250,28 @@ struct CardFormSessionTests {
         CoBadge(number: eftposMastercard, allowed: [], available: [.eftpos, .mastercard], selected: .eftpos,
                 selectable: false, numberError: nil),
         CoBadge(number: eftposMastercard, allowed: [.visa, .mastercard], available: [.mastercard],
-                selected: .mastercard, selectable: false, numberError: nil),
+                selected: nil, selectable: false, numberError: nil),
     ])
     func coBadged(_ example: CoBadge) async throws {
         let checkout = try await CardCheckout.make(allowed: example.allowed)
         let form = checkout.form
         form.updateCardNumber(example.number)
         await form.settled()
-        let state = form.formState
+        let state = form.state
         #expect(state.availableNetworks == example.available)
         #expect(state.selectedNetwork == example.selected)
         #expect(state.allowsNetworkSelection == example.selectable)
         #expect(state.error(for: .cardNumber) == example.numberError)
         #expect(state.binData?.networks.isEmpty == false)
+        #expect(state.binData?.status == .complete)
+        // binData lists the card's networks in the merchant's order: the first usable one is preferred.
+        if let first = example.available.first { #expect(state.binData?.preferred == first) }
         for network in [CardNetwork.visa, .mastercard, .cartesBancaires, .eftpos, .amex] {
             let selectable = example.selectable && example.available.contains(network)
             do {
                 try form.selectCardNetwork(network)
                 #expect(selectable, "\(network) should not be selectable")
-                #expect(form.formState.selectedNetwork == network)
+                #expect(form.state.selectedNetwork == network)
             } catch {
                 #expect(!selectable, "\(network) should be selectable")
                 #expect(error.code == .invalidState)
@@ -281,13 +287,13 @@ struct CardFormSessionTests {
         form.updateCardNumber(Self.cartesBancairesVisa)
         Self.fillRest(form)
         await form.settled()
-        #expect(form.formState.selectedNetwork == .visa)
-        #expect(form.formState.surcharge == 150)
-        #expect(form.formState.formattedSurcharge == "+ €1.50")
+        #expect(form.state.selectedNetwork == .visa)
+        #expect(form.state.surchargeAmountRaw == 150)
+        #expect(form.state.surchargeAmount == "+ €1.50")
         try form.selectCardNetwork(.cartesBancaires)
-        #expect(form.formState.selectedNetwork == .cartesBancaires)
-        #expect(form.formState.surcharge == 0)
-        #expect(form.formState.formattedSurcharge == nil)
+        #expect(form.state.selectedNetwork == .cartesBancaires)
+        #expect(form.state.surchargeAmountRaw == 0)
+        #expect(form.state.surchargeAmount == nil)
         #expect(throws: CheckoutError.self) { try form.selectCardNetwork(.amex) }
         let final = await form.submit()
         guard case .succeeded = final else {
@@ -295,7 +301,7 @@ struct CardFormSessionTests {
             return
         }
         // The sandbox saved the masked instrument with the chosen network.
-        #expect(form.formState.selectedNetwork == .cartesBancaires)
+        #expect(form.state.selectedNetwork == .cartesBancaires)
     }
 
     struct SurchargeCase: Sendable, CustomStringConvertible {
@@ -331,8 +337,8 @@ struct CardFormSessionTests {
         let form = checkout.form
         form.updateCardNumber(example.number)
         await form.settled()
-        #expect(form.formState.surcharge == example.raw)
-        #expect(form.formState.formattedSurcharge == example.formatted)
+        #expect(form.state.surchargeAmountRaw == example.raw)
+        #expect(form.state.surchargeAmount == example.formatted)
     }
 
     @Test("a stale BIN answer is ignored when the first 8 digits changed meanwhile")
@@ -340,7 +346,7 @@ struct CardFormSessionTests {
         let lookup = GatedBinLookup()
         let checkout = try await CardCheckout.make(allowed: [], binLookup: lookup)
         let form = checkout.form
-        let stream = form.formStates()
+        let stream = form.states()
         var requests = lookup.requested.makeAsyncIterator()
 
         form.updateCardNumber(Self.cartesBancairesVisa)
@@ -352,10 +358,11 @@ struct CardFormSessionTests {
         lookup.answer("52000000", with: .success(eftpos))
         await form.settled()
 
-        #expect(form.formState.binData == eftpos)
-        #expect(form.formState.availableNetworks == [.eftpos, .mastercard])
-        #expect(form.formState.selectedNetwork == .eftpos)
-        let final = form.formState
+        #expect(form.state.binData == CardBinData(preferred: .eftpos, alternatives: [.mastercard], status: .complete,
+                                                  firstDigits: "520000", issuerCountry: "AU"))
+        #expect(form.state.availableNetworks == [.eftpos, .mastercard])
+        #expect(form.state.selectedNetwork == .eftpos)
+        let final = form.state
         for await state in stream {
             #expect(state.binData?.networks.contains(.cartesBancaires) != true, "a stale answer was published")
             if state == final { break }
@@ -367,8 +374,8 @@ struct CardFormSessionTests {
         form.updateCardNumber("4035")
         lookup.answer("40355010", with: .success(BinData(networks: [.cartesBancaires, .visa])))
         await form.settled()
-        #expect(form.formState.binData == nil)
-        #expect(form.formState.availableNetworks == [.visa])
+        #expect(form.state.binData == CardBinData(preferred: .visa, status: .partial, firstDigits: "4035"))
+        #expect(form.state.availableNetworks == [.visa])
         #expect(lookup.requests == ["40355010", "52000000", "40355010"])
     }
 
@@ -390,10 +397,10 @@ struct CardFormSessionTests {
         #expect(await requests.next() == "52000000")
         lookup.answer("52000000", with: .success(BinData(networks: [])))
         await form.settled()
-        #expect(form.formState.availableNetworks == [.mastercard])
+        #expect(form.state.availableNetworks == [.mastercard])
         form.updateCardNumber(Self.cartesBancairesVisa)
-        #expect(form.formState.binData == answer)
-        #expect(form.formState.availableNetworks == [.cartesBancaires, .visa])
+        #expect(form.state.binData?.networks == answer.networks)
+        #expect(form.state.availableNetworks == [.cartesBancaires, .visa])
         await form.settled()
         #expect(lookup.requests == ["40355010", "52000000"])
     }
@@ -404,9 +411,9 @@ struct CardFormSessionTests {
         let form = checkout.form
         form.updateCardNumber(Self.cartesBancairesVisa)
         await form.settled()
-        #expect(form.formState.binData == nil)
-        #expect(form.formState.availableNetworks == [.visa])
-        #expect(form.formState.selectedNetwork == .visa)
+        #expect(form.state.binData == CardBinData(preferred: .visa, status: .partial, firstDigits: "403550"))
+        #expect(form.state.availableNetworks == [.visa])
+        #expect(form.state.selectedNetwork == nil, "one network is not co-badged")
     }
 
     @Test("without a BIN lookup only local detection is used")
@@ -414,8 +421,8 @@ struct CardFormSessionTests {
         let checkout = try await CardCheckout.make(allowed: [], useSandboxBins: false)
         checkout.form.updateCardNumber(Self.eftposMastercard)
         await checkout.form.settled()
-        #expect(checkout.form.formState.availableNetworks == [.mastercard])
-        #expect(checkout.form.formState.binData == nil)
+        #expect(checkout.form.state.availableNetworks == [.mastercard])
+        #expect(checkout.form.state.binData == CardBinData(preferred: .mastercard, status: .partial, firstDigits: "520000"))
     }
 
     @Test("the number and CVV never appear in snapshots, descriptions or mirrors")
@@ -430,16 +437,16 @@ struct CardFormSessionTests {
         await form.settled()
         var dumped = ""
         dump(form, to: &dumped)
-        dump(form.formState, to: &dumped)
-        let texts = [String(describing: form), String(reflecting: form), String(describing: form.formState),
-                     String(reflecting: form.formState), dumped]
+        dump(form.state, to: &dumped)
+        let texts = [String(describing: form), String(reflecting: form), String(describing: form.state),
+                     String(reflecting: form.state), dumped]
         for text in texts {
             #expect(!text.contains(Self.visa))
             #expect(!text.contains("4242 4242 4242 4242"))
             #expect(!text.contains("987"))
         }
-        #expect(form.formState.data.cvv == "")
-        #expect(form.formState.data.billingAddress.addressLine1?.contains("pay with 424242••••••4242") == true)
+        #expect(form.state.data.cvv == "")
+        #expect(form.state.data.billingAddress.addressLine1?.contains("pay with 424242••••••4242") == true)
     }
 
     @Test("concurrent submits create one payment")
@@ -482,11 +489,11 @@ struct CardFormSessionTests {
         form.updateCardNumber(Self.cartesBancairesVisa)
         form.updateCvv("123")
         await form.settled()
-        let state = form.formState
+        let state = form.state
         #expect(state.data.cardNumber == "403550••••••" + String(Self.cartesBancairesVisa.suffix(4)))
         #expect(state.availableNetworks == [.cartesBancaires, .visa])
         #expect(state.binData?.networks == [.cartesBancaires, .visa])
-        #expect(state.errors.isEmpty)
+        #expect(state.fieldErrors.isEmpty)
         #expect(state.isValid)
     }
 
@@ -499,12 +506,12 @@ struct CardFormSessionTests {
         await form.settled()
         await form.cancel()
         await form.cancel()
-        #expect(form.state == .cancelled)
-        #expect(form.formState.flow == .cancelled)
-        #expect(form.formState.isLoading == false)
+        #expect(form.flowState == .cancelled)
+        #expect(form.state.flow == .cancelled)
+        #expect(form.state.isLoading == false)
         #expect(await form.submit() == .cancelled)
         form.updateCardNumber(Self.declined)
-        #expect(form.formState.data.cardNumber == "424242••••••4242")
+        #expect(form.state.data.cardNumber == "424242••••••4242")
         #expect(checkout.sandbox.createPaymentCallCount == 0)
         #expect(checkout.session.deliveredOutcomes.isEmpty)
     }
@@ -535,5 +542,13 @@ struct CardFormSessionTests {
         let flow = try checkout.session.flow(for: .paymentCard)
         #expect(flow === checkout.form)
         #expect(flow.paymentMethodType == .paymentCard)
+    }
+}
+
+extension CheckoutOutcome {
+    /// The outcome with a failure's `checkoutData` dropped, for tests about the error alone.
+    var ignoringCheckoutData: CheckoutOutcome {
+        if case .failure(let error, _) = self { return .failure(error, checkoutData: nil) }
+        return self
     }
 }

@@ -92,7 +92,7 @@ import Testing
         processor.failClientSession(with: CheckoutError(.networkError, "offline"))
         await session.refresh()
         #expect(session.phase == .ready)
-        #expect(session.deliveredOutcomes == [.failure(CheckoutError(.networkError, "offline"))])
+        #expect(session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(CheckoutError(.networkError, "offline"), checkoutData: nil)])
     }
 
     @Test func cancelThenStartAgain() async throws {
@@ -143,7 +143,7 @@ import Testing
         await session.start()
         #expect(session.phase == .initializing)
         #expect(session.deliveredOutcomes.count == 1)
-        guard case .failure(let error) = session.deliveredOutcomes.first else {
+        guard case .failure(let error, _) = session.deliveredOutcomes.first else {
             Issue.record("expected a failure")
             return
         }
@@ -207,7 +207,7 @@ import Testing
             return
         }
         let declined = CheckoutError(.paymentDeclined, "Do not honor")
-        #expect(session.deliveredOutcomes == [.failure(declined), .failure(declined), .success(result)])
+        #expect(session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(declined, checkoutData: nil), .failure(declined, checkoutData: nil), .success(result)])
         #expect(session.phase == .ready)
         #expect(numbers.all.count == 3)
     }
@@ -220,7 +220,7 @@ import Testing
         let state = try await session.flow(for: .payPal).submit()
         let aborted = CheckoutError(.paymentAborted, "Payment creation aborted")
         #expect(state == .failed(aborted))
-        #expect(session.deliveredOutcomes == [.failure(aborted)])
+        #expect(session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(aborted, checkoutData: nil)])
         #expect(processor.sandbox.createPaymentCallCount == 0)
 
         session.onBeforePaymentCreate = { _ in .abort(message: "Basket changed") }
@@ -228,10 +228,13 @@ import Testing
         #expect(again == .failed(CheckoutError(.paymentAborted, "Basket changed")))
     }
 
-    @Test func idempotencyKeyIsRequestedOncePerAttemptAndTheHookKeyWins() async throws {
+    @Test func idempotencyKeyIsRequestedOncePerAttemptAndIgnoredWhileTheHookIsSet() async throws {
+        // The seed: the provider is "invoked once per payment attempt" and "ignored when
+        // onBeforePaymentCreate is set". (This test used to pin the opposite: provider still called.)
         let calls = Counter()
         let seen = Recorder<PaymentCreationData>()
-        let session = Fixtures.session(idempotencyKey: { "provider-\(calls.increment())" })
+        let processor = ControlledProcessor()
+        let session = Fixtures.session(processor: processor, idempotencyKey: { "provider-\(calls.increment())" })
         await session.start()
         let flow = try session.flow(for: .payPal)
         _ = await flow.submit()
@@ -243,7 +246,10 @@ import Testing
             return .continue(idempotencyKey: "hook-key")
         }
         _ = await flow.submit()
-        #expect(calls.count == 3, "the provider is still called exactly once per attempt")
+        session.onBeforePaymentCreate = { _ in .continue(idempotencyKey: nil) }
+        _ = await flow.submit()
+        #expect(calls.count == 2, "the provider is not called while the hook is set")
+        #expect(processor.createKeys == ["provider-1", "provider-2", "hook-key", nil])
         #expect(seen.all == [PaymentCreationData(paymentMethodType: .paymentCard, amount: 1999, surcharge: 0,
                                                  currency: "EUR")])
     }
@@ -302,7 +308,7 @@ import Testing
 
 extension CheckoutOutcome {
     var errorCode: CheckoutError.Code? {
-        if case .failure(let error) = self { return error.code }
+        if case .failure(let error, _) = self { return error.code }
         return nil
     }
 }

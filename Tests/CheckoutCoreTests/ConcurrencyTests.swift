@@ -67,7 +67,7 @@ import Testing
             #expect(last == successes[0], "nothing is delivered after a success")
         }
         #expect(outcomes.allSatisfy { outcome in
-            if case .failure(let error) = outcome { return error.code == .paymentDeclined }
+            if case .failure(let error, _) = outcome { return error.code == .paymentDeclined }
             return true
         })
         #expect(session.phase == .ready)

@@ -23,7 +23,7 @@ struct RedirectPaymentFlowTests {
     /// Submits and returns the flow, the redirect URL and the sandbox's return URL for it.
     static func redirected(_ harness: Harness) async throws -> (RedirectPaymentFlow, AsyncStream<PaymentFlowState>, URL) {
         let flow = try #require(try harness.session.flow(for: .payPal) as? RedirectPaymentFlow)
-        let states = flow.states()
+        let states = flow.flowStates()
         let state = await flow.submit()
         guard case .awaitingRedirect(let url) = state else {
             Issue.record("expected awaitingRedirect, got \(state)")
@@ -65,10 +65,10 @@ struct RedirectPaymentFlowTests {
         let error = CheckoutError(.paymentFailed, "The shopper did not authorise the payment")
         #expect(final == .failed(error))
         #expect(await drain(states) == [.idle, .processing, .awaitingRedirect(url), .failed(error)])
-        #expect(harness.session.deliveredOutcomes == [.failure(error)])
+        #expect(harness.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
         // The same return cannot be used again, not even after the failure.
         await #expect(throws: CheckoutError.self) { try await flow.resume(with: .returnURL(returnURL)) }
-        #expect(flow.state == .failed(error))
+        #expect(flow.flowState == .failed(error))
     }
 
     @Test func forgedStatusInTheReturnURLIsIgnored() async throws {
@@ -93,7 +93,7 @@ struct RedirectPaymentFlowTests {
         #expect(error?.code == .invalidReturn)
         let result = PaymentResult(paymentId: paymentId, status: .succeeded, paymentMethodType: .payPal)
         #expect(first == .succeeded(result))
-        #expect(flow.state == .succeeded(result))
+        #expect(flow.flowState == .succeeded(result))
         #expect(await drain(states) == [.idle, .processing, .awaitingRedirect(url), .succeeded(result)])
         #expect(harness.session.deliveredOutcomes == [.success(result)])
         #expect(try await harness.sandbox.paymentStatus(paymentId: paymentId).status == .succeeded)
@@ -135,7 +135,7 @@ struct RedirectPaymentFlowTests {
 
         #expect(error?.code == .invalidReturn)
         #expect(error.map { !$0.message.contains(token) } == true)
-        #expect(flow.state == .awaitingRedirect(url))
+        #expect(flow.flowState == .awaitingRedirect(url))
         #expect(harness.session.deliveredOutcomes == [])
         #expect(try await harness.sandbox.paymentStatus(paymentId: paymentId).status == .pending)
 
@@ -161,7 +161,7 @@ struct RedirectPaymentFlowTests {
         let error = await #expect(throws: CheckoutError.self) { try await flow.resume(with: .returnURL(oldReturn)) }
 
         #expect(error?.code == .invalidReturn)
-        #expect(flow.state == .awaitingRedirect(secondURL))
+        #expect(flow.flowState == .awaitingRedirect(secondURL))
         #expect(await drain(states) == [.idle, .processing, .awaitingRedirect(firstURL), .cancelled, .processing,
                                         .awaitingRedirect(secondURL)])
         #expect(harness.keys.calls == 2)
@@ -173,7 +173,7 @@ struct RedirectPaymentFlowTests {
         let (flow, _, url) = try await Self.redirected(harness)
         let error = await #expect(throws: CheckoutError.self) { try await flow.resume(with: .challengeResult("x")) }
         #expect(error?.code == .invalidReturn)
-        #expect(flow.state == .awaitingRedirect(url))
+        #expect(flow.flowState == .awaitingRedirect(url))
     }
 
     @Test func cancelEndsTheFlowWithoutAnOutcomeAndRejectsALateReturn() async throws {

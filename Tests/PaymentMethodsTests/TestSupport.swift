@@ -15,8 +15,8 @@ struct Harness {
     static func start(methods: [AdvertisedPaymentMethod], configuration: CheckoutConfiguration = .init(paymentMethods: []),
                       registry: PaymentMethodRegistry, amount: Int = 1000, currency: String = "EUR",
                       country: String = "NL", allowedCardNetworks: [CardNetwork] = [],
-                      failFirstCreateCalls: Int = 0, vaulted: [VaultedPaymentMethod] = []) async throws -> Harness {
-        let sandbox = SandboxProcessor()
+                      failFirstCreateCalls: Int = 0, vaulted: [VaultedPaymentMethod] = [],
+                      sandbox: SandboxProcessor = SandboxProcessor()) async throws -> Harness {
         let processor = RecordingProcessor(sandbox, failFirstCreateCalls: failFirstCreateCalls)
         let keys = KeySource()
         let vault = InMemoryVaultProvider()
@@ -133,4 +133,13 @@ func registry(_ handlers: [any PaymentMethodHandler]) throws -> PaymentMethodReg
     let registry = PaymentMethodRegistry()
     for handler in handlers { try registry.register(handler) }
     return registry
+}
+
+extension CheckoutOutcome {
+    /// The outcome with a failure's `checkoutData` dropped, for tests about the error alone
+    /// (`CheckoutDataTests` checks the payment and order ids).
+    var ignoringCheckoutData: CheckoutOutcome {
+        if case .failure(let error, _) = self { return .failure(error, checkoutData: nil) }
+        return self
+    }
 }

@@ -26,8 +26,8 @@ final class StoreCardFlow: PaymentFlow {
         paymentMethodType = context.method.type
     }
 
-    var state: PaymentFlowState { broadcaster.value }
-    func states() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
+    var flowState: PaymentFlowState { broadcaster.value }
+    func flowStates() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
 
     /// Sets the card for the next attempt.
     func enter(_ details: CardDetails) { card.withLock { $0 = details } }
@@ -39,7 +39,7 @@ final class StoreCardFlow: PaymentFlow {
             return card
         }) else {
             broadcaster.send(.failed(CheckoutError(.invalidPaymentData, "enter the store card first")))
-            return state
+            return flowState
         }
         broadcaster.send(.processing)
         let step: PaymentPipeline.Step
@@ -56,11 +56,11 @@ final class StoreCardFlow: PaymentFlow {
         case .actionRequired(_, .challenge(let id)): broadcaster.send(.awaitingChallenge(challengeId: id))
         case .actionRequired(_, .redirect(let url, _)): broadcaster.send(.awaitingRedirect(url))
         }
-        return state
+        return flowState
     }
 
     func cancel() async {
-        if case .succeeded = state { return }
+        if case .succeeded = flowState { return }
         broadcaster.send(.cancelled)
     }
 

@@ -42,7 +42,7 @@ struct WalletPaymentFlowTests {
         let authorizer = RecordingAuthorizer()
         let harness = try await Self.harness(authorizer)
         let flow = try #require(try harness.session.flow(for: type) as? WalletPaymentFlow)
-        let states = flow.states()
+        let states = flow.flowStates()
 
         let final = await flow.submit()
 
@@ -64,7 +64,7 @@ struct WalletPaymentFlowTests {
     @Test func shopperClosingTheSheetCancelsWithoutAnOutcome() async throws {
         let harness = try await Self.harness(RecordingAuthorizer(.cancel))
         let flow = try harness.session.flow(for: .applePay)
-        let states = flow.states()
+        let states = flow.flowStates()
 
         let first = await flow.submit()
         let second = await flow.submit()
@@ -80,14 +80,14 @@ struct WalletPaymentFlowTests {
     @Test func walletFailureFailsTheAttempt() async throws {
         let harness = try await Self.harness(RecordingAuthorizer(.fail))
         let flow = try harness.session.flow(for: .googlePay)
-        let states = flow.states()
+        let states = flow.flowStates()
 
         let final = await flow.submit()
 
         let error = CheckoutError(.paymentFailed, "the wallet did not authorise the payment")
         #expect(final == .failed(error))
         #expect(await drain(states) == [.idle, .processing, .failed(error)])
-        #expect(harness.session.deliveredOutcomes == [.failure(error)])
+        #expect(harness.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
         #expect(harness.processor.createRequests == [])
     }
 

@@ -50,9 +50,12 @@ public struct CheckoutConfiguration: Sendable, Equatable, Decodable {
     public struct DisplayOverrides: Sendable, Equatable, Decodable {
         public var name: String?
         public var buttonText: String?
-        public var backgroundColor: String?
-        public var textColor: String?
-        public var borderColor: String?
+        /// A colour: one `#rrggbb` string for both modes or `{"light", "dark"}`.
+        public var backgroundColor: PaymentMethodColor?
+        /// The text colour (same forms as `backgroundColor`).
+        public var textColor: PaymentMethodColor?
+        /// The border colour (same forms as `backgroundColor`).
+        public var borderColor: PaymentMethodColor?
         public var borderWidth: Double?
         public var cornerRadius: Double?
         public var iconName: String?

@@ -4,12 +4,12 @@ public struct PaymentMethodDisplay: Sendable, Equatable {
     public var name: String
     /// The call to action, e.g. `Pay with PayPal`; nil uses the name.
     public var buttonText: String?
-    /// Button background as `#rrggbb` / `#rrggbbaa`, nil for the theme default.
-    public var backgroundColor: String?
+    /// Button background (`#rrggbb` / `#rrggbbaa`, light and dark), nil for the theme default.
+    public var backgroundColor: PaymentMethodColor?
     /// Button text colour, nil for the theme default.
-    public var textColor: String?
+    public var textColor: PaymentMethodColor?
     /// Border colour, nil for the theme default.
-    public var borderColor: String?
+    public var borderColor: PaymentMethodColor?
     /// Border width in points, nil for the theme default.
     public var borderWidth: Double?
     /// Corner radius in points, nil for the theme default.
@@ -17,8 +17,8 @@ public struct PaymentMethodDisplay: Sendable, Equatable {
     /// An icon asset name the host maps to an image.
     public var iconName: String?
 
-    public init(name: String, buttonText: String? = nil, backgroundColor: String? = nil, textColor: String? = nil,
-                borderColor: String? = nil, borderWidth: Double? = nil, cornerRadius: Double? = nil,
+    public init(name: String, buttonText: String? = nil, backgroundColor: PaymentMethodColor? = nil,
+                textColor: PaymentMethodColor? = nil, borderColor: PaymentMethodColor? = nil, borderWidth: Double? = nil, cornerRadius: Double? = nil,
                 iconName: String? = nil) {
         self.name = name
         self.buttonText = buttonText
@@ -48,8 +48,13 @@ public struct PaymentMethodDisplay: Sendable, Equatable {
 
 /// One selectable payment method in a ready session, as the list view renders it.
 ///
+/// Fields follow the seed SDK's `CheckoutPaymentMethod`: `id`, `type`, `name`, `icon`, the surcharge
+/// fields, and the styling `backgroundColor`, `buttonText`, `textColor`, `borderColor`,
+/// `borderWidth`, `cornerRadius` at the top level. Colours carry a light and a dark value.
+///
 /// Equality follows the seed SDK: it compares `id`, `type`, `name`, the surcharge fields and
-/// `backgroundColor`; the other display-only properties do not take part.
+/// `backgroundColor` in both modes (light and dark); the other display-only properties (`icon`,
+/// `buttonText`, `textColor`, `borderColor`, `borderWidth`, `cornerRadius`) do not take part.
 public struct CheckoutPaymentMethod: Sendable, Identifiable, Equatable, CustomStringConvertible {
     /// The server's identifier of this configured method.
     public let id: String
@@ -78,10 +83,20 @@ public struct CheckoutPaymentMethod: Sendable, Identifiable, Equatable, CustomSt
         self.display = display
     }
 
+    /// The icon asset, when the method has one.
+    public var icon: PaymentMethodIcon? { display.iconName.map(PaymentMethodIcon.init(name:)) }
     /// The call-to-action text from the display metadata.
     public var buttonText: String? { display.buttonText }
-    /// The button background colour.
-    public var backgroundColor: String? { display.backgroundColor }
+    /// The button background colour (light and dark).
+    public var backgroundColor: PaymentMethodColor? { display.backgroundColor }
+    /// The button text colour (light and dark).
+    public var textColor: PaymentMethodColor? { display.textColor }
+    /// The border colour (light and dark); the default row ignores it, a custom row may use it.
+    public var borderColor: PaymentMethodColor? { display.borderColor }
+    /// The border width in points.
+    public var borderWidth: Double? { display.borderWidth }
+    /// The corner radius in points.
+    public var cornerRadius: Double? { display.cornerRadius }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.id == rhs.id && lhs.type == rhs.type && lhs.name == rhs.name && lhs.surcharge == rhs.surcharge

@@ -12,9 +12,13 @@ import Foundation
 ///                         "options": { "surcharge": 0, "networkSurcharges": { "AMEX": 150 },
 ///                                      "captureVaultedCardCvv": true } } ] }
 /// ```
-/// `expiresAt` is in seconds since 1970. An optional `"vault": {"url", "key", "expiresAt"}` carries
-/// an ephemeral key for the customer's vault (see `VaultAccess`); an optional `"locale": "nl-BE"`
-/// chooses the language of the shopper's texts (`CheckoutLocale`). The sandbox mints tokens with
+/// `expiresAt` is in seconds since 1970. Optional order fields (added compatibly: older tokens
+/// decode unchanged, and a token without them encodes as before): `"orderId"`, `"lineItems"`
+/// (`[{"itemId", "description", "amount", "quantity"}]`), `"customer"` (`{"emailAddress",
+/// "firstName", "lastName", "mobileNumber"}`) and `"fees"` (`[{"type", "amount"}]`); see `OrderDetails`.
+/// An optional `"vault": {"url", "key", "expiresAt"}` carries an ephemeral key for the customer's
+/// vault (see `VaultAccess`); an optional `"locale": "nl-BE"` chooses the language of the shopper's
+/// texts (`CheckoutLocale`). The sandbox mints tokens with
 /// `encoded()`.
 /// A token is at most 64 KiB. Decoding never echoes the token in an error.
 public struct ClientToken: Sendable, Equatable, Codable {
@@ -41,6 +45,8 @@ public struct ClientToken: Sendable, Equatable, Codable {
     /// The language of the shopper-visible texts (`nl-BE`, `de`); nil leaves it to the configuration.
     /// Optional on the wire, so older tokens decode unchanged.
     public var locale: String?
+    /// The order id, line items, customer details and fees, when the backend sent them.
+    public var order = OrderDetails()
 
     /// The prefix that identifies version 1 of the format.
     public static let prefix = "ckt1."
@@ -66,7 +72,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case merchantId, customerId, amount, currency, country, allowedCardNetworks, expiresAt, environment,
-             paymentMethods, vault
+             paymentMethods, vault, orderId, lineItems, customer, fees
         case locale
     }
 
@@ -84,6 +90,11 @@ public struct ClientToken: Sendable, Equatable, Codable {
         paymentMethods = try container.decode([AdvertisedPaymentMethod].self, forKey: .paymentMethods)
         vault = try container.decodeIfPresent(VaultAccess.self, forKey: .vault)
         locale = try container.decodeIfPresent(String.self, forKey: .locale)
+        order = OrderDetails(
+            orderId: try container.decodeIfPresent(String.self, forKey: .orderId),
+            lineItems: try container.decodeIfPresent([LineItem].self, forKey: .lineItems) ?? [],
+            customer: try container.decodeIfPresent(CustomerDetails.self, forKey: .customer),
+            fees: try container.decodeIfPresent([OrderFee].self, forKey: .fees) ?? [])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -99,6 +110,10 @@ public struct ClientToken: Sendable, Equatable, Codable {
         try container.encode(paymentMethods, forKey: .paymentMethods)
         try container.encodeIfPresent(vault, forKey: .vault)
         try container.encodeIfPresent(locale, forKey: .locale)
+        try container.encodeIfPresent(order.orderId, forKey: .orderId)
+        if !order.lineItems.isEmpty { try container.encode(order.lineItems, forKey: .lineItems) }
+        try container.encodeIfPresent(order.customer, forKey: .customer)
+        if !order.fees.isEmpty { try container.encode(order.fees, forKey: .fees) }
     }
 
     /// Decodes and validates a token.
@@ -158,6 +173,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
             guard seen.insert(method.id).inserted else { throw fail("paymentMethods[\(index)].id is duplicated") }
         }
         if let locale, LocaleTag(locale) == nil { throw fail("locale must be a language tag such as nl-BE") }
+        if let problem = order.problem() { throw fail(problem) }
         if let vault {
             guard let url = URL(string: vault.url), ["https", "http"].contains(url.scheme?.lowercased() ?? ""),
                   url.host?.isEmpty == false else {

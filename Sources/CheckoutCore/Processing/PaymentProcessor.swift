@@ -46,6 +46,19 @@ public struct ClientSession: Sendable, Equatable {
     /// The vault scope of this session's customer.
     public var vaultScope: VaultScope { VaultScope(merchantId: token.merchantId, customerId: token.customerId) }
 
+    /// The merchant's order id from the client token.
+    public var orderId: String? { token.order.orderId }
+    /// The order lines from the client token (the seed's `PrimerClientSession.lineItems`).
+    public var lineItems: [LineItem] { token.order.lineItems }
+    /// The shopper's details from the client token (the seed's `PrimerClientSession.customer`).
+    public var customer: CustomerDetails? { token.order.customer }
+    /// The fees from the client token (the seed's `PrimerClientSession.fees`).
+    public var fees: [OrderFee] { token.order.fees }
+    /// The order total in minor units (the token's amount).
+    public var totalAmount: Int { token.amount }
+    /// The ISO 4217 currency code.
+    public var currencyCode: String { token.currency }
+
     /// The advertised entry for a type.
     public func advertised(_ type: PaymentMethodType) -> AdvertisedPaymentMethod? {
         paymentMethods.first { $0.type == type }

@@ -22,6 +22,8 @@ import Foundation
 /// | vault-only save, CVV `000` | verification declined (CVV check failed) |
 /// | vault-only save, card `4000 0000 0000 3220` | verification requires a challenge |
 /// | vault-only save, card `4000 0000 0000 0119` | the verification call fails with a network error |
+/// | vaulted card saved by a sandbox payment | behaves as the card it was saved from: a saved `4000 0000 0000 3220` needs the challenge again, so a saved card that needs 3-D Secure can be tested end to end |
+/// | `vaultOnSuccess` | the card is saved whenever the payment succeeds: at creation, after a challenge is resumed, or when a poll finds it succeeded |
 /// | BIN `40355010` | co-badged CARTES_BANCAIRES + VISA (FR) |
 /// | BIN `51310500` | co-badged CARTES_BANCAIRES + MASTERCARD (FR) |
 /// | BIN `52000000` | co-badged EFTPOS + MASTERCARD (AU) |
@@ -52,6 +54,8 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
         var resumeSecret: String?
         var vaultedToken: String?
         var reason: String?
+        /// The card to save once the payment succeeds, when vaulting was asked for.
+        var toVault: TokenRecord?
     }
 
     private struct Storage: Sendable {
@@ -167,13 +171,10 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
             default:
                 break
             }
-            if payment.status == .succeeded, request.vaultOnSuccess, record.instrumentType == .paymentCard {
-                storage.counter += 1
-                let vaultedToken = "vt_\(storage.counter)"
-                storage.vaulted[vaultedToken] = TokenRecord(type: .paymentCard, behaviour: .succeed,
-                                                            instrumentType: .paymentCard, data: record.data)
-                payment.vaultedToken = vaultedToken
+            if request.vaultOnSuccess, record.instrumentType == .paymentCard {
+                payment.toVault = record
             }
+            Self.vaultIfSucceeded(&payment, in: &storage)
             storage.payments[id] = payment
             if let key = request.idempotencyKey { storage.paymentsByKey[key] = id }
             return Self.response(payment)
@@ -202,6 +203,7 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
                 throw CheckoutError(.invalidReturn, "the payment has no pending action")
             }
             payment.pendingAction = nil
+            Self.vaultIfSucceeded(&payment, in: &storage)
             storage.payments[paymentId] = payment
             return Self.response(payment)
         }
@@ -219,8 +221,9 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
     public func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
         let record = storage.withLock { $0.vaulted[request.vaultedToken] }
         let data = record?.data
-        // Instruments saved by another component (e.g. a synced vault) are accepted as cards.
-        let behaviour: Behaviour = request.cvv?.digits == "000" ? .decline : .succeed
+        // A card saved by a sandbox payment keeps the behaviour of the card it was saved from;
+        // instruments saved by another component (e.g. a synced vault) are accepted as cards.
+        let behaviour: Behaviour = request.cvv?.digits == "000" ? .decline : record?.behaviour ?? .succeed
         return issue(TokenRecord(type: .vaulted, behaviour: behaviour, instrumentType: .paymentCard, data: data))
     }
 
@@ -289,6 +292,17 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
             storage.vaulted[token] = TokenRecord(type: .paymentCard, behaviour: .succeed, instrumentType: .paymentCard,
                                                  data: data)
         }
+    }
+
+    /// Saves the card of a payment that asked for vaulting, once it has succeeded (once only).
+    private static func vaultIfSucceeded(_ payment: inout Payment, in storage: inout Storage) {
+        guard payment.status == .succeeded, payment.vaultedToken == nil, let record = payment.toVault else { return }
+        storage.counter += 1
+        let vaultedToken = "vt_\(storage.counter)"
+        storage.vaulted[vaultedToken] = TokenRecord(type: .paymentCard, behaviour: record.behaviour,
+                                                    instrumentType: .paymentCard, data: record.data)
+        payment.vaultedToken = vaultedToken
+        payment.toVault = nil
     }
 
     private func issue(_ record: TokenRecord) -> PaymentMethodToken {

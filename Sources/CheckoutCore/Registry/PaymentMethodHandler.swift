@@ -144,10 +144,11 @@ public enum PaymentResumeInput: Sendable, Equatable {
 public protocol PaymentFlow: AnyObject, Sendable {
     /// The method type this flow pays with.
     var paymentMethodType: PaymentMethodType { get }
-    /// The current state.
-    var state: PaymentFlowState { get }
-    /// The current state, then every change.
-    func states() -> AsyncStream<PaymentFlowState>
+    /// The current lifecycle state. Named `flowState` so that a flow with a richer published
+    /// state of its own (the card form's `state`, as in the seed SDK) can offer both.
+    var flowState: PaymentFlowState { get }
+    /// The current lifecycle state, then every change.
+    func flowStates() -> AsyncStream<PaymentFlowState>
     /// Starts a payment attempt (or a new attempt after a failure) and returns the state it
     /// reached: terminal, or awaiting a redirect/challenge.
     @discardableResult func submit() async -> PaymentFlowState

@@ -162,6 +162,9 @@ public enum SessionDiagnostic: Sendable, Equatable, CustomStringConvertible {
     case unavailable(PaymentMethodType, reason: String)
     /// The configuration lists a type the server did not advertise.
     case notAdvertised(PaymentMethodType)
+    /// A saved method paid, but the vault could not record that it was used (so its place in the
+    /// "most recently used" order is stale). The token is masked (`VaultTokenMask`).
+    case savedMethodNotMarkedUsed(maskedToken: String, reason: String)
 
     public var description: String {
         switch self {
@@ -169,6 +172,7 @@ public enum SessionDiagnostic: Sendable, Equatable, CustomStringConvertible {
         case .disabledByConfiguration(let type): "\(type): disabled in the checkout configuration"
         case .unavailable(let type, let reason): "\(type): unavailable (\(reason))"
         case .notAdvertised(let type): "\(type): configured but not advertised by the server"
+        case .savedMethodNotMarkedUsed(let token, let reason): "saved method \(token) paid but was not marked used (\(reason))"
         }
     }
 }

@@ -7,10 +7,33 @@
 public enum CheckoutOutcome: Sendable, Equatable {
     /// The payment succeeded.
     case success(PaymentResult)
-    /// An attempt failed (or initialization failed).
-    case failure(CheckoutError)
+    /// An attempt failed (or initialization failed). `checkoutData` says which payment and order
+    /// the failure belongs to, when known (the seed SDK's `PrimerCheckoutData`); it is nil when no
+    /// payment was created (an invalid token, a failed tokenization, an aborted attempt).
+    case failure(CheckoutError, checkoutData: CheckoutData?)
     /// The shopper left the checkout.
     case dismissed
+}
+
+/// Which payment and order an outcome belongs to (the seed SDK's `PrimerCheckoutData`).
+public struct CheckoutData: Sendable, Equatable {
+    /// The processor's payment id, when a payment was created.
+    public var paymentId: String?
+    /// The merchant's order id from the client token, when it carries one.
+    public var orderId: String?
+
+    public init(paymentId: String? = nil, orderId: String? = nil) {
+        self.paymentId = paymentId
+        self.orderId = orderId
+    }
+}
+
+extension CheckoutOutcome {
+    /// The error of a `.failure`, nil otherwise.
+    public var failureError: CheckoutError? {
+        if case .failure(let error, _) = self { return error }
+        return nil
+    }
 }
 
 /// What the before-payment-create hook is told about the payment about to be created.

@@ -28,6 +28,8 @@ public final class CheckoutSession: Sendable {
         var clientSession: ClientSession?
         var resolution: [ResolvedPaymentMethod] = []
         var diagnostics: [SessionDiagnostic] = []
+        /// Notes raised while the run is ready (e.g. a saved method not marked used); kept across refreshes.
+        var runtimeDiagnostics: [SessionDiagnostic] = []
         var selection: SelectionSession?
         var pipeline: PaymentPipeline?
         var flows: [PaymentMethodType: any PaymentFlow] = [:]
@@ -64,7 +66,8 @@ public final class CheckoutSession: Sendable {
     ///   - processor: the payments backend (`SandboxProcessor` in development).
     ///   - vault: where saved methods live; nil disables the vault.
     ///   - now: the clock, injectable for tests (token expiry).
-    ///   - idempotencyKey: called exactly once per payment attempt; return nil to opt out.
+    ///   - idempotencyKey: called exactly once per payment attempt; return nil to opt out. Ignored
+    ///     while `onBeforePaymentCreate` is set.
     public init(clientToken: String, configuration: CheckoutConfiguration, registry: PaymentMethodRegistry,
                 processor: any PaymentProcessor, vault: (any VaultProvider)? = nil,
                 now: @escaping @Sendable () -> Date = { Date() },
@@ -86,14 +89,25 @@ public final class CheckoutSession: Sendable {
     /// The current phase, then every change.
     public func phases() -> AsyncStream<Phase> { phaseState.stream() }
 
-    /// Outcomes delivered from now on. Subscribe before `start()` to see an initialization failure.
+    /// The outcomes of the current run: first those already delivered in it (so a subscriber that
+    /// joins late misses nothing), then each new one. The stream finishes after a terminal outcome
+    /// (`success`, `dismissed`, or a failure while initializing) and when `cancel()` ends the run;
+    /// a stream obtained after the run ended replays its outcomes and finishes at once. Subscribe
+    /// before `start()` to see an initialization failure; after `cancel()`, subscribe again for the
+    /// next run.
     public func outcomes() -> AsyncStream<CheckoutOutcome> {
         let (stream, continuation) = AsyncStream<CheckoutOutcome>.makeStream(bufferingPolicy: .unbounded)
-        let id = run.withLock { run in
+        let id: Int? = run.withLock { run in
+            for outcome in run.delivered { continuation.yield(outcome) }
+            guard !run.terminal else { return nil }
             let id = run.nextSubscriber
             run.nextSubscriber += 1
             run.subscribers[id] = continuation
             return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.run.withLock { $0.subscribers.removeValue(forKey: id) }
@@ -108,7 +122,7 @@ public final class CheckoutSession: Sendable {
     public var paymentMethods: [CheckoutPaymentMethod] { run.withLock { $0.resolution.map(\.method) } }
 
     /// Why advertised or configured methods are not offered.
-    public var diagnostics: [SessionDiagnostic] { run.withLock { $0.diagnostics } }
+    public var diagnostics: [SessionDiagnostic] { run.withLock { $0.diagnostics + $0.runtimeDiagnostics } }
 
     /// The client session; nil until ready.
     public var clientSession: ClientSession? { run.withLock { $0.clientSession } }
@@ -124,7 +138,8 @@ public final class CheckoutSession: Sendable {
         set { hookStorage.withLock { $0.beforePaymentCreate = newValue } }
     }
 
-    /// The idempotency-key provider, called exactly once per payment attempt.
+    /// The idempotency-key provider, called exactly once per payment attempt. Ignored when
+    /// `onBeforePaymentCreate` is set (as in the seed SDK): the hook's decision carries the key.
     public var idempotencyKey: @Sendable () -> String? {
         get { hookStorage.withLock { $0.idempotencyKey } }
         set { hookStorage.withLock { $0.idempotencyKey = newValue } }
@@ -145,20 +160,22 @@ public final class CheckoutSession: Sendable {
             let token = try ClientToken.decode(clientToken, now: now())
             let clientSession = try await processor.clientSession(for: token)
             let resolution = registry.resolveMethods(for: clientSession, configuration: configuration)
-            var vaulted: [VaultedPaymentMethod] = []
-            var vaultError: String?
+            // Ready first, with `selection.state.isLoading` true while the saved methods load (as the
+            // seed says, `vaultedPaymentMethods` is empty while loading); `start()` returns once loaded.
+            guard let selection = install(generation: generation, clientSession: clientSession,
+                                          resolution: resolution, loading: vault != nil) else { return }
             if let vault {
                 do {
-                    vaulted = try await vault.paymentMethods(for: clientSession.vaultScope)
+                    let vaulted = try await vault.paymentMethods(for: clientSession.vaultScope)
+                    // The merchant's allowed networks apply to saved cards as to the card form.
+                    let filtered = SavedCardNetworkFilter.apply(vaulted, allowed: clientSession.token.allowedCardNetworks)
+                    selection.finishLoading(vaulted: filtered.usable,
+                                            unusable: configuration.unsupportedSavedCards == .hide ? [] : filtered.unusable,
+                                            error: nil)
                 } catch {
-                    vaultError = "Saved payment methods are unavailable"
+                    selection.finishLoading(vaulted: [], error: "Saved payment methods are unavailable")
                 }
             }
-            // The merchant's allowed networks apply to saved cards as to the card form.
-            let filtered = SavedCardNetworkFilter.apply(vaulted, allowed: clientSession.token.allowedCardNetworks)
-            install(generation: generation, clientSession: clientSession, resolution: resolution,
-                    vaulted: filtered.usable, vaultError: vaultError,
-                    unusable: configuration.unsupportedSavedCards == .hide ? [] : filtered.unusable)
         } catch {
             let error = PaymentPipeline.checkoutError(error)
             let current = run.withLock { run -> Bool in
@@ -166,7 +183,7 @@ public final class CheckoutSession: Sendable {
                 run.status = .ended
                 return true
             }
-            if current { deliver(.failure(error), generation: generation, endsRun: true) }
+            if current { deliver(.failure(error, checkoutData: nil), generation: generation, endsRun: true) }
         }
     }
 
@@ -178,7 +195,13 @@ public final class CheckoutSession: Sendable {
             guard run.status == .ready, let clientSession = run.clientSession else { return nil }
             if let existing = run.refreshTask { return existing }
             let generation = run.generation
-            let task = Task { await self.performRefresh(generation: generation, token: clientSession.token) }
+            let selection = run.selection
+            // `isLoading` is set by the task itself (outside this lock: the selection's lock is
+            // taken before this one when it makes flows), so it cannot be cleared before it is set.
+            let task = Task {
+                selection?.setLoading(true)
+                await self.performRefresh(generation: generation, token: clientSession.token)
+            }
             run.refreshTask = task
             return task
         }
@@ -188,18 +211,19 @@ public final class CheckoutSession: Sendable {
     /// Tears the run down: drops child sessions and flows, returns to `initializing` and makes
     /// the session startable again. Idempotent.
     public func cancel() {
-        let (flows, refresh): ([any PaymentFlow], Task<Void, Never>?) = run.withLock { run in
+        let (flows, refresh, subscribers): ([any PaymentFlow], Task<Void, Never>?,
+                                            [AsyncStream<CheckoutOutcome>.Continuation]) = run.withLock { run in
             let flows = Array(run.flows.values)
             let refresh = run.refreshTask
-            let subscribers = run.subscribers
+            let subscribers = Array(run.subscribers.values)
             let nextSubscriber = run.nextSubscriber
             let generation = run.generation
             run = Run()
-            run.subscribers = subscribers
             run.nextSubscriber = nextSubscriber
             run.generation = generation &+ 1
-            return (flows, refresh)
+            return (flows, refresh, subscribers)
         }
+        for subscriber in subscribers { subscriber.finish() }
         refresh?.cancel()
         for flow in flows { Task { await flow.cancel() } }
         phaseState.send(.initializing)
@@ -255,18 +279,19 @@ public final class CheckoutSession: Sendable {
 
     // MARK: Internals
 
+    /// Installs the ready run and returns its selection session; nil when the run was cancelled meanwhile.
     private func install(generation: Int, clientSession: ClientSession, resolution: MethodResolution,
-                         vaulted: [VaultedPaymentMethod], vaultError: String?,
-                         unusable: [UnusableVaultedPaymentMethod] = []) {
+                         loading: Bool) -> SelectionSession? {
         let pipeline = makePipeline(clientSession: clientSession, generation: generation)
         let captureCvv = clientSession.paymentMethods.contains { $0.options.captureVaultedCardCvv == true }
         let selection = SelectionSession(
-            methods: resolution.methods.map(\.method), vaulted: vaulted, vaultError: vaultError,
-            requiresCvvRecapture: captureCvv, scope: clientSession.vaultScope, vault: vault, unusable: unusable,
+            methods: resolution.methods.map(\.method), vaulted: [], vaultError: nil, isLoading: loading,
+            requiresCvvRecapture: captureCvv, scope: clientSession.vaultScope, vault: vault,
             flowFactory: { [weak self] type, input in
                 guard let self else { throw CheckoutError(.notReady, "the checkout session is gone") }
                 return try self.makeFlow(type, input: input)
-            })
+            },
+            note: { [weak self] diagnostic in self?.note(diagnostic, generation: generation) })
         let installed = run.withLock { run -> Bool in
             guard run.generation == generation, run.status == .starting else { return false }
             run.status = .ready
@@ -277,7 +302,9 @@ public final class CheckoutSession: Sendable {
             run.selection = selection
             return true
         }
-        if installed { phaseState.send(.ready) }
+        guard installed else { return nil }
+        phaseState.send(.ready)
+        return selection
     }
 
     private func performRefresh(generation: Int, token: ClientToken) async {
@@ -297,12 +324,16 @@ public final class CheckoutSession: Sendable {
             }
             selection?.replaceMethods(resolution.methods.map(\.method))
         } catch {
-            let current = run.withLock { run -> Bool in
-                guard run.generation == generation else { return false }
+            let (current, selection) = run.withLock { run -> (Bool, SelectionSession?) in
+                guard run.generation == generation else { return (false, nil) }
                 run.refreshTask = nil
-                return true
+                return (true, run.selection)
             }
-            if current { deliver(.failure(PaymentPipeline.checkoutError(error)), generation: generation, endsRun: false) }
+            selection?.setLoading(false)
+            if current {
+                deliver(.failure(PaymentPipeline.checkoutError(error), checkoutData: nil), generation: generation,
+                        endsRun: false)
+            }
         }
     }
 
@@ -324,11 +355,23 @@ public final class CheckoutSession: Sendable {
 
     /// Applies the completion rules and fans the outcome out to subscribers.
     private func deliver(_ outcome: CheckoutOutcome, generation: Int, endsRun: Bool) {
-        run.withLock { run in
-            guard run.generation == generation, !run.terminal else { return }
+        let finished: [AsyncStream<CheckoutOutcome>.Continuation] = run.withLock { run in
+            guard run.generation == generation, !run.terminal else { return [] }
             if endsRun { run.terminal = true }
             run.delivered.append(outcome)
             for continuation in run.subscribers.values { continuation.yield(outcome) }
+            guard endsRun else { return [] }
+            defer { run.subscribers.removeAll() }
+            return Array(run.subscribers.values)
+        }
+        for continuation in finished { continuation.finish() }
+    }
+
+    /// Records a note raised while ready (kept until the run ends).
+    private func note(_ diagnostic: SessionDiagnostic, generation: Int) {
+        run.withLock { run in
+            guard run.generation == generation else { return }
+            run.runtimeDiagnostics.append(diagnostic)
         }
     }
 }

@@ -2,7 +2,9 @@
 /// renders from. Fields and meanings follow the seed SDK's `PrimerPaymentMethodSelectionState`.
 ///
 /// `cvvInput` never holds the CVV itself: it holds one `•` per character typed, so a snapshot
-/// can be logged, diffed or stored without leaking the security code.
+/// can be logged, diffed or stored without leaking the security code. Binding a text field to it
+/// as the seed does (`get: { state.cvvInput }`, `set: { session.updateCvvInput($0) }`) works:
+/// `updateCvvInput(_:)` reads the masked echo back (see there).
 public struct PaymentMethodSelectionState: Sendable, Equatable {
     /// All methods offered in this session.
     public internal(set) var paymentMethods: [CheckoutPaymentMethod]
@@ -22,7 +24,8 @@ public struct PaymentMethodSelectionState: Sendable, Equatable {
     public internal(set) var isVaultPaymentLoading: Bool
     /// Whether the selected saved card needs its CVV entered again.
     public internal(set) var requiresCvvInput: Bool
-    /// One `•` per CVV character typed (never the digits).
+    /// One `•` per CVV character typed (never the digits); safe to bind to a text field, since
+    /// `updateCvvInput(_:)` understands its echo.
     public internal(set) var cvvInput: String
     /// Whether the CVV typed is complete and valid.
     public internal(set) var isCvvValid: Bool

@@ -14,8 +14,11 @@ public final class SelectionSession: Sendable {
         var state: PaymentMethodSelectionState
         var route: SelectionRoute = .methods
         var vaulted: [VaultedPaymentMethod]
+        var unusable: [UnusableVaultedPaymentMethod]
         var cvv = ""
         var flow: (any PaymentFlow)?
+        /// The flow of the saved-method payment in progress or last made (`submitVaulted()`).
+        var vaultedFlow: (any PaymentFlow)?
     }
 
     private let storage: Locked<Internal>
@@ -25,18 +28,20 @@ public final class SelectionSession: Sendable {
     private let scope: VaultScope
     private let vault: (any VaultProvider)?
     private let flowFactory: FlowFactory
+    private let note: @Sendable (SessionDiagnostic) -> Void
 
-    init(methods: [CheckoutPaymentMethod], vaulted: [VaultedPaymentMethod], vaultError: String?,
+    init(methods: [CheckoutPaymentMethod], vaulted: [VaultedPaymentMethod], vaultError: String?, isLoading: Bool = false,
          requiresCvvRecapture: Bool, scope: VaultScope, vault: (any VaultProvider)?,
-         unusable: [UnusableVaultedPaymentMethod] = [], flowFactory: @escaping FlowFactory) {
-        self.unusableVaultedPaymentMethods = unusable
-        let state = PaymentMethodSelectionState(paymentMethods: methods, error: vaultError)
-        storage = Locked(Internal(state: state, vaulted: vaulted))
+         unusable: [UnusableVaultedPaymentMethod] = [], flowFactory: @escaping FlowFactory,
+         note: @escaping @Sendable (SessionDiagnostic) -> Void = { _ in }) {
+        let state = PaymentMethodSelectionState(paymentMethods: methods, isLoading: isLoading, error: vaultError)
+        storage = Locked(Internal(state: state, vaulted: vaulted, unusable: unusable))
         broadcaster = StateBroadcaster(state)
         self.requiresCvvRecapture = requiresCvvRecapture
         self.scope = scope
         self.vault = vault
         self.flowFactory = flowFactory
+        self.note = note
     }
 
     // MARK: Observation
@@ -54,9 +59,14 @@ public final class SelectionSession: Sendable {
     public var vaultedPaymentMethods: [VaultedPaymentMethod] { storage.withLock { $0.vaulted } }
     /// Saved cards this session cannot pay with, with the reason, to show greyed out (empty when
     /// `Config/checkout.json` sets `"savedCards": {"unsupportedNetworks": "hide"}`). They cannot be selected.
-    public let unusableVaultedPaymentMethods: [UnusableVaultedPaymentMethod]
+    public var unusableVaultedPaymentMethods: [UnusableVaultedPaymentMethod] { storage.withLock { $0.unusable } }
     /// The flow of the selected method, once `select(_:)` started it.
     public var selectedFlow: (any PaymentFlow)? { storage.withLock { $0.flow } }
+    /// The flow of the saved-method payment `submitVaulted()` started, kept so that a payment
+    /// awaiting a 3-D Secure challenge (`.awaitingChallenge`) can be finished with
+    /// `resumeVaulted(with:)` (or with this flow's `resume(with:)` directly). Nil before the first
+    /// submit and after the saved selection changes.
+    public var vaultedFlow: (any PaymentFlow)? { storage.withLock { $0.vaultedFlow } }
 
     // MARK: Actions
 
@@ -84,16 +94,18 @@ public final class SelectionSession: Sendable {
         }
     }
 
-    /// Cancels the current selection and its flow.
+    /// Cancels the current selection and its flow, and a saved-method payment awaiting a challenge.
     public func cancel() async {
-        let flow = mutate { current -> (any PaymentFlow)? in
-            let flow = current.flow
+        let flows = mutate { current -> [any PaymentFlow] in
+            let flows = [current.flow, current.vaultedFlow].compactMap { $0 }
             current.flow = nil
+            current.vaultedFlow = nil
             current.state.selectedPaymentMethod = nil
+            current.state.isVaultPaymentLoading = false
             current.state.error = nil
-            return flow
+            return flows
         }
-        await flow?.cancel()
+        for flow in flows { await flow.cancel() }
     }
 
     /// Selects a saved method; `requiresCvvInput` becomes true when the session recaptures CVVs
@@ -106,6 +118,7 @@ public final class SelectionSession: Sendable {
             }
             current.state.selectedPaymentMethod = nil
             current.flow = nil
+            Self.abandonVaultedPayment(&current)
             current.state.selectedVaultedPaymentMethod = method
             current.state.requiresCvvInput = requiresCvvRecapture && method.isCard
             current.cvv = ""
@@ -189,25 +202,56 @@ public final class SelectionSession: Sendable {
     /// Updates the recaptured CVV of the selected saved card and validates it: digits only,
     /// exactly the network's length (4 for AMEX, 3 otherwise and when unknown). Empty or partial
     /// input is invalid without an error; non-digits or too many digits set `cvvError`.
+    ///
+    /// ## Binding round trip
+    /// `state.cvvInput` publishes one `•` per character, never the digits, so the seed's binding
+    /// works unchanged: `Binding(get: { session.state.cvvInput }, set: { session.updateCvvInput($0) })`.
+    /// The field then sends back the masked echo plus the new keystroke (`••` + `3`), and this
+    /// method reads each `•` as the digit it stands for: the n-th `•` of `cvv` is the n-th
+    /// character entered so far. So typing appends, deleting the last character removes it,
+    /// clearing or pasting digits replaces the code. A deletion inside the masked text removes the
+    /// last character (the mask cannot say which one went). A `•` with no character behind it
+    /// (more bullets than were entered) is not a digit and sets `cvvError`.
     public func updateCvvInput(_ cvv: String) {
         mutate { current in
             guard current.state.requiresCvvInput, let selected = current.state.selectedVaultedPaymentMethod else {
                 return
             }
             let expected = selected.paymentInstrumentData.network?.securityCodeLength ?? 3
-            current.cvv = cvv
-            current.state.cvvInput = String(repeating: "•", count: cvv.count)
-            if !cvv.allSatisfy(\.isASCIIDigit) {
+            let code = Self.unmask(cvv, entered: current.cvv)
+            current.cvv = code
+            current.state.cvvInput = String(repeating: Self.cvvMask, count: code.count)
+            if !code.allSatisfy(\.isASCIIDigit) {
                 current.state.isCvvValid = false
                 current.state.cvvError = "The security code may contain digits only"
-            } else if cvv.count > expected {
+            } else if code.count > expected {
                 current.state.isCvvValid = false
                 current.state.cvvError = "The security code must be \(expected) digits"
             } else {
-                current.state.isCvvValid = cvv.count == expected
+                current.state.isCvvValid = code.count == expected
                 current.state.cvvError = nil
             }
         }
+    }
+
+    /// The character `cvvInput` shows for each character of the security code.
+    public static let cvvMask: Character = "•"
+
+    /// `text` with each `•` replaced by the entered character it stands for (the n-th `•` by the
+    /// n-th character of `entered`); a `•` beyond `entered` stays (and fails validation).
+    static func unmask(_ text: String, entered: String) -> String {
+        let previous = Array(entered)
+        var next = 0
+        var result = ""
+        for character in text {
+            if character == cvvMask, next < previous.count {
+                result.append(previous[next])
+                next += 1
+            } else {
+                result.append(character)
+            }
+        }
+        return result
     }
 
     /// Filters the list: case- and diacritic-insensitive substring match on name and type.
@@ -220,7 +264,12 @@ public final class SelectionSession: Sendable {
 
     /// Pays with the selected saved method through the `VAULTED` handler, sending the recaptured
     /// CVV when required. After a failure the CVV is cleared and recapture stays on.
-    /// - Returns: the flow's final state, or nil when nothing could be submitted (see `state.error`).
+    ///
+    /// When the issuer asks for 3-D Secure the result is `.awaitingChallenge` and
+    /// `isVaultPaymentLoading` stays true: finish it with `resumeVaulted(with:)` (the flow is also
+    /// kept as `vaultedFlow`). A failure to record the method as used after a success is reported
+    /// in `CheckoutSession.diagnostics` (`.savedMethodNotMarkedUsed`); the payment stands.
+    /// - Returns: the flow's state, or nil when nothing could be submitted (see `state.error`).
     @discardableResult
     public func submitVaulted() async -> PaymentFlowState? {
         let prepared: Result<any PaymentFlow, CheckoutError>? = mutate { current in
@@ -234,6 +283,7 @@ public final class SelectionSession: Sendable {
             let cvv = current.state.requiresCvvInput ? SecurityCode(current.cvv) : nil
             do {
                 let flow = try flowFactory(.vaulted, .vaulted(selected, cvv: cvv))
+                current.vaultedFlow = flow
                 current.state.isVaultPaymentLoading = true
                 current.state.error = nil
                 return .success(flow)
@@ -244,34 +294,78 @@ public final class SelectionSession: Sendable {
             }
         }
         guard case .success(let flow) = prepared else { return nil }
-        let final = await flow.submit()
-        mutate { current in
-            current.state.isVaultPaymentLoading = false
+        return await settle(flow, await flow.submit())
+    }
+
+    /// Finishes a saved-method payment that awaits a 3-D Secure challenge, with the challenge's
+    /// result (`.challengeResult(...)`). On success the method is marked used, as after
+    /// `submitVaulted()`.
+    /// - Throws: `CheckoutError` `.invalidReturn` when no saved-method payment awaits a challenge
+    ///   or the input does not fit it; nothing changes then.
+    @discardableResult
+    public func resumeVaulted(with input: PaymentResumeInput) async throws -> PaymentFlowState {
+        guard let flow = vaultedFlow else {
+            throw CheckoutError(.invalidReturn, "no saved-method payment awaits a challenge")
+        }
+        let state = try await flow.resume(with: input)
+        return await settle(flow, state) ?? state
+    }
+
+    /// Applies the state a saved-method flow reached (unless a newer selection replaced it).
+    private func settle(_ flow: any PaymentFlow, _ final: PaymentFlowState) async -> PaymentFlowState? {
+        let paid: VaultedPaymentMethod? = mutate { current in
+            guard let kept = current.vaultedFlow, kept === flow else { return nil }
             switch final {
             case .succeeded:
+                current.state.isVaultPaymentLoading = false
                 current.cvv = ""
                 current.state.cvvInput = ""
                 current.state.isCvvValid = false
+                return current.state.selectedVaultedPaymentMethod
             case .failed(let error):
+                current.state.isVaultPaymentLoading = false
                 current.cvv = ""
                 current.state.cvvInput = ""
                 current.state.isCvvValid = false
                 current.state.cvvError = nil
                 current.state.error = error.message
-            default:
+            case .cancelled:
+                current.state.isVaultPaymentLoading = false
+            case .idle, .processing, .awaitingChallenge, .awaitingRedirect:
                 break
             }
+            return nil
         }
-        if case .succeeded = final, let vault, let selected = state.selectedVaultedPaymentMethod {
-            try? await vault.markUsed(id: selected.id, for: scope)
+        if let paid, let vault {
+            do {
+                try await vault.markUsed(id: paid.id, for: scope)
+            } catch {
+                let reason = PaymentPipeline.checkoutError(error).message
+                note(.savedMethodNotMarkedUsed(maskedToken: VaultTokenMask.mask(paid.id), reason: reason))
+            }
         }
         return final
+    }
+
+    func setLoading(_ loading: Bool) {
+        mutate { $0.state.isLoading = loading }
+    }
+
+    /// Installs the saved methods loaded at start and ends `isLoading`.
+    func finishLoading(vaulted: [VaultedPaymentMethod], unusable: [UnusableVaultedPaymentMethod] = [], error: String?) {
+        mutate { current in
+            current.vaulted = vaulted
+            current.unusable = unusable
+            current.state.isLoading = false
+            if let error { current.state.error = error }
+        }
     }
 
     // MARK: Internals
 
     func replaceMethods(_ methods: [CheckoutPaymentMethod]) {
         mutate { current in
+            current.state.isLoading = false
             current.state.paymentMethods = methods
             current.state.filteredPaymentMethods = Self.filter(methods, query: current.state.searchQuery)
             if let selected = current.state.selectedPaymentMethod, !methods.contains(where: { $0.id == selected.id }) {
@@ -281,8 +375,17 @@ public final class SelectionSession: Sendable {
         }
     }
 
+    /// Drops the saved-method payment (one awaiting a challenge is cancelled): a new selection
+    /// replaces it.
+    private static func abandonVaultedPayment(_ current: inout Internal) {
+        if let flow = current.vaultedFlow, !flow.flowState.isTerminal { Task { await flow.cancel() } }
+        current.vaultedFlow = nil
+        current.state.isVaultPaymentLoading = false
+    }
+
     private static func clearVaultedSelection(_ current: inout Internal) {
         current.state.selectedVaultedPaymentMethod = nil
+        abandonVaultedPayment(&current)
         current.state.requiresCvvInput = false
         current.cvv = ""
         current.state.cvvInput = ""

@@ -240,7 +240,7 @@ enum PayCommand: CLICommand {
                                       processor: sandbox, vault: vault, idempotencyKey: { UUID().uuidString })
         await session.start()
         guard session.phase == .ready else {
-            if case .failure(let error)? = session.deliveredOutcomes.first { return .failure(error) }
+            if case .failure(let error, _)? = session.deliveredOutcomes.first { return .failure(error) }
             return .failure(CheckoutError(.notReady, "the checkout session did not start"))
         }
         if request.method != .vaulted && !session.paymentMethods.contains(where: { $0.type == request.method }) {

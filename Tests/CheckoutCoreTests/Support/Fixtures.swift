@@ -78,3 +78,11 @@ final class Recorder<Value: Sendable>: Sendable {
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
 }
+
+extension CheckoutOutcome {
+    /// The outcome with a failure's `checkoutData` dropped, for tests about the error alone.
+    var ignoringCheckoutData: CheckoutOutcome {
+        if case .failure(let error, _) = self { return .failure(error, checkoutData: nil) }
+        return self
+    }
+}

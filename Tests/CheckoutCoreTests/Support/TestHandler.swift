@@ -31,6 +31,8 @@ final class TestFlow: PaymentFlow {
     let cardNumber: @Sendable () -> String
     private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
     let reportTwice = Locked(false)
+    /// The last payment token this flow paid with (for tests that continue a payment by hand).
+    let lastToken = Locked<PaymentMethodToken?>(nil)
 
     init(context: PaymentFlowContext, cardNumber: @escaping @Sendable () -> String) {
         self.context = context
@@ -38,8 +40,8 @@ final class TestFlow: PaymentFlow {
     }
 
     var paymentMethodType: PaymentMethodType { context.method.type }
-    var state: PaymentFlowState { broadcaster.value }
-    func states() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
+    var flowState: PaymentFlowState { broadcaster.value }
+    func flowStates() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
 
     func submit() async -> PaymentFlowState {
         broadcaster.send(.processing)
@@ -63,6 +65,7 @@ final class TestFlow: PaymentFlow {
     }
 
     private func pay(_ token: PaymentMethodToken) async -> PaymentFlowState {
+        lastToken.withLock { $0 = token }
         let step = await context.pipeline.createPayment(token: token, vaultOnSuccess: true)
         if reportTwice.withLock({ $0 }), case .succeeded = step {
             // Same payment again: the sandbox answers from its idempotency record or fails; either
@@ -136,8 +139,13 @@ final class ControlledProcessor: PaymentProcessor {
     func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
         try await sandbox.tokenize(request, session: session)
     }
+    /// The idempotency key of every create-payment call, in order.
+    var createKeys: [String?] { keys.withLock { $0 } }
+    private let keys = Locked<[String?]>([])
+
     func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
-        try await sandbox.createPayment(request)
+        keys.withLock { $0.append(request.idempotencyKey) }
+        return try await sandbox.createPayment(request)
     }
     func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
         try await sandbox.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
