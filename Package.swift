@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .executable(name: "vault-server", targets: ["vault-server"]),
         .executable(name: "checkout", targets: ["checkout"]),
+        // Issue 18 (WIRE): the sandbox payment processor over HTTP.
+        .executable(name: "sandbox-psp", targets: ["sandbox-psp"]),
     ],
     targets: [
         // System-library shims (C libraries from Debian -dev packages).
@@ -61,6 +63,21 @@ let package = Package(
         // Deterministic doubles for sync tests: an in-memory remote vault and a manual clock.
         .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutLocking"],
                 path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
+
+        // Orchestration over the wire (issue 18, WIRE): webhooks, HTTPPaymentProcessor, sandbox-psp.
+        // PROVISIONAL CheckoutOrchestration target until orch-engine's lands (then only the extra deps stay).
+        .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
+                                                              "CheckoutLocking", "CheckoutVault"],
+                path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
+        // The one libmicrohttpd server core for small JSON services (sandbox-psp, tests' receivers).
+        .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD", "CheckoutLocking"],
+                path: "Sources/MicroHTTPServer", swiftSettings: swift6),
+        .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore"],
+                          path: "Sources/sandbox-psp", swiftSettings: swift6),
+        .testTarget(name: "OrchestrationWireTests",
+                    dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto",
+                                   "CheckoutVault", "CheckoutVaultTesting", "HTTPTransport", "CheckoutLocking", "Spawning"],
+                    path: "Tests/OrchestrationWireTests", swiftSettings: swift6),
 
         // Payment-method modules: each depends on CheckoutCore only.
         .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore", "CheckoutLocking"],
