@@ -64,11 +64,16 @@ let package = Package(
         .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutLocking"],
                 path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
 
-        // Orchestration over the wire (issue 18, WIRE): webhooks, HTTPPaymentProcessor, sandbox-psp.
-        // PROVISIONAL CheckoutOrchestration target until orch-engine's lands (then only the extra deps stay).
+        // Orchestration (issue 18): PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events;
+        // its PostgreSQL ledger in a separate target like VaultServerPostgres.
         .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
                                                               "CheckoutLocking", "CheckoutVault"],
                 path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
+        .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "CLibPQ", "CheckoutLocking",
+                                                                      "CheckoutCore"],
+                path: "Sources/CheckoutOrchestrationPostgres", swiftSettings: swift6),
+
+        // Orchestration over the wire (issue 18, WIRE): webhooks, HTTPPaymentProcessor, sandbox-psp.
         // The one libmicrohttpd server core for small JSON services (sandbox-psp, tests' receivers).
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD", "CheckoutLocking"],
                 path: "Sources/MicroHTTPServer", swiftSettings: swift6),

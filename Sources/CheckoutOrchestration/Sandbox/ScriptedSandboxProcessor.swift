@@ -1,0 +1,224 @@
+import CheckoutCore
+import CheckoutLocking
+import Foundation
+
+/// An in-process sandbox processor with scripted behaviour (the routing file's `kind: "sandbox"`).
+///
+/// Each operation answers from its script in turn (`SandboxBehaviour`): `succeed` charges, a category
+/// answers with that category's sandbox raw code (`SandboxDeclineCodes`), `timeout-after-charge`
+/// charges and then throws an unknown outcome. Payments are kept by idempotency key, so a repeated
+/// attempt key never charges twice and `attemptStatus` finds what was charged.
+///
+/// A challenge (`authentication-required`) is completed with `resumePayment(resumeToken: "challenge-success")`;
+/// the 3-D Secure result is then available from `authenticationResult(paymentId:)`. An attempt that
+/// carries an `AuthenticationResult` is never challenged again.
+///
+/// It never keeps a card number: `tokenize` keeps only the masked data.
+public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
+    /// The built-in decline table (`Config/declines/sandbox.json`).
+    public static let builtInDeclineTable: DeclineTable = {
+        // The embedded table is fixed data checked by a test; failing to read it is a build defect.
+        guard let table = try? DeclineTableLoader.load(Array(SandboxDeclineCodes.tableJSON.utf8)) else {
+            fatalError("SandboxDeclineCodes.tableJSON is not a valid decline table")
+        }
+        return table
+    }()
+
+    private struct Payment: Sendable {
+        var response: PaymentResponse
+        var key: String?
+        var charged: Bool
+        var authentication: AuthenticationResult?
+    }
+
+    private struct State: Sendable {
+        var counter = 0
+        var calls: [SandboxBehaviour.Operation: Int] = [:]
+        var tokens: [String: PaymentInstrumentData?] = [:]
+        var payments: [String: Payment] = [:]
+        var byKey: [String: String] = [:]
+        var charges = 0
+        var createCalls = 0
+
+        mutating func next(_ operation: SandboxBehaviour.Operation, _ behaviour: SandboxBehaviour) -> SandboxBehaviourValue {
+            let call = calls[operation, default: 0]
+            calls[operation] = call + 1
+            return behaviour.value(operation, call: call)
+        }
+    }
+
+    public let name: String
+    public let declineTable: DeclineTable
+    /// The script.
+    public let behaviour: SandboxBehaviour
+    private let state = Locked(State())
+
+    public init(name: String, behaviour: SandboxBehaviour = SandboxBehaviour(),
+                declineTable: DeclineTable = ScriptedSandboxProcessor.builtInDeclineTable) {
+        self.name = name
+        self.behaviour = behaviour
+        self.declineTable = declineTable
+    }
+
+    /// Successful charges (a repeated idempotency key is not a second charge).
+    public var chargeCount: Int { state.withLock { $0.charges } }
+    /// Create-payment calls that reached the sandbox.
+    public var createCallCount: Int { state.withLock { $0.createCalls } }
+    /// Charges per idempotency key (each should be at most 1).
+    public var chargesByKey: [String: Int] {
+        state.withLock { state in
+            var counts: [String: Int] = [:]
+            for payment in state.payments.values where payment.charged { counts[payment.key ?? payment.response.paymentId, default: 0] += 1 }
+            return counts
+        }
+    }
+
+    // MARK: PaymentProcessor
+
+    public func clientSession(for token: ClientToken) async throws -> ClientSession {
+        ClientSession(token: token, paymentMethods: token.paymentMethods)
+    }
+
+    public func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
+        var data: PaymentInstrumentData?
+        var type = PaymentMethodType.paymentCard
+        var instrumentType = PaymentInstrumentType.paymentCard
+        switch request {
+        case .card(let card):
+            let digits = Array(card.number.utf8)
+            guard (12...19).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                  Luhn.isValid(digits.map { $0 - 48 }) else {
+                throw CheckoutError(.invalidPaymentData, "the card number is not valid")
+            }
+            data = PaymentInstrumentData(network: card.network, first6Digits: card.first6, last4Digits: card.last4,
+                                         expirationMonth: card.expiryMonth, expirationYear: card.expiryYear)
+        case .redirect(let method):
+            type = method
+            instrumentType = .other
+        case .wallet(let method, _):
+            type = method
+            instrumentType = .other
+        }
+        return state.withLock { state in
+            state.counter += 1
+            let token = "\(name)_tok_\(state.counter)"
+            state.tokens[token] = data
+            return PaymentMethodToken(token: token, paymentMethodType: type, instrumentType: instrumentType, instrumentData: data)
+        }
+    }
+
+    public func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
+        try await createAttempt(AttemptRequest(payment: request, attemptKey: request.idempotencyKey ?? UUID().uuidString,
+                                               authentication: nil))
+    }
+
+    public func createAttempt(_ request: AttemptRequest) async throws -> PaymentResponse {
+        let result: Result<PaymentResponse, AttemptFailure> = state.withLock { state in
+            state.createCalls += 1
+            if let existing = state.byKey[request.attemptKey], let payment = state.payments[existing] {
+                return .success(payment.response)
+            }
+            let value = state.next(.createPayment, behaviour)
+            if value == .category(.networkError) {
+                return .failure(AttemptFailure(rawCode: SandboxDeclineCodes.rawCode(for: .networkError), sent: false,
+                                               message: "sandbox \(name): connection refused"))
+            }
+            state.counter += 1
+            let id = "\(name)_pay_\(state.counter)"
+            var payment = Payment(response: PaymentResponse(paymentId: id, status: .succeeded), key: request.attemptKey,
+                                  charged: false, authentication: request.authentication)
+            switch value {
+            case .succeed, .timeoutAfterCharge, .category(.networkError):
+                payment.charged = true
+                state.charges += 1
+            case .category(.authenticationRequired) where request.authentication != nil:
+                payment.charged = true
+                state.charges += 1
+            case .category(.authenticationRequired):
+                payment.response.status = .pending
+                payment.response.requiredAction = .challenge(challengeId: "\(name)_ch_\(state.counter)")
+            case .category(let category):
+                payment.response.status = category == .processorError ? .failed : .declined
+                payment.response.reason = SandboxDeclineCodes.rawCode(for: category)
+            }
+            state.payments[id] = payment
+            state.byKey[request.attemptKey] = id
+            if value == .timeoutAfterCharge {
+                return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "sandbox \(name): timed out after sending"))
+            }
+            return .success(payment.response)
+        }
+        return try result.get()
+    }
+
+    public func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
+        let result: Result<PaymentResponse, any Error> = state.withLock { state in
+            guard var payment = state.payments[paymentId] else {
+                return .failure(CheckoutError(.invalidReturn, "unknown payment"))
+            }
+            guard payment.response.status == .pending else {
+                return .failure(CheckoutError(.invalidReturn, "the payment is no longer pending"))
+            }
+            let value = state.next(.resumePayment, behaviour)
+            switch value {
+            case .category(.networkError):
+                return .failure(AttemptFailure(rawCode: "NETWORK", sent: false, message: "sandbox \(name): connection refused"))
+            case .succeed, .timeoutAfterCharge:
+                if resumeToken == "challenge-success" {
+                    payment.response.status = .succeeded
+                    payment.charged = true
+                    state.charges += 1
+                    payment.authentication = AuthenticationResult(version: "2.2.0", transactionId: "ds_\(paymentId)",
+                                                                  eci: "05", authenticationValue: "cavv_\(paymentId)")
+                } else {
+                    payment.response.status = .declined
+                    payment.response.reason = "3DS_FAILED"
+                }
+            case .category(let category):
+                payment.response.status = category == .processorError ? .failed : .declined
+                payment.response.reason = SandboxDeclineCodes.rawCode(for: category)
+            }
+            payment.response.requiredAction = nil
+            state.payments[paymentId] = payment
+            if value == .timeoutAfterCharge {
+                return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "sandbox \(name): timed out after sending"))
+            }
+            return .success(payment.response)
+        }
+        return try result.get()
+    }
+
+    public func paymentStatus(paymentId: String) async throws -> PaymentResponse {
+        let result: Result<PaymentResponse, any Error> = state.withLock { state in
+            if state.next(.paymentStatus, behaviour) != .succeed {
+                return .failure(AttemptFailure(rawCode: "NETWORK", sent: false, message: "sandbox \(name): status unavailable"))
+            }
+            guard let payment = state.payments[paymentId] else {
+                return .failure(CheckoutError(.paymentFailed, "unknown payment"))
+            }
+            return .success(payment.response)
+        }
+        return try result.get()
+    }
+
+    public func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
+        throw CheckoutError(.paymentFailed, "sandbox \(name): saved instruments are not supported")
+    }
+
+    // MARK: RoutableProcessor
+
+    public func attemptStatus(idempotencyKey: String) async throws -> AttemptLookup {
+        let result: Result<AttemptLookup, AttemptFailure> = state.withLock { state in
+            if state.next(.attemptStatus, behaviour) != .succeed {
+                return .failure(AttemptFailure(rawCode: "NETWORK", sent: false, message: "sandbox \(name): status call failed"))
+            }
+            guard let id = state.byKey[idempotencyKey], let payment = state.payments[id] else { return .success(.notFound) }
+            return .success(.found(payment.response))
+        }
+        return try result.get()
+    }
+
+    public func authenticationResult(paymentId: String) async -> AuthenticationResult? {
+        state.withLock { $0.payments[paymentId]?.authentication }
+    }
+}
