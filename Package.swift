@@ -77,7 +77,7 @@ let package = Package(
         // The one libmicrohttpd server core for small JSON services (sandbox-psp, tests' receivers).
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD", "CheckoutLocking"],
                 path: "Sources/MicroHTTPServer", swiftSettings: swift6),
-        .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore"],
+        .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto"],
                           path: "Sources/sandbox-psp", swiftSettings: swift6),
         .testTarget(name: "OrchestrationWireTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto",

@@ -16,7 +16,7 @@ public struct ProcessorFactory: Sendable {
             return ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour,
                                             declineTable: definition.declineTable ?? ScriptedSandboxProcessor.builtInDeclineTable)
         case .http:
-            throw ProcessorFactoryError.kindNotAvailable(kind: definition.kind.rawValue, processor: definition.name)
+            return try HTTPPaymentProcessor.make(definition)
         }
     }
 
