@@ -81,7 +81,8 @@ let package = Package(
                           path: "Sources/sandbox-psp", swiftSettings: swift6),
         .testTarget(name: "OrchestrationWireTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto",
-                                   "CheckoutVault", "CheckoutVaultTesting", "HTTPTransport", "CheckoutLocking", "Spawning"],
+                                   "CheckoutVault", "CheckoutVaultTesting", "HTTPTransport", "CheckoutLocking", "Spawning", "TLSTestSupport",
+                                   "Loopback"],
                     path: "Tests/OrchestrationWireTests", swiftSettings: swift6),
 
         // Payment-method modules: each depends on CheckoutCore only.

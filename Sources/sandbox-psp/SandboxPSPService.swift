@@ -12,7 +12,7 @@ import MicroHTTPServer
 /// with their raw code); "not sent" (`network-error` scripted) is 503 `processor-unavailable`;
 /// "outcome unknown" (`timeout-after-charge`) is 504 `upstream-timeout` after the charge. A
 /// create call needs `Idempotency-Key`; the same key with another body is 422
-/// `idempotency-key-reused` (the body's SHA-256 is kept per key). Card data is used to make the
+/// `idempotency-key-reused` (the SHA-256 of the body as understood, keys sorted, is kept per key). Card data is used to make the
 /// token and dropped; nothing is logged.
 final class SandboxPSPService: Sendable {
     let processor: ScriptedSandboxProcessor
@@ -74,7 +74,10 @@ final class SandboxPSPService: Sendable {
         guard let body = try? JSONDecoder().decode(ProcessorAPI.CreatePaymentBody.self, from: Data(request.body)) else {
             return .error(400, code: "invalid-request", message: "the body is not a create-payment request")
         }
-        let fingerprint = Digest.sha256(request.body)
+        // The request as understood (keys sorted), so key order and whitespace do not count.
+        let canonical = JSONEncoder()
+        canonical.outputFormatting = [.sortedKeys]
+        let fingerprint = Digest.sha256((try? canonical.encode(body)).map { [UInt8]($0) } ?? request.body)
         let reused = fingerprints.withLock { known -> Bool in
             if let first = known[key] { return !ConstantTime.equals(first, fingerprint) }
             known[key] = fingerprint

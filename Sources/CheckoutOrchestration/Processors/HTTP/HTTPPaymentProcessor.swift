@@ -185,7 +185,9 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
         -> HTTPResponse {
         let bytes: [UInt8]
         do {
-            bytes = [UInt8](try JSONEncoder().encode(body))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            bytes = [UInt8](try encoder.encode(body))
         } catch {
             throw HTTPTransportError(.invalidRequest, "the request body cannot be encoded")
         }
