@@ -51,7 +51,7 @@ let package = Package(
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking",
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "MicroHTTPServer", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking",
                                                     "CheckoutCrypto"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
         // PostgreSQL storage for several vault-server instances on one vault (libpq).

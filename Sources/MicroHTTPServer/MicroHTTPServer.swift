@@ -55,21 +55,7 @@ public final class MicroHTTPServer: Sendable {
 
     private let configuration: Configuration
     fileprivate let handler: Handler
-    private let daemon = Locked<DaemonHandle?>(nil)
-
-    /// The running daemon. `@unchecked Sendable`: the pointer is only used under `daemon`'s lock
-    /// (start, stop), and libmicrohttpd's daemon API is thread-safe for those calls.
-    private struct DaemonHandle: @unchecked Sendable {
-        let pointer: OpaquePointer
-        let port: Int
-        /// The PEM texts handed to libmicrohttpd, which keeps the pointers: freed after the stop.
-        let tlsMemory: [UnsafeMutablePointer<CChar>]
-
-        func stop() {
-            MHD_stop_daemon(pointer)
-            for memory in tlsMemory { free(memory) }
-        }
-    }
+    private let daemon = Locked<MHDDaemon?>(nil)
 
     fileprivate var maxBodyBytes: Int { configuration.maxBodyBytes }
 
@@ -87,34 +73,31 @@ public final class MicroHTTPServer: Sendable {
     public func start() throws(MicroHTTPServerError) -> Int {
         try daemon.withLock { current throws(MicroHTTPServerError) -> Int in
             if let current { return current.port }
-            var tlsMemory: [UnsafeMutablePointer<CChar>] = []
+            var pem: TLSPEM?
             if let tls = configuration.tls {
-                guard cmhd_supports_tls() != 0 else { throw MicroHTTPServerError("this libmicrohttpd has no TLS support") }
-                guard let certificate = FileManager.default.contents(atPath: tls.certificate).flatMap({ String(data: $0, encoding: .utf8) }),
-                      let key = FileManager.default.contents(atPath: tls.privateKey).flatMap({ String(data: $0, encoding: .utf8) }) else {
-                    throw MicroHTTPServerError("cannot read the TLS certificate or key")
+                do throws(TLSPEMError) {
+                    pem = try TLSPEM.read(certificate: tls.certificate, privateKey: tls.privateKey)
+                } catch {
+                    throw MicroHTTPServerError(error.message)
                 }
-                tlsMemory = [strdup(certificate)!, strdup(key)!]
             }
-            let context = Unmanaged.passUnretained(self).toOpaque()
-            guard let pointer = cmhd_start(configuration.host, UInt16(clamping: configuration.port), UInt32(configuration.threads),
-                                           tlsMemory.first, tlsMemory.last, UInt32(configuration.maxConnections),
-                                           UInt32(configuration.maxConnections), UInt32(configuration.idleTimeoutSeconds),
-                                           64 * 1024, microServerAccess, context, microServerRequestLine, context,
-                                           microServerCompleted, context) else {
-                for memory in tlsMemory { free(memory) }
+            guard let started = MHDDaemon.start(host: configuration.host, port: configuration.port, threads: configuration.threads,
+                                                tls: pem, connectionLimit: configuration.maxConnections,
+                                                perAddressLimit: configuration.maxConnections,
+                                                idleTimeoutSeconds: configuration.idleTimeoutSeconds, connectionMemoryBytes: 64 * 1024,
+                                                context: Unmanaged.passUnretained(self).toOpaque(), access: microServerAccess,
+                                                requestLine: microServerRequestLine, completed: microServerCompleted) else {
                 throw MicroHTTPServerError("cannot listen on \(configuration.host):\(configuration.port)"
-                    + (configuration.tls == nil ? "" : " (or GnuTLS refused the certificate or key)"))
+                    + (pem == nil ? "" : " (or GnuTLS refused the certificate or key)"))
             }
-            let handle = DaemonHandle(pointer: pointer, port: Int(cmhd_bound_port(pointer)), tlsMemory: tlsMemory)
-            current = handle
-            return handle.port
+            current = started
+            return started.port
         }
     }
 
     /// Stops listening and closes every connection. Safe to call twice.
     public func stop() {
-        let handle = daemon.withLock { current -> DaemonHandle? in
+        let handle = daemon.withLock { current -> MHDDaemon? in
             defer { current = nil }
             return current
         }
@@ -125,12 +108,10 @@ public final class MicroHTTPServer: Sendable {
     deinit { stop() }
 }
 
-/// The server could not start.
+/// The server could not start: `message` says why (the address, the certificate or key).
 public struct MicroHTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What went wrong.
     public let message: String
-    /// Creates the error.
-    public init(_ message: String) { self.message = message }
+    init(_ message: String) { self.message = message }
     public var description: String { "server cannot start: \(message)" }
 }
 
@@ -140,23 +121,19 @@ public struct MicroHTTPServerError: Error, Sendable, Equatable, CustomStringConv
 private final class MicroRequestContext {
     let target: String
     var headChecked = false
-    var body: [UInt8] = []
-    var tooLarge = false
+    var body = RequestBodyBuffer()
 
     init(target: String) { self.target = target }
 }
 
-private func microServerRequestLine(_ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?,
-                                    _ connection: OpaquePointer?) -> UnsafeMutableRawPointer? {
+/// MHD_OPTION_URI_LOG_CALLBACK: the request line has arrived; the context lives until completion.
+private let microServerRequestLine: cmhd_uri_log_callback = { _, uri, _ in
     let target = uri.flatMap { String(validatingCString: $0) } ?? ""
     return Unmanaged.passRetained(MicroRequestContext(target: target)).toOpaque()
 }
 
-private func microServerAccess(
-    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
-    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
-    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-) -> MHD_Result {
+/// The access handler: head checks, then body pieces, then the answer.
+private let microServerAccess: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadDataSize, requestContext in
     guard let cls, let connection, let pointer = requestContext?.pointee else { return cmhd_no() }
     let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<MicroRequestContext>.fromOpaque(pointer).takeUnretainedValue()
@@ -175,31 +152,23 @@ private func microServerAccess(
     if let uploadDataSize, uploadDataSize.pointee > 0 {
         let count = uploadDataSize.pointee
         uploadDataSize.pointee = 0
-        if !context.tooLarge, context.body.count + count <= server.maxBodyBytes, let uploadData {
-            uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
-                context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
-            }
-        } else {
-            context.tooLarge = true
-            context.body = []
-        }
+        context.body.append(uploadData, count: count, limit: server.maxBodyBytes)
         return cmhd_yes()
     }
-    if context.tooLarge {
+    if context.body.tooLarge {
         return MicroResponseWriter.queue(.error(413, code: "payload-too-large", message: "the body is over the limit", close: true),
                                          on: connection)
     }
     let methodName = method.flatMap { String(validatingCString: $0) } ?? ""
     let (path, query) = MicroRequestTarget.split(context.target)
     let request = ServedRequest(method: methodName, path: path, query: query, headers: MicroRequestTarget.headers(connection),
-                                body: context.body)
+                                body: context.body.bytes)
     let response = MicroHandlerBridge.answer(request, with: server.handler)
     return MicroResponseWriter.queue(response, on: connection)
 }
 
-private func microServerCompleted(_ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
-                                  _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
-                                  _ termination: MHD_RequestTerminationCode) {
+/// The completion callback: releases the request's context.
+private let microServerCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
     guard let requestContext, let pointer = requestContext.pointee else { return }
     Unmanaged<MicroRequestContext>.fromOpaque(pointer).release()
     requestContext.pointee = nil

@@ -33,16 +33,7 @@ struct SandboxPSPProcess {
         if let behaviour { arguments += ["--behaviour", behaviour] }
         if let tls { arguments += ["--tls-cert", tls.certificate, "--tls-key", tls.privateKey] }
         let process = try ChildProcess(executable: binary.path, arguments: arguments, standardOutput: .pipe, standardError: .pipe)
-        let output = try #require(process.standardOutput)
-        let line = await onOwnThread { () -> String in
-            var bytes: [UInt8] = []
-            while !bytes.contains(0x0A) {
-                let chunk = output.availableData
-                if chunk.isEmpty { break }
-                bytes += chunk
-            }
-            return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
-        }
+        let line = await process.firstOutputLine()
         for scheme in ["http", "https"] {
             let prefix = "listening on \(scheme)://127.0.0.1:"
             if line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) {
