@@ -52,12 +52,47 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
     /// The script.
     public let behaviour: SandboxBehaviour
     private let state = Locked(State())
+    private let journal: SandboxJournal?
 
-    public init(name: String, behaviour: SandboxBehaviour = SandboxBehaviour(),
-                declineTable: DeclineTable = ScriptedSandboxProcessor.builtInDeclineTable) {
+    private init(name: String, behaviour: SandboxBehaviour, declineTable: DeclineTable, journal: SandboxJournal?,
+                 rows: [SandboxJournal.Row]) {
         self.name = name
         self.behaviour = behaviour
         self.declineTable = declineTable
+        self.journal = journal
+        state.withLock { state in
+            for row in rows {
+                let response = PaymentResponse(paymentId: row.paymentId, status: row.status, reason: row.reason)
+                state.payments[row.paymentId] = Payment(response: response, key: row.key, charged: row.charged, authentication: nil)
+                state.byKey[row.key] = row.paymentId
+                if row.charged { state.charges += 1 }
+                state.counter += 1
+            }
+        }
+    }
+
+    /// A sandbox whose payments live in memory.
+    public convenience init(name: String, behaviour: SandboxBehaviour = SandboxBehaviour(),
+                            declineTable: DeclineTable = ScriptedSandboxProcessor.builtInDeclineTable) {
+        self.init(name: name, behaviour: behaviour, declineTable: declineTable, journal: nil, rows: [])
+    }
+
+    /// A sandbox whose payments are also kept in (and first loaded from) `journal`.
+    public convenience init(name: String, behaviour: SandboxBehaviour = SandboxBehaviour(),
+                            declineTable: DeclineTable = ScriptedSandboxProcessor.builtInDeclineTable,
+                            journal: SandboxJournal) throws {
+        self.init(name: name, behaviour: behaviour, declineTable: declineTable, journal: journal, rows: try journal.rows())
+    }
+
+    private func persist(_ payment: Payment) -> AttemptFailure? {
+        guard let journal, let key = payment.key else { return nil }
+        do {
+            try journal.save(SandboxJournal.Row(key: key, paymentId: payment.response.paymentId, status: payment.response.status,
+                                                reason: payment.response.reason, charged: payment.charged))
+            return nil
+        } catch {
+            return AttemptFailure(rawCode: "JOURNAL", sent: true, message: "sandbox \(name): the journal could not be written")
+        }
     }
 
     /// Successful charges (a repeated idempotency key is not a second charge).
@@ -143,6 +178,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
             }
             state.payments[id] = payment
             state.byKey[request.attemptKey] = id
+            if let failure = persist(payment) { return .failure(failure) }
             if value == .timeoutAfterCharge {
                 return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "sandbox \(name): timed out after sending"))
             }
@@ -175,11 +211,17 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
                     payment.response.reason = "3DS_FAILED"
                 }
             case .category(let category):
+                // The shopper authenticated; the authorisation after it failed with the scripted category.
+                if resumeToken == "challenge-success" {
+                    payment.authentication = AuthenticationResult(version: "2.2.0", transactionId: "ds_\(paymentId)",
+                                                                  eci: "05", authenticationValue: "cavv_\(paymentId)")
+                }
                 payment.response.status = category == .processorError ? .failed : .declined
                 payment.response.reason = SandboxDeclineCodes.rawCode(for: category)
             }
             payment.response.requiredAction = nil
             state.payments[paymentId] = payment
+            if let failure = persist(payment) { return .failure(failure) }
             if value == .timeoutAfterCharge {
                 return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "sandbox \(name): timed out after sending"))
             }

@@ -1,0 +1,30 @@
+/// Why the ledger refused a change. Nothing of a refused change is written.
+public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, as an extensible code.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        /// No intent or attempt with that id.
+        public static let notFound = Code("not-found")
+        /// The state machine does not allow the move (e.g. out of a terminal state).
+        public static let illegalMove = Code("illegal-move")
+        /// Another attempt of the intent is still open (pending, unknown, requires action):
+        /// the payment may not go to another processor.
+        public static let attemptOpen = Code("attempt-open")
+        /// A value would have stored a card number.
+        public static let cardDataRefused = Code("card-data-refused")
+        /// The stored data is not what this version wrote.
+        public static let corrupt = Code("corrupt")
+        public var description: String { rawValue }
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "ledger \(code): \(message)" }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// A payment intent as the ledger holds it, with its attempts in order.
+public struct IntentRecord: Sendable, Equatable {
+    /// The ledger's id (`pi_...`), also the payment id the router reports.
+    public var id: String
+    /// The digest (`sk_...`) of the payment's stable key (the session's idempotency key): one intent
+    /// per key. The key itself is never stored.
+    public var stableKey: String
+    /// The route chosen.
+    public var route: String
+    public var state: IntentState
+    public var methodType: String
+    public var amount: Int
+    public var currency: String
+    /// The masked card (first 6 and last 4 digits at most), when a card.
+    public var card: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// The attempts, in order (skips included).
+    public var attempts: [AttemptRecord]
+
+    public init(id: String, stableKey: String, route: String, state: IntentState, methodType: String, amount: Int,
+                currency: String, card: String?, createdAt: Date, updatedAt: Date, attempts: [AttemptRecord] = []) {
+        self.id = id
+        self.stableKey = stableKey
+        self.route = route
+        self.state = state
+        self.methodType = methodType
+        self.amount = amount
+        self.currency = currency
+        self.card = card
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.attempts = attempts
+    }
+}
+
+/// One attempt at one processor.
+public struct AttemptRecord: Sendable, Equatable {
+    public var intentId: String
+    /// 1, 2, ... within the intent.
+    public var sequence: Int
+    public var processor: String
+    /// The attempt's idempotency key (`AttemptKey.derive`).
+    public var idempotencyKey: String
+    public var status: AttemptStatus
+    public var category: DeclineCategory?
+    public var rawCode: String?
+    /// The processor's payment id, once known.
+    public var processorPaymentId: String?
+    /// A 3-D Secure result this attempt completed or carried.
+    public var authentication: AuthenticationResult?
+    /// Why it was skipped or how it was settled (`circuit-open`, `reconciled`, ...).
+    public var note: String?
+    public var startedAt: Date
+    public var updatedAt: Date
+
+    public init(intentId: String, sequence: Int, processor: String, idempotencyKey: String, status: AttemptStatus,
+                category: DeclineCategory? = nil, rawCode: String? = nil, processorPaymentId: String? = nil,
+                authentication: AuthenticationResult? = nil, note: String? = nil, startedAt: Date, updatedAt: Date) {
+        self.intentId = intentId
+        self.sequence = sequence
+        self.processor = processor
+        self.idempotencyKey = idempotencyKey
+        self.status = status
+        self.category = category
+        self.rawCode = rawCode
+        self.processorPaymentId = processorPaymentId
+        self.authentication = authentication
+        self.note = note
+        self.startedAt = startedAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What the router knows when it opens an intent.
+public struct NewIntent: Sendable, Equatable {
+    public var stableKey: String
+    public var route: String
+    public var methodType: String
+    public var amount: Int
+    public var currency: String
+    /// Masked card data only.
+    public var card: String?
+
+    public init(stableKey: String, route: String, methodType: String, amount: Int, currency: String, card: String?) {
+        self.stableKey = stableKey
+        self.route = route
+        self.methodType = methodType
+        self.amount = amount
+        self.currency = currency
+        self.card = card
+    }
+}
+
+/// How an attempt is settled (`PaymentLedger.settle`).
+public struct AttemptSettlement: Sendable, Equatable {
+    public var status: AttemptStatus
+    public var category: DeclineCategory?
+    public var rawCode: String?
+    public var processorPaymentId: String?
+    public var authentication: AuthenticationResult?
+    public var note: String?
+
+    public init(status: AttemptStatus, category: DeclineCategory? = nil, rawCode: String? = nil,
+                processorPaymentId: String? = nil, authentication: AuthenticationResult? = nil, note: String? = nil) {
+        self.status = status
+        self.category = category
+        self.rawCode = rawCode
+        self.processorPaymentId = processorPaymentId
+        self.authentication = authentication
+        self.note = note
+    }
+}

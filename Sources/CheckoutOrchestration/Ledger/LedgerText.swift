@@ -1,0 +1,56 @@
+import CheckoutCore
+import CheckoutCrypto
+import Foundation
+
+/// The one gate every value passes before the ledger or an event stores it: card numbers found by
+/// `CardNumberDetector` are masked (`PaymentDataRedactor`), and an event body that would still hold
+/// one is refused.
+enum LedgerText {
+    /// `text` with every card number masked (first 6 and last 4 digits at most).
+    static func clean(_ text: String) -> String {
+        CardNumberDetector.containsCardNumber(text) ? PaymentDataRedactor.redact(text) : text
+    }
+
+    static func clean(_ text: String?) -> String? { text.map(clean) }
+
+    /// A fresh random id with a prefix (`pi_`, `evt_`), from libcrypto's generator, in letters only
+    /// (`letters(_:)`), so no id can ever look like a card number and be masked by `clean`.
+    static func randomId(_ prefix: String) throws -> String {
+        prefix + letters(try SecureRandom.bytes(12))
+    }
+
+    /// Bytes written as letters `a`-`p` (two per byte): hex without digits.
+    static func letters(_ bytes: some Collection<UInt8>) -> String {
+        var scalars = String.UnicodeScalarView()
+        for byte in bytes {
+            scalars.append(Unicode.Scalar(UInt8(97) + (byte >> 4)))
+            scalars.append(Unicode.Scalar(UInt8(97) + (byte & 0x0F)))
+        }
+        return String(scalars)
+    }
+
+    /// What the ledger stores for a payment's stable key: `sk_` and the SHA-256 of the key in
+    /// letters. The key itself (a host's order id, a UUID) is never stored, so it can neither leak
+    /// nor be masked into something else.
+    static func stableKeyDigest(_ key: String) -> String {
+        "sk_" + letters(Digest.sha256(Array(key.utf8)).prefix(20))
+    }
+
+    /// The body of an event about `intent` (the exact bytes POSTed), checked for card numbers.
+    static func eventBody(id: String, type: String, intent: IntentRecord, at date: Date) throws -> Data {
+        let last = intent.attempts.last { $0.status != .skipped }
+        let data: [String: Any] = [
+            "state": intent.state.rawValue, "route": intent.route, "amount": intent.amount, "currency": intent.currency,
+            "methodType": intent.methodType, "processor": last?.processor ?? NSNull(),
+            "category": last?.category?.rawValue ?? NSNull(), "rawCode": last?.rawCode ?? NSNull(),
+            "attempts": intent.attempts.count,
+        ]
+        let object: [String: Any] = ["id": id, "type": type, "paymentId": intent.id,
+                                     "createdAt": ISO8601DateFormatter().string(from: date), "data": data]
+        let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        guard !CardNumberDetector.containsCardNumber(String(decoding: body, as: UTF8.self)) else {
+            throw LedgerError(.cardDataRefused, "an event body would hold a card number")
+        }
+        return body
+    }
+}

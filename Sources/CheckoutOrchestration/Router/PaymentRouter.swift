@@ -1,0 +1,241 @@
+import CheckoutCore
+import CheckoutLocking
+import Foundation
+
+/// A `PaymentProcessor` that routes each payment over named processors, so a `CheckoutSession`
+/// uses it unchanged.
+///
+/// - **Routing**: the first route of the routing file whose conditions hold picks the processors
+///   (`RoutingTable`), ordered by weight for the first pick (`WeightedPicker`, a pure function of the
+///   payment's stable key and a seed).
+/// - **Tokenize**: the router decides the route from the card's facts (network, leading digits,
+///   issuer country from the optional `BinLookup`) and the session (amount, currency, metadata) and
+///   tokenizes at every processor of that route, so it never keeps the card number for a fallback.
+/// - **Attempts**: each attempt's idempotency key is `AttemptKey.derive(paymentKey:processor:)`, where the
+///   payment's stable key is the session's idempotency key. An attempt is written to the ledger as
+///   `pending` BEFORE it is sent. A decline or failure maps through the processor's `DeclineTable`; the
+///   route's `fallbackOn` decides whether the next processor gets it (`suspected-fraud` and
+///   `lost-or-stolen` never do). A 3-D Secure result from an earlier attempt goes with every later one.
+/// - **Unknown outcomes**: when a processor gives no answer after sending, the router asks THAT processor's
+///   status call first. While it stays unknown the intent is `unknown` and the payment goes nowhere else
+///   (the ledger refuses a second open attempt); `reconcile()` or a retry with the same key settles it.
+/// - **Breaker**: a processor whose circuit is open is skipped; the skip is an attempt row (`skipped`,
+///   note `circuit-open`) and shows in `explain`.
+///
+/// The payment id the router reports is the ledger's intent id.
+public final class PaymentRouter: PaymentProcessor, Sendable {
+    /// What the host adds to the routing facts: merchant and customer metadata for a session.
+    public typealias MetadataProvider = @Sendable (ClientSession) -> (merchant: [String: String], customer: [String: String])
+
+    /// The routing file.
+    public let file: RoutingFile
+    /// The compiled routes.
+    public let table: RoutingTable
+    /// The processors by name.
+    public let processors: [String: any RoutableProcessor]
+    /// The ledger every intent and attempt is written to.
+    public let ledger: PaymentLedger
+    /// The circuits.
+    public let breakers: CircuitBreakers
+    /// The weighted pick.
+    public let picker: WeightedPicker
+    let binLookup: (any BinLookup)?
+    let metadata: MetadataProvider
+    let now: @Sendable () -> Date
+
+    /// A payment the router tokenized: the route, the facts and each processor's own token.
+    struct TokenRecord: Sendable {
+        var routeIndex: Int
+        var facts: RoutingFacts
+        var tokens: [String: PaymentMethodToken]
+        var card: String?
+        /// Used as the stable key when the session gives no idempotency key.
+        var fallbackKey: String
+    }
+
+    /// The request of each payment still in flight in this process, for a fallback after a challenge.
+    struct InFlight: Sendable {
+        var request: CreatePaymentRequest
+        var token: TokenRecord
+    }
+
+    let tokens = Locked<[String: TokenRecord]>([:])
+    let inFlight = Locked<[String: InFlight]>([:])
+
+    /// The default metadata: `merchant.merchantId`, `merchant.country`, `customer.customerId`.
+    public static let defaultMetadata: MetadataProvider = { session in
+        (["merchantId": session.token.merchantId, "country": session.token.country], ["customerId": session.token.customerId])
+    }
+
+    /// Builds a router.
+    /// - Throws: `RouterError.unknownProcessor` when a route names a processor not in `processors`.
+    public init(file: RoutingFile, processors: [String: any RoutableProcessor], ledger: PaymentLedger,
+                picker: WeightedPicker = WeightedPicker(), binLookup: (any BinLookup)? = nil,
+                metadata: @escaping MetadataProvider = PaymentRouter.defaultMetadata,
+                now: @escaping @Sendable () -> Date = { Date() }) throws {
+        for (index, route) in file.routes.enumerated() {
+            for (position, name) in route.processors.enumerated() where processors[name] == nil {
+                throw RouterError(.unknownProcessor, "$.routes[\(index)].processors[\(position)]: no processor named \(name)")
+            }
+        }
+        self.file = file
+        self.table = RoutingTable(routes: file.routes)
+        self.processors = processors
+        self.ledger = ledger
+        self.breakers = CircuitBreakers(policy: file.breaker, processors: Array(processors.keys))
+        self.picker = picker
+        self.binLookup = binLookup
+        self.metadata = metadata
+        self.now = now
+    }
+
+    /// Builds every processor of `file` through `factory` and a router over them.
+    public static func make(file: RoutingFile, ledger: PaymentLedger, factory: ProcessorFactory = ProcessorFactory(),
+                            picker: WeightedPicker = WeightedPicker(),
+                            now: @escaping @Sendable () -> Date = { Date() }) throws -> PaymentRouter {
+        try PaymentRouter(file: file, processors: try factory.makeAll(file), ledger: ledger, picker: picker, now: now)
+    }
+
+    /// Replays each processor's recent attempts from the ledger into its circuit, so a new process
+    /// (or another instance on the same ledger) starts with the circuits the ledger shows.
+    public func restoreCircuits() async throws {
+        for name in processors.keys.sorted() {
+            for attempt in try await ledger.recentAttempts(processor: name, limit: file.breaker.window + file.breaker.consecutiveFailures) {
+                guard attempt.status.isTerminal || attempt.status == .unknown else { continue }
+                _ = breakers.admit(name, now: attempt.startedAt)
+                breakers.record(name, failure: Self.isFailure(attempt), now: attempt.updatedAt)
+            }
+        }
+    }
+
+    static func isFailure(_ attempt: AttemptRecord) -> Bool {
+        attempt.status == .unknown || attempt.category == .processorError || attempt.category == .networkError
+            || attempt.note == AttemptNote.outcomeUnknown || attempt.note?.hasPrefix(AttemptNote.settledByStatus) == true
+    }
+
+    // MARK: Deciding
+
+    /// The facts of a card payment in a session (no card number kept: leading 8 digits at most).
+    public func facts(for card: CardDetails?, methodType: PaymentMethodType, session: ClientSession) async -> RoutingFacts {
+        let (merchant, customer) = metadata(session)
+        var issuerCountry: String?
+        let bin = card.map { String($0.number.prefix(8)) }
+        if let bin, let binLookup { issuerCountry = try? await binLookup.lookup(bin: bin).issuerCountry }
+        return RoutingFacts(methodType: methodType.rawValue, cardNetwork: card?.network?.rawValue, bin: bin,
+                            issuerCountry: issuerCountry, currency: session.token.currency, amount: session.token.amount,
+                            merchant: merchant, customer: customer)
+    }
+
+    /// The route for `facts` and the processors in the order they would be tried, with the reasons;
+    /// pays nothing and changes nothing. With `paymentKey`, the weighted first pick is that payment's.
+    public func explain(_ facts: RoutingFacts, paymentKey: String? = nil) -> RouteExplanation {
+        let verdicts = table.explain(facts)
+        guard let index = table.decide(facts) else {
+            return RouteExplanation(facts: facts, route: nil, verdicts: verdicts, steps: [], fallbackOn: [], weighted: false)
+        }
+        let route = file.routes[index]
+        let order = paymentKey.map { picker.order(route, paymentKey: $0) } ?? route.processors
+        let date = now()
+        let steps = order.map { name in
+            let skip = breakers.wouldSkip(name, now: date)
+            return RouteExplanation.Step(processor: name, weight: route.weights?[name] ?? (route.weights == nil ? nil : 0),
+                                         skipped: skip != nil, skippedUntil: skip ?? nil)
+        }
+        let fallback = route.fallbackOn.subtracting(DeclineCategory.neverFallBack)
+        return RouteExplanation(facts: facts, route: route.name, verdicts: verdicts, steps: steps,
+                                fallbackOn: DeclineCategory.allCases.filter(fallback.contains),
+                                weighted: route.weights != nil && paymentKey != nil)
+    }
+
+    // MARK: PaymentProcessor
+
+    public func clientSession(for token: ClientToken) async throws -> ClientSession {
+        ClientSession(token: token, paymentMethods: token.paymentMethods)
+    }
+
+    public func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
+        var card: CardDetails?
+        let methodType: PaymentMethodType
+        switch request {
+        case .card(let details):
+            card = details
+            methodType = .paymentCard
+        case .redirect(let type), .wallet(let type, _):
+            methodType = type
+        }
+        let facts = await facts(for: card, methodType: methodType, session: session)
+        guard let index = table.decide(facts) else {
+            throw CheckoutError(.paymentFailed, "no route matches this payment",
+                                underlying: RouterError(.noRoute, "no route matches \(methodType) \(facts.currency) \(facts.amount)"))
+        }
+        var issued: [String: PaymentMethodToken] = [:]
+        var firstError: (any Error)?
+        for name in file.routes[index].processors {
+            guard let processor = processors[name] else { continue }
+            do { issued[name] = try await processor.tokenize(request, session: session) } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        guard let first = file.routes[index].processors.lazy.compactMap({ issued[$0] }).first else {
+            throw firstError ?? CheckoutError(.paymentFailed, "no processor of the route could tokenize the payment")
+        }
+        let masked = card.map { CardMask.mask(digits: $0.number.utf8.compactMap { $0 >= 48 && $0 <= 57 ? $0 - 48 : nil }) }
+        let token = try LedgerText.randomId("rt_")
+        let record = TokenRecord(routeIndex: index, facts: facts, tokens: issued, card: masked,
+                                 fallbackKey: try LedgerText.randomId("pk_"))
+        tokens.withLock { $0[token] = record }
+        return PaymentMethodToken(token: token, paymentMethodType: first.paymentMethodType, instrumentType: first.instrumentType,
+                                  instrumentData: first.instrumentData)
+    }
+
+    public func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
+        guard let record = tokens.withLock({ $0[request.token.token] }) else {
+            throw CheckoutError(.paymentFailed, "unknown payment-method token",
+                                underlying: RouterError(.unknownToken, "the token was not issued by this router"))
+        }
+        let route = file.routes[record.routeIndex]
+        let stableKey = request.idempotencyKey ?? record.fallbackKey
+        let intent = try await ledger.open(NewIntent(stableKey: stableKey, route: route.name, methodType: record.facts.methodType,
+                                                     amount: record.facts.amount, currency: record.facts.currency, card: record.card))
+        inFlight.withLock { $0[intent.id] = InFlight(request: request, token: record) }
+        return try await drive(intent, route: route, flight: InFlight(request: request, token: record))
+    }
+
+    public func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
+        guard let intent = try await ledger.intent(id: paymentId),
+              let attempt = intent.attempts.last, attempt.status == .requiresAction,
+              let processor = processors[attempt.processor], let processorPaymentId = attempt.processorPaymentId else {
+            throw CheckoutError(.invalidReturn, "the payment is not waiting for the shopper")
+        }
+        let outcome: AttemptOutcome
+        do {
+            let response = try await processor.resumePayment(paymentId: processorPaymentId, resumeToken: resumeToken)
+            outcome = .answered(response)
+        } catch let failure as AttemptFailure where !failure.sent {
+            outcome = .notSent(failure.rawCode)
+        } catch {
+            outcome = await statusCall(processor, key: attempt.idempotencyKey, rawCode: (error as? AttemptFailure)?.rawCode)
+        }
+        let authentication = await processor.authenticationResult(paymentId: processorPaymentId)
+        let route = file.routes.first { $0.name == intent.route } ?? Route(name: intent.route, processors: [])
+        let flight = inFlight.withLock { $0[intent.id] }
+        let settled = try await settle(intent, attempt: attempt, processor: processor, outcome: outcome, route: route,
+                                       authentication: authentication, canContinue: flight != nil)
+        if settled.continueRouting, let flight { return try await drive(settled.intent, route: route, flight: flight) }
+        return try finish(settled.intent, response: settled.response)
+    }
+
+    public func paymentStatus(paymentId: String) async throws -> PaymentResponse {
+        guard var intent = try await ledger.intent(id: paymentId) else {
+            throw CheckoutError(.paymentFailed, "unknown payment")
+        }
+        if !intent.state.isTerminal, intent.state != .requiresAction {
+            intent = try await reconcile(intent, live: true).intent
+        }
+        return try finish(intent, response: nil)
+    }
+
+    public func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
+        throw CheckoutError(.paymentFailed, "the router does not exchange saved instruments; route the vaulted token's processor directly")
+    }
+}

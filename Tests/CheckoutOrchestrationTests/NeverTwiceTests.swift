@@ -1,0 +1,124 @@
+import CheckoutCore
+import CheckoutLocking
+import CheckoutTestSupport
+@testable import CheckoutOrchestration
+import Foundation
+import Testing
+
+/// Item 3 and 4: an unknown outcome is asked about first, never sent elsewhere, and reconciled.
+@Suite struct NeverTwiceTests {
+    static func file(a: String) -> String {
+        """
+        { "processors": [ { "name": "psp-a", "kind": "sandbox", "behaviour": \(a) },
+                          { "name": "psp-b", "kind": "sandbox" }, { "name": "psp-c", "kind": "sandbox" } ],
+          "routes": [ { "name": "all", "processors": ["psp-a", "psp-b", "psp-c"],
+                        "fallbackOn": ["processor-error", "network-error", "issuer-unavailable", "soft-decline"] } ] }
+        """
+    }
+
+    @Test("a timeout after the charge is settled by the status call at once: succeeded, one charge")
+    func timeoutSettledByStatus() async throws {
+        let harness = try Harness(Self.file(a: #"{"createPayment": "timeout-after-charge"}"#))
+        let response = try await harness.pay(key: "order-t1").get()
+        #expect(response.status == .succeeded)
+        #expect(harness.totalCharges == 1)
+        #expect(harness.sandboxes["psp-b"]?.createCallCount == 0)
+        let intent = try #require(try await harness.ledger.intent(id: response.paymentId))
+        #expect(intent.attempts.map(\.note) == ["settled-by-status-call"])
+    }
+
+    @Test("a timeout after the charge with the status call down stays unknown, goes nowhere else, and is reconciled to succeeded")
+    func timeoutReconciled() async throws {
+        let harness = try Harness(Self.file(a: #"{"createPayment": "timeout-after-charge", "attemptStatus": ["network-error", "succeed"]}"#))
+        let result = await harness.pay(key: "order-t2")
+        guard case .failure(let error) = result, let checkout = error as? CheckoutError else {
+            Issue.record("expected the unknown outcome to be reported, got \(result)")
+            return
+        }
+        #expect(checkout.code == .networkError)
+        let intent = try #require(try await harness.ledger.intents().first)
+        #expect(intent.state == .unknown)
+        #expect(intent.attempts.map(\.status) == [.unknown])
+        #expect(harness.sandboxes["psp-b"]?.createCallCount == 0)
+        #expect(harness.sandboxes["psp-c"]?.createCallCount == 0)
+        // The ledger itself refuses a second attempt while the first is unknown.
+        await #expect(throws: LedgerError.self) {
+            _ = try await harness.ledger.startAttempt(intentId: intent.id, processor: "psp-b", idempotencyKey: "x")
+        }
+
+        let report = try await harness.router.reconcile()
+        #expect(report.entries == [.init(intentId: intent.id, from: .unknown, to: .succeeded)])
+        let settled = try #require(try await harness.ledger.intent(id: intent.id))
+        #expect(settled.state == .succeeded)
+        #expect(settled.attempts.map(\.status) == [.succeeded])
+        #expect(harness.totalCharges == 1)
+        #expect(harness.sandboxes["psp-a"]?.chargesByKey.values.allSatisfy { $0 == 1 } == true)
+        #expect(try await harness.ledger.events(paymentId: intent.id).map(\.type)
+                == ["payment.unknown", "payment.reconciled", "payment.succeeded"])
+        #expect(try await harness.router.reconcile().entries.isEmpty)
+    }
+
+    @Test("a retry with the same key while unknown asks the same processor's status, never another processor")
+    func retryWhileUnknown() async throws {
+        let harness = try Harness(Self.file(a: #"{"createPayment": "timeout-after-charge", "attemptStatus": ["network-error", "network-error", "succeed"]}"#))
+        _ = await harness.pay(key: "order-t3")
+        _ = await harness.pay(key: "order-t3")
+        #expect(harness.sandboxes["psp-b"]?.createCallCount == 0)
+        let third = try await harness.pay(key: "order-t3").get()
+        #expect(third.status == .succeeded)
+        #expect(harness.totalCharges == 1)
+        #expect(harness.sandboxes["psp-a"]?.createCallCount == 1)
+    }
+
+    @Test("an attempt the processor never saw (status: not found) falls back and charges once")
+    func notFoundFallsBack() async throws {
+        // A processor that throws after "sending" but keeps no record: the status call says not found.
+        let harness = try Harness(Self.file(a: "{}"))
+        let lossy = LossyProcessor(name: "psp-a")
+        var processors: [String: any RoutableProcessor] = harness.sandboxes
+        processors["psp-a"] = lossy
+        let router = try PaymentRouter(file: harness.router.file, processors: processors, ledger: harness.ledger)
+        let session = Harness.session()
+        let token = try await router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1, expiryYear: 2031)),
+                                              session: session)
+        let response = try await router.createPayment(CreatePaymentRequest(token: token, session: session, idempotencyKey: "lost"))
+        #expect(response.status == .succeeded)
+        let intent = try #require(try await harness.ledger.intent(id: response.paymentId))
+        #expect(intent.attempts.map(\.processor) == ["psp-a", "psp-b"])
+        #expect(intent.attempts[0].note == "status-call-not-found")
+        #expect(lossy.statusCalls.withLock { $0 } == 1)
+        #expect(harness.totalCharges == 1)
+    }
+}
+
+/// A processor whose requests vanish: every create throws "outcome unknown", its status call finds nothing.
+final class LossyProcessor: RoutableProcessor {
+    let name: String
+    let declineTable = ScriptedSandboxProcessor.builtInDeclineTable
+    let statusCalls = Locked(0)
+    private let inner: ScriptedSandboxProcessor
+
+    init(name: String) {
+        self.name = name
+        inner = ScriptedSandboxProcessor(name: name)
+    }
+
+    func clientSession(for token: ClientToken) async throws -> ClientSession { try await inner.clientSession(for: token) }
+    func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
+        try await inner.tokenize(request, session: session)
+    }
+    func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
+        throw AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "connection cut")
+    }
+    func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
+        throw CheckoutError(.invalidReturn, "no")
+    }
+    func paymentStatus(paymentId: String) async throws -> PaymentResponse { throw CheckoutError(.paymentFailed, "no") }
+    func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
+        throw CheckoutError(.paymentFailed, "no")
+    }
+    func attemptStatus(idempotencyKey: String) async throws -> AttemptLookup {
+        statusCalls.withLock { $0 += 1 }
+        return .notFound
+    }
+}
