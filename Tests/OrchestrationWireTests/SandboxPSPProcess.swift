@@ -8,15 +8,7 @@ import Testing
 /// A `sandbox-psp` child process (the built executable next to the test bundle), stopped with
 /// SIGTERM by `stop()`.
 struct SandboxPSPProcess {
-    static let binary: URL? = {
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").standardizedFileURL
-        let candidates = [
-            executable.deletingLastPathComponent().appendingPathComponent("sandbox-psp"),
-            Bundle.main.bundleURL.appendingPathComponent("sandbox-psp"),
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("sandbox-psp"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    static let binary = ChildProcess.builtExecutable("sandbox-psp")
 
     let process: ChildProcess
     let port: Int
