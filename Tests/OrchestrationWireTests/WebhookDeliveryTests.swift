@@ -19,6 +19,14 @@ import Testing
 
     static func date(_ clock: ManualSyncClock) -> Date { Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000) }
 
+    /// A deliverer of `outbox` to `receiver` on loopback.
+    static func deliverer(_ outbox: InMemoryWebhookOutbox, _ receiver: WebhookReceiver, _ secret: [UInt8], _ clock: ManualSyncClock,
+                          seed: UInt64, concurrency: Int = 4) -> WebhookDeliverer {
+        WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
+            endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/")!, secret: secret, maxConcurrentDeliveries: concurrency),
+            clock: clock, seed: seed)
+    }
+
     /// Runs passes, moving the manual clock to the next due event between them, until nothing is pending.
     static func drain(_ deliverer: WebhookDeliverer, _ outbox: InMemoryWebhookOutbox, _ clock: ManualSyncClock,
                       maxPasses: Int = 500) async -> Int {
@@ -104,9 +112,7 @@ import Testing
                                            now: { Self.date(clock) })
         defer { receiver.stop() }
         let outbox = InMemoryWebhookOutbox(events: Self.events(50, at: Self.date(clock)))
-        let deliverer = WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
-            endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/")!, secret: secret, maxConcurrentDeliveries: 3),
-            clock: clock, seed: 7)
+        let deliverer = Self.deliverer(outbox, receiver, secret, clock, seed: 7, concurrency: 3)
         let report = await deliverer.deliverDue()
         #expect(receiver.deliveries.count <= 3)
         #expect(report.retried == receiver.deliveries.count)
@@ -121,8 +127,7 @@ import Testing
                                            now: { Self.date(clock) })
         defer { receiver.stop() }
         let outbox = InMemoryWebhookOutbox(events: Self.events(1, at: Self.date(clock)))
-        let deliverer = WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
-            endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/")!, secret: secret), clock: clock, seed: 11)
+        let deliverer = Self.deliverer(outbox, receiver, secret, clock, seed: 11)
         let task = Task { await deliverer.run() }
         defer { task.cancel() }
         await clock.waitForSleepsStarted(1)
@@ -130,6 +135,22 @@ import Testing
         // The pass failed: the loop's wait is the policy's backoff, at least the poll interval.
         #expect(clock.pendingSleeps.first.map { $0 >= .seconds(1) } == true)
         task.cancel()
+    }
+
+    @Test func anEventWhoseBodyHoldsACardNumberIsNeverSent() async throws {
+        let clock = ManualSyncClock()
+        let secret = try SecureRandom.bytes(32)
+        let receiver = try WebhookReceiver(secret: secret, failing: [], now: { Self.date(clock) })
+        defer { receiver.stop() }
+        let leaky = WebhookEvent(id: "evt_leak", type: "payment.failed", paymentId: "pi_1", createdAt: Self.date(clock),
+                                 body: Data(#"{"id":"evt_leak","card":"4111 1111 1111 1111"}"#.utf8))
+        let outbox = InMemoryWebhookOutbox(events: [leaky] + Self.events(1, at: Self.date(clock)))
+        let report = await Self.deliverer(outbox, receiver, secret, clock, seed: 9).deliverDue()
+        #expect(report.abandoned == 1)
+        #expect(receiver.deliveries.map(\.eventId) == ["evt_0"])
+        guard case .abandoned(_, let reason)? = outbox.row("evt_leak")?.fate else { Issue.record("sent or kept"); return }
+        #expect(reason.contains("card number"))
+        #expect(!ReferenceCardNumberDetector.containsCardNumber(reason))
     }
 
     @Test func plainHTTPToARemoteHostIsRefusedBeforeAnythingIsSent() {
@@ -145,8 +166,7 @@ import Testing
         let receiver = try WebhookReceiver(secret: secret, failing: [], now: { Self.date(clock) })
         defer { receiver.stop() }
         let outbox = InMemoryWebhookOutbox(events: Self.events(3, at: Self.date(clock)))
-        let deliverer = WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
-            endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/")!, secret: secret), clock: clock, seed: 3)
+        let deliverer = Self.deliverer(outbox, receiver, secret, clock, seed: 3)
         let report = await deliverer.deliverDue()
         #expect(report.delivered == 3)
         #expect(receiver.deliveries.map(\.eventId) .compactMap { $0 }.sorted() == ["evt_0", "evt_1", "evt_2"])
@@ -155,8 +175,7 @@ import Testing
         let other = try WebhookReceiver(secret: try SecureRandom.bytes(32), failing: [], now: { Self.date(clock) })
         defer { other.stop() }
         let outbox2 = InMemoryWebhookOutbox(events: Self.events(2, at: Self.date(clock)))
-        let deliverer2 = WebhookDeliverer(outbox: outbox2, configuration: WebhookDeliveryConfiguration(
-            endpoint: URL(string: "http://127.0.0.1:\(other.port)/")!, secret: secret), clock: clock, seed: 4)
+        let deliverer2 = Self.deliverer(outbox2, other, secret, clock, seed: 4)
         await deliverer2.deliverDue()
         #expect(other.deliveries.allSatisfy { !$0.signatureVerified && $0.status == 400 })
         #expect(other.handledCounts.isEmpty)

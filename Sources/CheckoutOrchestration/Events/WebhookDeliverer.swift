@@ -1,3 +1,4 @@
+import CheckoutCore
 import CheckoutLocking
 import CheckoutVault
 import Foundation
@@ -13,6 +14,9 @@ import HTTPTransport
 /// abandoned once the next attempt would be more than `maxAge` (24 h) after the event was
 /// created (`markAbandoned`). A delivery may arrive more than once (an answer lost after the
 /// receiver handled it): receivers de-duplicate by event id (`WebhookDeduplicator`).
+///
+/// A body in which `CardNumberDetector` finds what looks like a card number is never sent: the
+/// event is abandoned at once with that reason.
 ///
 /// Bounds: one pass takes at most `batchSize` due events and has at most
 /// `maxConcurrentDeliveries` in flight. Once a delivery of a pass fails, the pass starts no
@@ -131,6 +135,17 @@ public final class WebhookDeliverer: Sendable {
     private func deliver(_ entry: OutboxEntry) async -> Outcome {
         let event = entry.event
         let body = [UInt8](event.body)
+        // The ledger checks every event it writes; this is the last line: a body that looks like it
+        // holds a card number never leaves the process, however it got into the outbox.
+        if CardNumberDetector.containsCardNumber(String(decoding: body, as: UTF8.self)) {
+            do {
+                try await outbox.markAbandoned(eventId: event.id, at: now(),
+                                               lastError: "not sent: the body holds what looks like a card number")
+                return .abandoned
+            } catch {
+                return .outboxFailed
+            }
+        }
         let signature = signer.sign(body: body, at: now())
         let request = HTTPRequest(method: "POST", path: path, headers: [
             HTTPHeaderField(name: "Content-Type", value: "application/json"),
