@@ -31,25 +31,30 @@ final class SandboxPSPService: Sendable {
         let method = request.method
         switch path.count {
         case 1 where path[0] == "tokens":
-            return method == "POST" ? await tokenize(request) : Self.notAllowed
+            return method == "POST" ? await tokenize(request) : Self.notAllowed("POST")
         case 1 where path[0] == "payments":
-            return method == "POST" ? await create(request) : Self.notAllowed
+            return method == "POST" ? await create(request) : Self.notAllowed("POST")
         case 2 where path[0] == "payments":
-            return method == "GET" ? await status(path[1]) : Self.notAllowed
+            return method == "GET" ? await status(path[1]) : Self.notAllowed("GET")
         case 2 where path == ["sandbox", "ledger"]:
-            guard method == "GET" else { return Self.notAllowed }
+            guard method == "GET" else { return Self.notAllowed("GET") }
             return Self.encode(200, ProcessorAPI.SandboxLedger(charges: processor.chargeCount, createCalls: processor.createCallCount,
                                                                chargesByKey: processor.chargesByKey))
         case 3 where path[0] == "payments" && path[1] == "by-idempotency-key":
-            return method == "GET" ? await byKey(path[2]) : Self.notAllowed
+            return method == "GET" ? await byKey(path[2]) : Self.notAllowed("GET")
         case 3 where path[0] == "payments" && path[2] == "resume":
-            return method == "POST" ? await resume(path[1], request) : Self.notAllowed
+            return method == "POST" ? await resume(path[1], request) : Self.notAllowed("POST")
         default:
             return .error(404, code: "not-found", message: "no such resource")
         }
     }
 
-    private static let notAllowed = ServedResponse.error(405, code: "method-not-allowed", message: "method not allowed here")
+    /// 405 naming the path's one method in `Allow` (RFC 9110).
+    private static func notAllowed(_ allow: String) -> ServedResponse {
+        var response = ServedResponse.error(405, code: "method-not-allowed", message: "this path takes \(allow) only")
+        response.headers.append(("Allow", allow))
+        return response
+    }
 
     private func tokenize(_ request: ServedRequest) async -> ServedResponse {
         guard let body = try? JSONDecoder().decode(ProcessorAPI.TokenizeBody.self, from: Data(request.body)),
