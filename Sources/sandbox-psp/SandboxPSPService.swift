@@ -57,9 +57,24 @@ final class SandboxPSPService: Sendable {
     }
 
     private func tokenize(_ request: ServedRequest) async -> ServedResponse {
-        guard let body = try? JSONDecoder().decode(ProcessorAPI.TokenizeBody.self, from: Data(request.body)),
+        // Exactly one member, not null: `{"card": {…}, "wallet": null}` is refused as the schema says.
+        guard let members = try? JSONDecoder().decode([String: JSONValue].self, from: Data(request.body)), members.count == 1,
+              members.values.first != .null,
+              let body = try? JSONDecoder().decode(ProcessorAPI.TokenizeBody.self, from: Data(request.body)),
               let tokenization = body.request else {
             return .error(400, code: "invalid-request", message: "the body must hold exactly one of card, redirect, wallet")
+        }
+        if let wallet = body.wallet, wallet.token.isEmpty {
+            return .error(400, code: "invalid-payment-data", message: "the wallet token is empty")
+        }
+        if let card = body.card {
+            let digits = { (text: String, range: ClosedRange<Int>) in
+                range.contains(text.utf8.count) && text.utf8.allSatisfy { (0x30...0x39).contains($0) }
+            }
+            guard digits(card.number, 12...19), digits(card.cvv, 0...4), (1...12).contains(card.expiryMonth),
+                  (2000...2100).contains(card.expiryYear) else {
+                return .error(400, code: "invalid-payment-data", message: "number 12-19 digits, cvv 0-4 digits, month 1-12, year 2000-2100")
+            }
         }
         let session = ClientSession(token: ClientToken(merchantId: "sandbox", customerId: "sandbox", amount: 0, currency: "EUR",
                                                        country: "NL", allowedCardNetworks: [], expiresAt: Date(timeIntervalSince1970: 0),
@@ -78,6 +93,9 @@ final class SandboxPSPService: Sendable {
         }
         guard let body = try? JSONDecoder().decode(ProcessorAPI.CreatePaymentBody.self, from: Data(request.body)) else {
             return .error(400, code: "invalid-request", message: "the body is not a create-payment request")
+        }
+        guard body.amount >= 0, body.surcharge >= 0 else {
+            return .error(400, code: "invalid-request", message: "amount and surcharge are minor units, 0 or more")
         }
         // The request as understood (keys sorted), so key order and whitespace do not count.
         let canonical = JSONEncoder()
