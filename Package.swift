@@ -69,8 +69,8 @@ let package = Package(
         .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
                                                               "CheckoutLocking", "CheckoutVault"],
                 path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
-        .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "CLibPQ", "CheckoutLocking",
-                                                                      "CheckoutCore"],
+        .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "VaultServerPostgres", "CLibPQ",
+                                                                      "CheckoutLocking", "CheckoutCore"],
                 path: "Sources/CheckoutOrchestrationPostgres", swiftSettings: swift6),
 
         // Orchestration over the wire (issue 18, WIRE): webhooks, HTTPPaymentProcessor, sandbox-psp.
@@ -109,7 +109,8 @@ let package = Package(
         .executableTarget(name: "checkout",
                           dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "SQLiteKit",
                                          "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
-                                         "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo"],
+                                         "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
+                                         "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
                           path: "Sources/checkout", swiftSettings: swift6),
 
         // Benchmarks: run in release. C baselines live in their own small C target.

@@ -8,7 +8,7 @@ import Foundation
 /// between threads but is never used by two at once: the pool hands it to exactly one borrower
 /// between `acquire` and `release`, and keeps it under its mutex otherwise (libpq allows a
 /// connection to be used from any thread as long as calls do not overlap).
-final class PostgresConnection: @unchecked Sendable {
+public final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var prepared: Set<String> = []
     /// Statements whose results nobody reads, waiting to go out with the next statement that
@@ -34,7 +34,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Connects to `url` (a `postgres://` URL or a libpq connection string). The URL is never
     /// put in an error: it may carry a password.
-    init(url: String) throws(PostgresError) {
+    public init(url: String) throws(PostgresError) {
         // Keywords before `dbname` are defaults the URL may override; those after it win.
         // Both arrays end with NULL, as PQconnectdbParams requires.
         let keywords: [String?] = ["application_name", "dbname", "client_encoding", nil]
@@ -66,7 +66,7 @@ final class PostgresConnection: @unchecked Sendable {
     /// Runs parameterless SQL (transaction control, migrations) through the simple-query protocol
     /// (or, after `executeLater`, in one pipeline with the deferred statements).
     @discardableResult
-    func execute(_ sql: String) throws(PostgresError) -> PostgresResult {
+    public func execute(_ sql: String) throws(PostgresError) -> PostgresResult {
         try readUnreadResults()
         if !deferred.isEmpty { return try pipeline(then: .simple(sql)) }
         return try check(PQexec(handle, sql), what: sql)
@@ -74,7 +74,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Executes `statement` with text parameters (nil is SQL NULL), preparing it on first use.
     @discardableResult
-    func execute(_ statement: PostgresStatement, _ parameters: [String?]) throws(PostgresError) -> PostgresResult {
+    public func execute(_ statement: PostgresStatement, _ parameters: [String?]) throws(PostgresError) -> PostgresResult {
         try readUnreadResults()
         try prepare(statement, parameters)
         if !deferred.isEmpty { return try pipeline(then: .prepared(statement, parameters)) }
@@ -85,7 +85,7 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Queues parameterless SQL whose result nobody reads (e.g. `BEGIN`); see the other overload.
-    func executeLater(_ sql: String) {
+    public func executeLater(_ sql: String) {
         deferred.append(.simple(sql))
     }
 
@@ -132,7 +132,7 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Drops the queued statements unsent (before a `ROLLBACK`).
-    func discardDeferred() {
+    public func discardDeferred() {
         deferred.removeAll()
     }
 

@@ -9,7 +9,7 @@ import Dispatch
 /// the server. Waiting blocks the calling thread, which is what the synchronous storage protocol
 /// asks for (libmicrohttpd's worker threads never wait on async work). A connection that broke,
 /// or is left inside a transaction, is closed instead of being returned to the pool.
-final class PostgresConnectionPool: Sendable {
+public final class PostgresConnectionPool: Sendable {
     /// The most connections open at once.
     let capacity: Int
     private let url: String
@@ -17,7 +17,7 @@ final class PostgresConnectionPool: Sendable {
     private let permits: DispatchSemaphore
     private let idle = Locked<[PostgresConnection]>([])
 
-    init(url: String, capacity: Int, acquireTimeout: Duration) {
+    public init(url: String, capacity: Int, acquireTimeout: Duration) {
         self.url = url
         self.capacity = capacity
         self.acquireTimeout = acquireTimeout
@@ -25,7 +25,7 @@ final class PostgresConnectionPool: Sendable {
     }
 
     /// Runs `body` with a connection held exclusively for the call.
-    func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try acquire()
         defer { release(connection) }
         return try body(connection)

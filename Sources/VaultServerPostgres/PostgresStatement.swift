@@ -2,9 +2,14 @@
 ///
 /// Values are always bound as `$1, $2, ...` parameters, never interpolated into the SQL, so the
 /// SQL text is constant and safe to put in an error message.
-struct PostgresStatement: Sendable, Hashable {
+public struct PostgresStatement: Sendable, Hashable {
     /// The server-side name of the prepared statement (unique per connection).
-    let name: String
+    public let name: String
     /// The SQL text with `$n` placeholders.
-    let sql: String
+    public let sql: String
+
+    public init(name: String, sql: String) {
+        self.name = name
+        self.sql = sql
+    }
 }

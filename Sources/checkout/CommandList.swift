@@ -6,6 +6,8 @@ enum CommandList {
             MethodsCommand.self,
             CardCommand.self,
             PayCommand.self,
+            RouteCommand.self,
+            LedgerCommand.self,
             VaultCommand.self,
             ThemeCommand.self,
             LayoutCommand.self,

@@ -2,31 +2,31 @@ import Foundation
 
 /// The column values both backends store, and the checks that turn them back into records:
 /// a value this version did not write is `LedgerError.corrupt`, never a guess.
-enum LedgerRowCoding {
-    static func intentState(_ text: String) throws -> IntentState {
+public enum LedgerRowCoding {
+    public static func intentState(_ text: String) throws -> IntentState {
         guard let state = IntentState(rawValue: text) else { throw LedgerError(.corrupt, "unknown intent state in the ledger") }
         return state
     }
 
-    static func attemptStatus(_ text: String) throws -> AttemptStatus {
+    public static func attemptStatus(_ text: String) throws -> AttemptStatus {
         guard let status = AttemptStatus(rawValue: text) else { throw LedgerError(.corrupt, "unknown attempt status in the ledger") }
         return status
     }
 
-    static func category(_ text: String?) throws -> DeclineCategory? {
+    public static func category(_ text: String?) throws -> DeclineCategory? {
         guard let text else { return nil }
         guard let category = DeclineCategory(rawValue: text) else { throw LedgerError(.corrupt, "unknown category in the ledger") }
         return category
     }
 
-    static func authentication(_ text: String?) throws -> AuthenticationResult? {
+    public static func authentication(_ text: String?) throws -> AuthenticationResult? {
         guard let text else { return nil }
         do { return try JSONDecoder().decode(AuthenticationResult.self, from: Data(text.utf8)) } catch {
             throw LedgerError(.corrupt, "unreadable authentication result in the ledger")
         }
     }
 
-    static func authenticationText(_ value: AuthenticationResult?) throws -> String? {
+    public static func authenticationText(_ value: AuthenticationResult?) throws -> String? {
         guard let value else { return nil }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys

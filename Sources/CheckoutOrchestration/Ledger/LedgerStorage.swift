@@ -37,7 +37,7 @@ public protocol LedgerTransaction {
 
 extension Date {
     /// Epoch milliseconds, as the ledger stores times.
-    var ledgerMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    public var ledgerMillis: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
     /// A date from epoch milliseconds.
-    init(ledgerMillis: Int64) { self.init(timeIntervalSince1970: TimeInterval(ledgerMillis) / 1000) }
+    public init(ledgerMillis: Int64) { self.init(timeIntervalSince1970: TimeInterval(ledgerMillis) / 1000) }
 }

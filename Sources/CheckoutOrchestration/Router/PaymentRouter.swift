@@ -127,24 +127,10 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     }
 
     /// The route for `facts` and the processors in the order they would be tried, with the reasons;
-    /// pays nothing and changes nothing. With `paymentKey`, the weighted first pick is that payment's.
+    /// pays nothing and changes nothing. With `paymentKey` (a payment's stable key), the weighted
+    /// first pick is that payment's.
     public func explain(_ facts: RoutingFacts, paymentKey: String? = nil) -> RouteExplanation {
-        let verdicts = table.explain(facts)
-        guard let index = table.decide(facts) else {
-            return RouteExplanation(facts: facts, route: nil, verdicts: verdicts, steps: [], fallbackOn: [], weighted: false)
-        }
-        let route = file.routes[index]
-        let order = paymentKey.map { picker.order(route, paymentKey: $0) } ?? route.processors
-        let date = now()
-        let steps = order.map { name in
-            let skip = breakers.wouldSkip(name, now: date)
-            return RouteExplanation.Step(processor: name, weight: route.weights?[name] ?? (route.weights == nil ? nil : 0),
-                                         skipped: skip != nil, skippedUntil: skip ?? nil)
-        }
-        let fallback = route.fallbackOn.subtracting(DeclineCategory.neverFallBack)
-        return RouteExplanation(facts: facts, route: route.name, verdicts: verdicts, steps: steps,
-                                fallbackOn: DeclineCategory.allCases.filter(fallback.contains),
-                                weighted: route.weights != nil && paymentKey != nil)
+        RoutePlanner(file: file, table: table, picker: picker, breakers: breakers, now: now).explain(facts, paymentKey: paymentKey)
     }
 
     // MARK: PaymentProcessor

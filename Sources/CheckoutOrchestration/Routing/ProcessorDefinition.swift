@@ -23,14 +23,18 @@ public struct ProcessorDefinition: Sendable, Equatable {
     public var declineTable: DeclineTable?
     /// The whole JSON object of the entry, for kind-specific options a factory may read.
     public var raw: JSONValue
+    /// A sandbox's journal file (`SandboxJournal`), so its payments outlive the process; relative
+    /// paths are resolved against the routing file's directory.
+    public var journal: String?
 
     public init(name: String, kind: Kind, behaviour: SandboxBehaviour = SandboxBehaviour(), baseURL: URL? = nil,
-                declineTable: DeclineTable? = nil, raw: JSONValue = .object([:])) {
+                declineTable: DeclineTable? = nil, raw: JSONValue = .object([:]), journal: String? = nil) {
         self.name = name
         self.kind = kind
         self.behaviour = behaviour
         self.baseURL = baseURL
         self.declineTable = declineTable
         self.raw = raw
+        self.journal = journal
     }
 }

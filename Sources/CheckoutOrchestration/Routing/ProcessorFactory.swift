@@ -4,7 +4,7 @@ import CheckoutCore
 ///
 /// `sandbox` builds a `ScriptedSandboxProcessor` with the entry's behaviour. `http` builds
 /// `HTTPPaymentProcessor` (WIRE's module); until that is plugged in it is the typed error
-/// `ProcessorFactoryError.kindNotAvailable`.
+/// `ProcessorFactoryError.kindNotAvailable`. A sandbox journal that cannot be opened throws its SQLite error.
 public struct ProcessorFactory: Sendable {
     public init() {}
 
@@ -13,8 +13,12 @@ public struct ProcessorFactory: Sendable {
     public func make(_ definition: ProcessorDefinition) throws -> any RoutableProcessor {
         switch definition.kind {
         case .sandbox:
-            return ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour,
-                                            declineTable: definition.declineTable ?? ScriptedSandboxProcessor.builtInDeclineTable)
+            let table = definition.declineTable ?? ScriptedSandboxProcessor.builtInDeclineTable
+            if let journal = definition.journal {
+                return try ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour, declineTable: table,
+                                                    journal: SandboxJournal(path: journal))
+            }
+            return ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour, declineTable: table)
         case .http:
             return try HTTPPaymentProcessor.make(definition)
         }

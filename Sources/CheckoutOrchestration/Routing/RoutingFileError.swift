@@ -1,3 +1,5 @@
+import CheckoutCore
+
 /// One problem in a routing file or decline table, at a JSON path such as `$.routes[0].processors[1]`.
 public struct RoutingIssue: Sendable, Equatable, CustomStringConvertible {
     /// Where (JSONPath, `$` is the document).
@@ -5,9 +7,10 @@ public struct RoutingIssue: Sendable, Equatable, CustomStringConvertible {
     /// What is wrong and what would be right. Never repeats a value that could be card data.
     public var message: String
 
+    /// An issue; a card number in the path (a member name) or the message is masked here, once for all.
     public init(path: String, message: String) {
-        self.path = path
-        self.message = message
+        self.path = CardNumberDetector.containsCardNumber(path) ? PaymentDataRedactor.redact(path) : path
+        self.message = CardNumberDetector.containsCardNumber(message) ? PaymentDataRedactor.redact(message) : message
     }
 
     public var description: String { "\(path): \(message)" }

@@ -21,7 +21,7 @@ import Foundation
 public enum RoutingFileLoader {
     /// Member names of each object, for unknown-member errors.
     static let topMembers = ["processors", "routes", "breaker"]
-    static let processorMembers = ["name", "kind", "behaviour", "baseURL", "declineTable", "caBundle", "timeoutSeconds"]
+    static let processorMembers = ["name", "kind", "behaviour", "baseURL", "declineTable", "caBundle", "timeoutSeconds", "journal"]
     static let routeMembers = ["name", "when", "processors", "weights", "fallbackOn"]
     static let conditionMembers = ["methodType", "cardNetwork", "bin", "issuerCountry", "currency", "amount", "merchant", "customer"]
     static let breakerMembers = ["consecutiveFailures", "failureRate", "window", "coolDownSeconds"]
@@ -33,7 +33,14 @@ public enum RoutingFileLoader {
         do { data = try Data(contentsOf: url) } catch {
             throw RoutingFileError(issues: [RoutingIssue(path: "$", message: "cannot read the file: \(error.localizedDescription)")])
         }
-        return try load(Array(data))
+        var file = try load(Array(data))
+        let directory = url.deletingLastPathComponent()
+        for index in file.processors.indices {
+            if let journal = file.processors[index].journal, !journal.hasPrefix("/") {
+                file.processors[index].journal = directory.appendingPathComponent(journal).path
+            }
+        }
+        return file
     }
 
     /// Parses and validates the bytes of a routing file.
@@ -140,12 +147,15 @@ public enum RoutingFileLoader {
             issues.add(path + ".caBundle", "must be a non-empty string (a PEM file path)")
         }
         if let timeout = members["timeoutSeconds"] { _ = issues.number(timeout, path + ".timeoutSeconds", range: 0.001...600) }
+        let journal = issues.string(members, "journal", path, required: false)
+        if journal != nil && kind == .http { issues.add(path + ".journal", "is only for kind \"sandbox\"") }
         var table: DeclineTable?
         if let tableValue = members["declineTable"] {
             table = DeclineTableLoader.validate(tableValue, path: path + ".declineTable", into: &issues)
         }
         guard issues.issues.count == before, let name, let kind else { return nil }
-        return ProcessorDefinition(name: name, kind: kind, behaviour: behaviour, baseURL: baseURL, declineTable: table, raw: value)
+        return ProcessorDefinition(name: name, kind: kind, behaviour: behaviour, baseURL: baseURL, declineTable: table, raw: value,
+                                   journal: journal)
     }
 
     static func sandboxBehaviour(_ value: JSONValue, _ path: String, into issues: inout IssueCollector) -> SandboxBehaviour? {

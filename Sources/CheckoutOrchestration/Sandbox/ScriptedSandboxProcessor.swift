@@ -159,7 +159,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
                                                message: "sandbox \(name): connection refused"))
             }
             state.counter += 1
-            let id = "\(name)_pay_\(state.counter)"
+            let id = "\(name)_pay_\(state.payments.count + 1)"
             var payment = Payment(response: PaymentResponse(paymentId: id, status: .succeeded), key: request.attemptKey,
                                   charged: false, authentication: request.authentication)
             switch value {

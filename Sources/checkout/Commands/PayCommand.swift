@@ -61,6 +61,9 @@ enum PayCommand: CLICommand {
 
         EXIT CODES: 0 paid; 1 the payment failed or was dismissed (the outcome is still printed);
         2 usage error.
+
+        With --routing FILE --ledger DB the card payment goes through the orchestration router
+        instead of the sandbox; see `checkout pay --routing --help`.
         """
 
     /// Everything parsed from the command line.
@@ -98,6 +101,9 @@ enum PayCommand: CLICommand {
 
     /// Parses, pays, prints; 0 when paid, 1 on failure or dismissal, 2 (thrown) on usage errors.
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+        if arguments.words.contains(where: { $0 == "--routing" || $0.hasPrefix("--routing=") }) {
+            return try await RoutedPayCommand.run(&arguments, output: output)
+        }
         let request = try parse(&arguments)
         let report = await execute(request)
         try write(report, json: request.json, output: output)

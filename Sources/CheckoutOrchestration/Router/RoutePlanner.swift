@@ -1,0 +1,42 @@
+import Foundation
+
+/// Explains routing decisions without a ledger or processors: the routing file, its compiled
+/// table, the weighted picker and the circuits (what `checkout route explain` and
+/// `PaymentRouter.explain` use).
+public struct RoutePlanner: Sendable {
+    public let file: RoutingFile
+    public let table: RoutingTable
+    public let picker: WeightedPicker
+    public let breakers: CircuitBreakers
+    let now: @Sendable () -> Date
+
+    public init(file: RoutingFile, table: RoutingTable? = nil, picker: WeightedPicker = WeightedPicker(),
+                breakers: CircuitBreakers? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.file = file
+        self.table = table ?? RoutingTable(routes: file.routes)
+        self.picker = picker
+        self.breakers = breakers ?? CircuitBreakers(policy: file.breaker, processors: file.processors.map(\.name))
+        self.now = now
+    }
+
+    /// The route for `facts`, why, and the processors in the order they would be tried. With
+    /// `paymentKey` (a payment's stable key), the weighted first pick is that payment's.
+    public func explain(_ facts: RoutingFacts, paymentKey: String? = nil) -> RouteExplanation {
+        let verdicts = table.explain(facts)
+        guard let index = table.decide(facts) else {
+            return RouteExplanation(facts: facts, route: nil, verdicts: verdicts, steps: [], fallbackOn: [], weighted: false)
+        }
+        let route = file.routes[index]
+        let order = paymentKey.map { picker.order(route, paymentKey: LedgerText.stableKeyDigest($0)) } ?? route.processors
+        let date = now()
+        let steps = order.map { name in
+            let skip = breakers.wouldSkip(name, now: date)
+            return RouteExplanation.Step(processor: name, weight: route.weights.map { $0[name] ?? 0 },
+                                         skipped: skip != nil, skippedUntil: skip ?? nil)
+        }
+        let fallback = route.fallbackOn.subtracting(DeclineCategory.neverFallBack)
+        return RouteExplanation(facts: facts, route: route.name, verdicts: verdicts, steps: steps,
+                                fallbackOn: DeclineCategory.allCases.filter(fallback.contains),
+                                weighted: route.weights != nil && paymentKey != nil)
+    }
+}
