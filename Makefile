@@ -57,4 +57,3 @@ test-long: deps
 	swift build --build-tests
 	CHECKOUTKIT_LONG_TESTS=1 bash scripts/watchdog.sh $(LONG_TEST_TIME_LIMIT) swift test --skip-build --filter ReliabilityTests
 	bash scripts/fuzz-api.sh
-	bash scripts/fuzz-psp-api.sh
