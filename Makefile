@@ -51,7 +51,7 @@ tsan: deps
 
 ## The long reliability variants (>= 100,000 fuzz cases per target, 50 SIGKILLs of each process,
 ## 20 fault schedules), then the OpenAPI fuzzer (schemathesis from PyPI) against the server over
-## HTTPS with both kinds of key. CHECKOUTKIT_FUZZ_CASES=N bounds the fuzzing to fit a CI budget;
+## HTTPS with both kinds of key, and against sandbox-psp (Config/processor-api.openapi.yaml). CHECKOUTKIT_FUZZ_CASES=N bounds the fuzzing to fit a CI budget;
 ## FUZZ_API_EXAMPLES=N the examples per operation of the API fuzzer (40 by default).
 test-long: deps
 	swift build --build-tests

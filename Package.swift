@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .executable(name: "vault-server", targets: ["vault-server"]),
         .executable(name: "checkout", targets: ["checkout"]),
+        // Issue 18 (WIRE): the sandbox payment processor over HTTP.
+        .executable(name: "sandbox-psp", targets: ["sandbox-psp"]),
     ],
     targets: [
         // System-library shims (C libraries from Debian -dev packages).
@@ -49,7 +51,7 @@ let package = Package(
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking",
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "MicroHTTPServer", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking",
                                                     "CheckoutCrypto"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
         // PostgreSQL storage for several vault-server instances on one vault (libpq).
@@ -65,11 +67,23 @@ let package = Package(
         // Orchestration (issue 18): PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events;
         // its PostgreSQL ledger in a separate target like VaultServerPostgres.
         .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
-                                                              "CheckoutLocking"],
+                                                              "CheckoutLocking", "CheckoutVault"],
                 path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
         .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "VaultServerPostgres", "CLibPQ",
                                                                       "CheckoutLocking", "CheckoutCore"],
                 path: "Sources/CheckoutOrchestrationPostgres", swiftSettings: swift6),
+
+        // Orchestration over the wire (issue 18, WIRE): webhooks, HTTPPaymentProcessor, sandbox-psp.
+        // The one libmicrohttpd server core for small JSON services (sandbox-psp, tests' receivers).
+        .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD", "CheckoutLocking"],
+                path: "Sources/MicroHTTPServer", swiftSettings: swift6),
+        .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto"],
+                          path: "Sources/sandbox-psp", swiftSettings: swift6),
+        .testTarget(name: "OrchestrationWireTests",
+                    dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto",
+                                   "CheckoutVault", "CheckoutVaultTesting", "HTTPTransport", "CheckoutLocking", "Spawning", "TLSTestSupport",
+                                   "Loopback"],
+                    path: "Tests/OrchestrationWireTests", swiftSettings: swift6),
 
         // Payment-method modules: each depends on CheckoutCore only.
         .target(name: "CardPaymentMethod", dependencies: ["CheckoutCore", "CheckoutLocking"],

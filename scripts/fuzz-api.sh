@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes the vault server against its OpenAPI contract (Config/vault-server.openapi.yaml) with
+# Fuzzes the vault server against its OpenAPI contract (Config/vault-server.openapi.yaml), and
+# sandbox-psp against Config/processor-api.openapi.yaml (at the end), with
 # schemathesis from PyPI, over HTTPS, once with a merchant API key and once with an ephemeral
 # customer key: every check (no 5xx, answers that match the schema, only declared statuses and
 # headers, Allow on 405, ...) across the examples, coverage, fuzzing and stateful phases, but two
@@ -20,7 +21,7 @@ root=$(pwd)
 examples=${FUZZ_API_EXAMPLES:-40}
 limit=${FUZZ_API_SECONDS:-600}
 bin=$(swift build --show-bin-path)
-venv="$root/.build/schemathesis-venv"
+venv="${SCHEMATHESIS_VENV:-$root/.build/schemathesis-venv}"
 if [ ! -x "$venv/bin/st" ]; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q "schemathesis==4.32.5"
@@ -72,4 +73,24 @@ for kind in merchant ephemeral; do
         status=1
     fi
 done
+
+# Issue 18: sandbox-psp against Config/processor-api.openapi.yaml, over HTTPS with the same PKI.
+# positive_data_acceptance is left out: a schema-valid card number that fails Luhn is 400
+# invalid-payment-data by design.
+kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true
+"$bin/sandbox-psp" --port 0 --name psp-fuzz --tls-cert "$work/pki/server.pem" --tls-key "$work/pki/server.key" \
+    > "$work/psp.out" 2> "$work/psp.err" &
+server_pid=$!
+for _ in $(seq 1 100); do
+    grep -q "listening on https://" "$work/psp.out" 2>/dev/null && break
+    sleep 0.1
+done
+psp_url=$(sed -n 's/^listening on \(https:\/\/[^ ]*\).*/\1/p' "$work/psp.out")
+[ -n "$psp_url" ] || { echo "sandbox-psp did not start: $(cat "$work/psp.err")" >&2; exit 1; }
+echo "== schemathesis against sandbox-psp over HTTPS ($examples examples per operation)"
+if ! (cd "$work" && timeout "$limit" "$venv/bin/st" --no-color run "$root/Config/processor-api.openapi.yaml" --url "$psp_url" \
+    --tls-verify "$work/pki/ca.pem" --checks all --exclude-checks positive_data_acceptance \
+    --max-examples "$examples" --seed 20261201 --request-timeout 30); then
+    status=1
+fi
 exit $status

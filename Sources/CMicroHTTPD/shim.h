@@ -185,4 +185,25 @@ static inline struct MHD_Response *cmhd_response_stream(uint64_t size, size_t bl
 static inline struct MHD_Response *cmhd_response_copy(size_t size, const void *data) {
     return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);
 }
+/// The iterator cmhd_header_fields calls for each header field: (cls, name, value), MHD_YES to go on.
+typedef enum MHD_Result (*cmhd_field_visitor)(void *cls, const char *name, const char *value);
+
+/// What cmhd_header_fields passes through libmicrohttpd's iterator to the caller's visitor.
+struct cmhd_field_walk {
+    cmhd_field_visitor visit;
+    void *cls;
+};
+
+/// The MHD_KeyValueIterator of cmhd_header_fields (hides the MHD_ValueKind argument).
+static inline enum MHD_Result cmhd_field_walk_step(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    struct cmhd_field_walk *walk = (struct cmhd_field_walk *)cls;
+    (void)kind;
+    return walk->visit(walk->cls, key, value);
+}
+
+/// Calls `visit` for every header field of the request, in order; returns how many there are.
+static inline int cmhd_header_fields(struct MHD_Connection *connection, cmhd_field_visitor visit, void *cls) {
+    struct cmhd_field_walk walk = { visit, cls };
+    return MHD_get_connection_values(connection, MHD_HEADER_KIND, cmhd_field_walk_step, &walk);
+}
 #endif

@@ -181,6 +181,30 @@ public final class ChildProcess: Sendable {
         if let ended { return ended }
         return await onOwnThread { self.waitUntilExit() }
     }
+
+    /// An executable built next to the running test bundle or tool (`.build/debug/<name>`), or nil.
+    public static func builtExecutable(_ name: String) -> URL? {
+        let running = URL(fileURLWithPath: CommandLine.arguments.first ?? "").standardizedFileURL
+        let candidates = [running.deletingLastPathComponent(), Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            .map { $0.appendingPathComponent(name) }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// The first line the child writes to its piped standard output, without the line feed
+    /// (everything up to the end when it closes first; empty without a pipe). Servers announce
+    /// their address this way (`listening on http://127.0.0.1:PORT`). Reads on a thread of its own.
+    public func firstOutputLine() async -> String {
+        guard let output = standardOutput else { return "" }
+        return await onOwnThread { () -> String in
+            var bytes: [UInt8] = []
+            while !bytes.contains(0x0A) {
+                let chunk = output.availableData
+                if chunk.isEmpty { break }
+                bytes += chunk
+            }
+            return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
+        }
+    }
 }
 
 /// A step of starting a child process failed.

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import CheckoutLocking
 import Foundation
+import MicroHTTPServer
 
 /// The remote vault service: HTTP/1.1 on libmicrohttpd in front of `VaultServerStorage`.
 ///
@@ -47,24 +48,11 @@ public final class VaultServer: Sendable {
     fileprivate let feedStreams = FeedStreamTally()
 
     private struct RunState {
-        var daemon: DaemonHandle?
+        var daemon: MHDDaemon?
         var port: Int?
         var draining = false
         var inFlight = 0
         var stopped = false
-    }
-
-    /// The running daemon. `@unchecked Sendable`: the pointer is only used under `state`'s lock
-    /// (start, stop) and libmicrohttpd's daemon API is thread-safe for those calls.
-    private struct DaemonHandle: @unchecked Sendable {
-        let pointer: OpaquePointer
-        /// The PEM texts handed to libmicrohttpd, which keeps the pointers: freed after the stop.
-        let tlsMemory: [UnsafeMutablePointer<CChar>]
-
-        func stop() {
-            MHD_stop_daemon(pointer)
-            for memory in tlsMemory { free(memory) }
-        }
     }
 
     /// True once started with a certificate: the server speaks HTTPS.
@@ -100,56 +88,36 @@ public final class VaultServer: Sendable {
             if let port = state.port { return port }
             guard !state.stopped else { throw VaultServerStartError("the server was stopped; create a new one") }
             let context = Unmanaged.passUnretained(self).toOpaque()
-            let pem = try configuration.tls.map { tls throws(VaultServerStartError) in try Self.readPEM(tls) }
-            let tlsMemory = pem.map { [strdup($0.certificate)!, strdup($0.key)!] } ?? []
+            let pem = try configuration.tls.map { tls throws(VaultServerStartError) -> TLSPEM in
+                do throws(TLSPEMError) {
+                    return try TLSPEM.read(certificate: tls.certificate, privateKey: tls.privateKey)
+                } catch {
+                    throw VaultServerStartError(error.message)
+                }
+            }
             let limits = configuration.limits
             // libmicrohttpd's per-connection pool holds the head and read buffers (bodies are
             // copied out as they arrive): big enough for every head up to our limits and well
             // beyond, so that libmicrohttpd's own HTML refusals start far above them.
-            guard let daemon = cmhd_start(configuration.listen.host, UInt16(configuration.listen.port),
-                                          UInt32(configuration.threads), tlsMemory.first, tlsMemory.last,
-                                          UInt32(VaultServerConfiguration.maxConnections),
-                                          UInt32(limits.effectiveMaxConnectionsPerIP),
-                                          UInt32(limits.effectiveIdleConnectionTimeoutSeconds), RequestHead.connectionMemoryBytes,
-                                          vaultServerAccessHandler, context, vaultServerRequestLineHandler, context,
-                                          vaultServerCompletedHandler, context) else {
-                for memory in tlsMemory { free(memory) }
+            guard let daemon = MHDDaemon.start(host: configuration.listen.host, port: configuration.listen.port,
+                                               threads: configuration.threads, tls: pem,
+                                               connectionLimit: VaultServerConfiguration.maxConnections,
+                                               perAddressLimit: limits.effectiveMaxConnectionsPerIP,
+                                               idleTimeoutSeconds: limits.effectiveIdleConnectionTimeoutSeconds,
+                                               connectionMemoryBytes: RequestHead.connectionMemoryBytes, context: context,
+                                               access: vaultServerAccessHandler, requestLine: vaultServerRequestLineHandler,
+                                               completed: vaultServerCompletedHandler) else {
                 if pem != nil {
                     throw VaultServerStartError("cannot serve HTTPS on \(configuration.listen.host):\(configuration.listen.port): "
                         + "the address is in use, or GnuTLS refused the certificate or key (not PEM, encrypted, or not a pair)")
                 }
                 throw VaultServerStartError("cannot listen on \(configuration.listen.host):\(configuration.listen.port)")
             }
-            let port = Int(cmhd_bound_port(daemon))
-            state.daemon = DaemonHandle(pointer: daemon, tlsMemory: tlsMemory)
-            state.port = port
+            state.daemon = daemon
+            state.port = daemon.port
             purger.start()
-            return port
+            return daemon.port
         }
-    }
-
-    /// The certificate chain and key as PEM text, checked enough to give a clear error before
-    /// GnuTLS sees them: TLS compiled in, both files readable, each holding what it should.
-    private static func readPEM(_ tls: VaultServerConfiguration.TLS) throws(VaultServerStartError)
-        -> (certificate: String, key: String) {
-        guard cmhd_supports_tls() != 0 else {
-            throw VaultServerStartError("this libmicrohttpd was built without TLS support; install Debian's libmicrohttpd12 (GnuTLS)")
-        }
-        func read(_ path: String, _ what: String) throws(VaultServerStartError) -> String {
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-                throw VaultServerStartError("cannot read the TLS \(what) \(path)")
-            }
-            return text
-        }
-        let certificate = try read(tls.certificate, "certificate")
-        let key = try read(tls.privateKey, "private key")
-        guard certificate.contains("-----BEGIN CERTIFICATE-----") else {
-            throw VaultServerStartError("the TLS certificate \(tls.certificate) holds no PEM certificate")
-        }
-        guard key.contains("PRIVATE KEY-----"), !key.contains("ENCRYPTED") else {
-            throw VaultServerStartError("the TLS private key \(tls.privateKey) holds no unencrypted PEM private key")
-        }
-        return (certificate, key)
     }
 
     /// Makes new requests fail with 503 `draining`; requests already running continue.
@@ -176,7 +144,7 @@ public final class VaultServer: Sendable {
 
     /// Stops listening and closes every connection at once. Safe to call twice.
     public func stop() {
-        let daemon = state.withLock { state -> DaemonHandle? in
+        let daemon = state.withLock { state -> MHDDaemon? in
             defer { state.daemon = nil; state.stopped = true }
             return state.daemon
         }
@@ -250,8 +218,7 @@ private final class RequestContext {
     var admitted = false
     /// What the head established; set when the head was admitted.
     var admission: VaultRequestHandler.Admission?
-    var body: [UInt8] = []
-    var tooLarge = false
+    var body = RequestBodyBuffer()
     /// The connection's inactivity timeout while the body arrives (nil: the daemon's idle timeout).
     var bodyTimeoutSeconds: Int?
 
@@ -293,14 +260,7 @@ private func vaultServerAccessHandler(
             context.bodyTimeoutSeconds = timeout
             _ = cmhd_set_timeout(connection, UInt32(timeout))
         }
-        if !context.tooLarge, context.body.count + count <= server.maxBodyBytes, let uploadData {
-            uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
-                context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
-            }
-        } else {
-            context.tooLarge = true
-            context.body = []
-        }
+        context.body.append(uploadData, count: count, limit: server.maxBodyBytes)
         return cmhd_yes()
     }
 
@@ -313,9 +273,9 @@ private func vaultServerAccessHandler(
             query[name] = String(validatingCString: value) ?? "\u{FFFD}"
         }
     }
-    let response = server.respond(VaultHTTPRequest(admission: admission, query: query, body: context.body,
-                                                   bodyTooLarge: context.tooLarge))
-    return queue(response, on: connection, close: context.tooLarge, feedStreams: server.feedStreams)
+    let response = server.respond(VaultHTTPRequest(admission: admission, query: query, body: context.body.bytes,
+                                                   bodyTooLarge: context.body.tooLarge))
+    return queue(response, on: connection, close: context.body.tooLarge, feedStreams: server.feedStreams)
 }
 
 /// The first call of a request, its head complete and no body byte read yet: admits it, or
@@ -349,7 +309,7 @@ private func checkHead(_ context: RequestContext, server: VaultServer, connectio
         // Until the body is in, a silent client is closed at the deadline, not the idle timeout.
         context.bodyTimeoutSeconds = timeout
         _ = cmhd_set_timeout(connection, UInt32(timeout))
-        if case .length(let length) = framing { context.body.reserveCapacity(length) }
+        if case .length(let length) = framing { context.body.reserve(length) }
     }
     return cmhd_yes()
 }

@@ -221,7 +221,7 @@ struct CardFormSessionTests {
         let form = checkout.form
         form.updateCardNumber("4029 1800 0000 0009")
         await form.settled()
-        let state = form.formState
+        let state = form.state
         #expect(state.availableNetworks == available)
         #expect(state.allowsNetworkSelection == selectable)
         #expect(state.error(for: .cardNumber) == numberError)

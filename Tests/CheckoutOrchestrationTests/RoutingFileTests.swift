@@ -20,7 +20,7 @@ import Testing
                       { "name": "default", "processors": ["psp-b"] } ] }
         """
 
-    @Test("the issue's example file loads; its http processor is the factory's one typed 'not available' error")
+    @Test("the issue's example file loads; its http processor is an HTTPPaymentProcessor at its baseURL")
     func issueExampleLoads() throws {
         let file = try RoutingFileLoader.load(Array(Self.issueExample.utf8))
         #expect(file.processors.map(\.name) == ["psp-a", "psp-b", "psp-c"])
@@ -28,9 +28,9 @@ import Testing
         #expect(file.processors[2].baseURL == URL(string: "https://127.0.0.1:8443"))
         #expect(file.routes[0].when.amount == AmountRange(min: 0, max: 100000))
         #expect(file.routes[0].fallbackOn == [.processorError, .networkError, .issuerUnavailable, .softDecline])
-        #expect(throws: ProcessorFactoryError.kindNotAvailable(kind: "http", processor: "psp-c")) {
-            _ = try ProcessorFactory().make(file.processors[2])
-        }
+        let http = try ProcessorFactory().make(file.processors[2])
+        #expect(http is HTTPPaymentProcessor)
+        #expect(http.name == "psp-c")
     }
 
     @Test("Config/routing.json is valid and every processor in it can be built")

@@ -38,16 +38,7 @@ struct ServerProcess {
                                        environment: environment.isEmpty ? nil
                                            : ProcessInfo.processInfo.environment.merging(environment) { $1 },
                                        workingDirectory: workingDirectory, standardOutput: .pipe, standardError: .pipe)
-        let output = try #require(process.standardOutput)
-        let line = await onOwnThread { () -> String in
-            var bytes: [UInt8] = []
-            while !bytes.contains(0x0A) {
-                let chunk = output.availableData
-                if chunk.isEmpty { break }
-                bytes += chunk
-            }
-            return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
-        }
+        let line = await process.firstOutputLine()
         for scheme in ["http", "https"] {
             let prefix = "listening on \(scheme)://127.0.0.1:"
             if line.hasPrefix(prefix), let port = Int(line.dropFirst(prefix.count)) {

@@ -3,8 +3,8 @@ import CheckoutCore
 /// Builds the processors a routing file names: the ONE place that maps a `kind` to a type.
 ///
 /// `sandbox` builds a `ScriptedSandboxProcessor` with the entry's behaviour. `http` builds
-/// `HTTPPaymentProcessor` (WIRE's module); until that is plugged in it is the typed error
-/// `ProcessorFactoryError.kindNotAvailable`. A sandbox journal that cannot be opened throws its SQLite error.
+/// `HTTPPaymentProcessor` (`baseURL`, optional `caBundle` and `timeoutSeconds`).
+/// `ProcessorFactoryError.kindNotAvailable` remains for a kind a build cannot make. A sandbox journal that cannot be opened throws its SQLite error.
 public struct ProcessorFactory: Sendable {
     public init() {}
 
@@ -20,7 +20,7 @@ public struct ProcessorFactory: Sendable {
             }
             return ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour, declineTable: table)
         case .http:
-            throw ProcessorFactoryError.kindNotAvailable(kind: definition.kind.rawValue, processor: definition.name)
+            return try HTTPPaymentProcessor.make(definition)
         }
     }
 

@@ -1,0 +1,35 @@
+import CMicroHTTPD
+import Foundation
+
+/// Reads the parts of a request libmicrohttpd holds: the raw target split into path and query,
+/// and the header fields.
+enum MicroRequestTarget {
+    /// The percent-encoded path and the decoded query arguments of a raw request target.
+    static func split(_ target: String) -> (path: String, query: [String: String]) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, [:]) }
+        var query: [String: String] = [:]
+        for pair in target[target.index(after: mark)...].split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decode(parts[0]), let value = parts.count > 1 ? decode(parts[1]) : "" else { continue }
+            if query[name] == nil { query[name] = value }
+        }
+        return (String(target[..<mark]), query)
+    }
+
+    /// Every header field of the request, in order.
+    static func headers(_ connection: OpaquePointer) -> [(name: String, value: String)] {
+        final class Collected { var fields: [(name: String, value: String)] = [] }
+        let collected = Collected()
+        withExtendedLifetime(collected) {
+            _ = cmhd_header_fields(connection, { cls, key, value in
+                guard let cls, let key else { return cmhd_yes() }
+                let collected = Unmanaged<Collected>.fromOpaque(cls).takeUnretainedValue()
+                let name = String(cString: key).lowercased()
+                collected.fields.append((name, value.map { String(cString: $0) } ?? ""))
+                return cmhd_yes()
+            }, Unmanaged.passUnretained(collected).toOpaque())
+        }
+        return collected.fields
+    }
+}
