@@ -17,7 +17,10 @@ let package = Package(
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
         .executable(name: "vault-server", targets: ["vault-server"]),
         .executable(name: "checkout", targets: ["checkout"]),
-        // Issue 18 (WIRE): the sandbox payment processor over HTTP.
+        // Backend orchestration: routing across processors, the payment ledger, signed events.
+        .library(name: "CheckoutOrchestration", targets: ["CheckoutOrchestration"]),
+        .library(name: "CheckoutOrchestrationPostgres", targets: ["CheckoutOrchestrationPostgres"]),
+        // The sandbox payment processor over HTTP (Config/processor-api.openapi.yaml).
         .executable(name: "sandbox-psp", targets: ["sandbox-psp"]),
     ],
     targets: [
