@@ -63,23 +63,17 @@ final class NoVaultTokenProcessor: PaymentProcessor {
     }
 }
 
-/// Everything `stream` yields until it finishes; nil when it did not finish within the test wait.
+/// Everything `stream` yields until it finishes; nil when it did not finish within
+/// `TestWait.finished`. Every stream read here should already have finished (the session sends the
+/// finish synchronously with the terminal outcome or `cancel()`), so a broken rule fails in seconds.
 func collectUntilFinished(_ stream: AsyncStream<CheckoutOutcome>) async -> [CheckoutOutcome]? {
-    let done = Locked<[CheckoutOutcome]?>(nil)
-    let reader = Task {
-        var all: [CheckoutOutcome] = []
-        for await outcome in stream { all.append(outcome) }
-        done.withLock { $0 = all }
-    }
-    guard await eventually({ done.withLock { $0 != nil } }) else {
-        reader.cancel()
-        return nil
-    }
-    return done.withLock { $0 }
+    await readToEnd(stream, within: TestWait.finished)
 }
 
+// A backstop only: every stream read is raced against `TestWait.finished`, so a stream that never
+// finishes fails its test within seconds; the limit catches any other wait that goes wrong.
 /// Issue 22, items 2-5, 9 and 10 in the core: the seed SDK's semantics.
-@Suite(.timeLimit(.minutes(5)))  // a hang guard: a stream that never finishes fails, it does not hang the run
+@Suite(.timeLimit(.minutes(2)))
 struct SeedFidelityTests {
     static let declined = CheckoutError(.paymentDeclined, "Do not honor")
 
@@ -143,10 +137,13 @@ struct SeedFidelityTests {
         }
         let all = session.deliveredOutcomes
         #expect(all.map(\.ignoringCheckoutData) == [.failure(Self.declined, checkoutData: nil), .success(result)])
-        #expect(await collectUntilFinished(first) == all, "the stream finishes after the success")
-        #expect(await collectUntilFinished(second) == all)
-        let late = session.outcomes()
-        #expect(await collectUntilFinished(late) == all, "a late subscriber gets the run's outcomes, then the end")
+        let firstSeen = try #require(await collectUntilFinished(first), "the first stream did not finish after the success")
+        #expect(firstSeen == all)
+        let secondSeen = try #require(await collectUntilFinished(second), "the second stream did not finish after the success")
+        #expect(secondSeen == all)
+        let lateSeen = try #require(await collectUntilFinished(session.outcomes()),
+                                    "a stream obtained after the success did not finish at once")
+        #expect(lateSeen == all, "a late subscriber gets the run's outcomes, then the end")
     }
 
     @Test func aLateSubscriberSeesTheFailuresAlreadyDeliveredThenWhatFollows() async throws {
@@ -173,17 +170,17 @@ struct SeedFidelityTests {
         let before = session.outcomes()
         await session.start()
         session.cancel()
-        #expect(await collectUntilFinished(before) == [])
+        #expect(try #require(await collectUntilFinished(before), "cancel() did not finish the stream") == [])
         let next = session.outcomes()
         await session.start()
         session.dismiss()
-        #expect(await collectUntilFinished(next) == [.dismissed])
+        #expect(try #require(await collectUntilFinished(next), "the stream did not finish after dismissal") == [.dismissed])
         session.cancel()
         session.cancel()
         let third = session.outcomes()
         await session.start()
         session.cancel()
-        #expect(await collectUntilFinished(third) == [], "cancel() finishes a stream that saw nothing")
+        #expect(try #require(await collectUntilFinished(third), "cancel() did not finish a stream that saw nothing") == [])
     }
 
     @Test(arguments: [CheckoutError(.networkError, "connection reset"), CheckoutError(.timeout, "no answer"),

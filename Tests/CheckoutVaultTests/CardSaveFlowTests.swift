@@ -41,14 +41,70 @@ struct CardSaveFlowTests {
                                                           session: Self.session)
         #expect(exchanged.instrumentData?.last4Digits == "0008")
 
+        Self.expectNoPaymentData(in: directory, number: "4035501000000008", cvv: "7319")
+    }
+
+    /// Scans the vault database's bytes (with its WAL and shared memory) for the card number in
+    /// any spelling the scanner knows, the CVV as a stored value, and any `cvv` field.
+    static func expectNoPaymentData(in directory: TemporaryDirectory, number: String, cvv: String,
+                                    sourceLocation: SourceLocation = #_sourceLocation) {
         let files = ["", "-wal", "-shm"].map { URL(fileURLWithPath: directory.path("vault.sqlite") + $0) }
-        let (hits, scanned) = PaymentDataByteScanner.scan(files: files, for: ["4035501000000008"])
-        #expect(scanned > 0)
-        #expect(hits.isEmpty, "\(hits)")
+        let (hits, scanned) = PaymentDataByteScanner.scan(files: files, for: [number])
+        #expect(scanned > 0, sourceLocation: sourceLocation)
+        #expect(hits.isEmpty, "\(hits)", sourceLocation: sourceLocation)
         for file in files {
             guard let bytes = try? Data(contentsOf: file) else { continue }
-            #expect(bytes.range(of: Data("\"7319\"".utf8)) == nil && bytes.range(of: Data("cvv".utf8)) == nil, "\(file.lastPathComponent)")
+            #expect(bytes.range(of: Data("\"\(cvv)\"".utf8)) == nil && bytes.range(of: Data("cvv".utf8)) == nil,
+                    "\(file.lastPathComponent)", sourceLocation: sourceLocation)
         }
+    }
+
+    @Test("a card whose verification needs 3-D Secure is saved only after the challenge succeeds; the database holds neither its number nor its CVV")
+    func challengedVerificationIsSavedAfterTheChallenge() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try Fixtures.store(in: directory)
+        let sandbox = SandboxProcessor()
+        let flow = CardSaveFlow(processor: sandbox, vault: store, binLookup: sandbox)
+        let step = try await flow.begin(Self.card("4000000000003220", cvv: "4821"), session: Self.session, makeDefault: true)
+        guard case .awaitingChallenge(let pending) = step else {
+            Issue.record("expected the verification to wait for a challenge, got \(step)")
+            return
+        }
+        guard case .challenge = pending.requiredAction else {
+            Issue.record("expected a 3-D Secure challenge, got \(pending.requiredAction)")
+            return
+        }
+        #expect(try store.instruments(scope: Fixtures.alice).isEmpty, "nothing saved before the challenge")
+        #expect(!String(describing: pending).contains("4000000000003220") && !String(describing: pending).contains("4821"))
+
+        let saved = try await flow.resume(pending, with: "challenge-success")
+        #expect(saved.isDefault)
+        #expect(saved.paymentInstrumentData.last4Digits == "3220")
+        #expect(try store.instruments(scope: Fixtures.alice).map(\.id) == [saved.id])
+        #expect(try store.pendingOps(scope: Fixtures.alice, limit: 10).map(\.kind) == [.upsert])
+        #expect(sandbox.createPaymentCallCount == 0, "a verification, not a payment")
+        let exchanged = try await sandbox.exchangeVaulted(VaultedExchangeRequest(vaultedToken: saved.id, cvv: nil),
+                                                          session: Self.session)
+        #expect(exchanged.instrumentData?.last4Digits == "3220", "the processor vaulted the verified card")
+        Self.expectNoPaymentData(in: directory, number: "4000000000003220", cvv: "4821")
+    }
+
+    @Test("a failed 3-D Secure challenge saves nothing, and the verification cannot be resumed again")
+    func failedChallengeSavesNothing() async throws {
+        let vault = InMemoryVaultProvider()
+        let sandbox = SandboxProcessor()
+        let flow = CardSaveFlow(processor: sandbox, vault: vault)
+        guard case .awaitingChallenge(let pending) = try await flow.begin(Self.card("4000000000003220"), session: Self.session) else {
+            Issue.record("expected the verification to wait for a challenge")
+            return
+        }
+        await #expect(throws: CheckoutError(.paymentDeclined, "the card was declined: 3-D Secure challenge failed")) {
+            try await flow.resume(pending, with: "challenge-failed")
+        }
+        await #expect(throws: CheckoutError.self, "a failed verification is over") {
+            try await flow.resume(pending, with: "challenge-success")
+        }
+        #expect(try await vault.paymentMethods(for: Self.session.vaultScope).isEmpty)
     }
 
     struct Refusal: Sendable, CustomStringConvertible {

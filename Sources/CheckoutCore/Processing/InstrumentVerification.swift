@@ -61,4 +61,9 @@ extension PaymentProcessor {
     public func verifyInstrument(_ request: VerificationRequest) async throws -> InstrumentVerification {
         throw CheckoutError(.paymentFailed, "this payment processor does not support saving a card without a payment")
     }
+
+    /// The default for processors that cannot run a verification's challenge: `payment-failed`.
+    public func resumeVerification(verificationId: String, resumeToken: String) async throws -> InstrumentVerification {
+        throw CheckoutError(.paymentFailed, "this payment processor cannot complete a verification's challenge")
+    }
 }

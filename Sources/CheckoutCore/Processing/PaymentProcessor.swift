@@ -23,6 +23,9 @@ public protocol PaymentProcessor: Sendable {
     /// issuer approves (the vault-only save of `CardSaveFlow`). Added after the first release: the
     /// default implementation throws `payment-failed` ("not supported"), so older conformers compile.
     func verifyInstrument(_ request: VerificationRequest) async throws -> InstrumentVerification
+    /// Continues a verification that answered `requiresAction` (3-D Secure), with what the
+    /// challenge returned, as `resumePayment` does for a payment. The default throws `payment-failed`.
+    func resumeVerification(verificationId: String, resumeToken: String) async throws -> InstrumentVerification
 }
 
 /// A card network lookup by BIN (the first digits), used for co-badged cards.

@@ -20,7 +20,7 @@ import Foundation
 /// | vaulted card, CVV `000` | declined |
 /// | vault-only save (`verifyInstrument`), card `4000 0000 0000 0002` | verification declined, nothing vaulted |
 /// | vault-only save, CVV `000` | verification declined (CVV check failed) |
-/// | vault-only save, card `4000 0000 0000 3220` | verification requires a challenge |
+/// | vault-only save, card `4000 0000 0000 3220` | verification requires a challenge; `resumeVerification` with `challenge-success` verifies and vaults, anything else declines |
 /// | vault-only save, card `4000 0000 0000 0119` | the verification call fails with a network error |
 /// | vaulted card saved by a sandbox payment | behaves as the card it was saved from: a saved `4000 0000 0000 3220` needs the challenge again, so a saved card that needs 3-D Secure can be tested end to end |
 /// | `vaultOnSuccess` | the card is saved whenever the payment succeeds: at creation, after a challenge is resumed, or when a poll finds it succeeded |
@@ -68,6 +68,8 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
         var failedOnce: Set<String> = []
         var verificationsByKey: [String: InstrumentVerification] = [:]
         var verifyCalls = 0
+        /// Verifications waiting for their 3-D Secure challenge: verification id -> the card to vault.
+        var pendingVerifications: [String: TokenRecord] = [:]
     }
 
     private let storage = Locked(Storage())
@@ -251,18 +253,40 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
             } else if record.cvvRejected {
                 answer = InstrumentVerification(verificationId: id, status: .declined, reason: "CVV check failed")
             } else if record.behaviour == .challenge {
+                storage.pendingVerifications[id] = record
                 answer = InstrumentVerification(verificationId: id, status: .requiresAction,
                                                 requiredAction: .challenge(challengeId: "ch_\(storage.counter)"))
             } else {
-                // Random, not counted: vault tokens outlive this in-process sandbox (the CLI saves them).
-                let vaultedToken = SafeIdentifier.random(prefix: "vt_")
-                storage.vaulted[vaultedToken] = TokenRecord(type: .paymentCard, behaviour: .succeed,
-                                                            instrumentType: .paymentCard, data: record.data)
-                answer = InstrumentVerification(verificationId: id, status: .verified, vaultedToken: vaultedToken)
+                answer = Self.vault(record, verificationId: id, in: &storage)
             }
             if let key = request.idempotencyKey { storage.verificationsByKey[key] = answer }
             return answer
         }
+    }
+
+    /// Completes a verification that asked for a challenge: `challenge-success` verifies and vaults
+    /// the card, anything else declines it (nothing vaulted). A verification resumes once.
+    public func resumeVerification(verificationId: String, resumeToken: String) async throws -> InstrumentVerification {
+        try storage.withLock { storage in
+            storage.verifyCalls += 1
+            guard let record = storage.pendingVerifications.removeValue(forKey: verificationId) else {
+                throw CheckoutError(.paymentFailed, "no verification \(verificationId) is waiting for a challenge")
+            }
+            guard resumeToken == "challenge-success" else {
+                return InstrumentVerification(verificationId: verificationId, status: .declined,
+                                              reason: "3-D Secure challenge failed")
+            }
+            return Self.vault(record, verificationId: verificationId, in: &storage)
+        }
+    }
+
+    /// Vaults a verified card under a new token and says so.
+    private static func vault(_ record: TokenRecord, verificationId: String, in storage: inout Storage) -> InstrumentVerification {
+        // Random, not counted: vault tokens outlive this in-process sandbox (the CLI saves them).
+        let vaultedToken = SafeIdentifier.random(prefix: "vt_")
+        storage.vaulted[vaultedToken] = TokenRecord(type: .paymentCard, behaviour: .succeed,
+                                                    instrumentType: .paymentCard, data: record.data)
+        return InstrumentVerification(verificationId: verificationId, status: .verified, vaultedToken: vaultedToken)
     }
 
     // MARK: BinLookup

@@ -43,6 +43,9 @@ enum VaultCommand: CLICommand {
           --expiry MM/YY      add: the expiry (MM/YY or MM/YYYY).
           --cvv C|-           add: the security code, sent for the verification only and never stored or
                               printed. `-` reads it from standard input (after the number when both are `-`).
+                              A card whose verification needs 3-D Secure (the sandbox's 4000 0000 0000 3220)
+                              is refused with payment-failed (exit 1, nothing saved): an app saves it with
+                              CardSaveFlow.begin and resume.
           --name S            add: the cardholder's name.
           --default           add: make the new card the default.
           --id ID             delete, default: the saved method's id.
@@ -217,8 +220,15 @@ enum VaultCommand: CLICommand {
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm_card", type: .paymentCard)])
         let session = ClientSession(token: token, paymentMethods: token.paymentMethods)
         let flow = CardSaveFlow(processor: sandbox, vault: store, binLookup: sandbox)
-        return try await flow.save(details, session: session, makeDefault: makeDefault,
-                                   idempotencyKey: SafeIdentifier.random(prefix: "save_"))
+        switch try await flow.begin(details, session: session, makeDefault: makeDefault,
+                                    idempotencyKey: SafeIdentifier.random(prefix: "save_")) {
+        case .saved(let method):
+            return method
+        case .awaitingChallenge:
+            // No shopper to run the challenge, and `checkout pay` has no option that chooses its result.
+            throw CheckoutError(.paymentFailed, "the card's verification needs a 3-D Secure challenge, "
+                                + "which the command line cannot run; nothing was saved")
+        }
     }
 
     /// The list item shape documented in the help.

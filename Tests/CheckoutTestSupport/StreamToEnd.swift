@@ -1,0 +1,28 @@
+/// Reads `stream` to its end, raced against a deadline: every element it yields until it
+/// finishes, or nil when it has not finished within `timeout`.
+///
+/// A test that checks a stream *finishes* must not read it with a plain `for await`: if the rule
+/// breaks, that loop never ends and the run hangs instead of failing. Here the read and a sleep run
+/// side by side; whichever ends first wins and the other is cancelled (cancelling the reader ends
+/// its `for await`), so a stream that never finishes costs `timeout`, not the suite's time limit.
+/// Use `TestWait.finished` for a stream that should already have finished when the read starts.
+///
+///     let all = try #require(await readToEnd(session.outcomes(), within: TestWait.finished),
+///                            "the stream did not finish after the success")
+public func readToEnd<Element: Sendable>(_ stream: AsyncStream<Element>,
+                                         within timeout: Duration = TestWait.timeout) async -> [Element]? {
+    await withTaskGroup(of: [Element]?.self) { group in
+        group.addTask {
+            var all: [Element] = []
+            for await element in stream { all.append(element) }
+            return Task.isCancelled ? nil : all
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
