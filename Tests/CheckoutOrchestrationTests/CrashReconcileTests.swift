@@ -34,32 +34,12 @@ import Testing
         let executable = try Self.childExecutable()
         let directory = try OrchestrationTemp.directory("crash")
         let ledgerPath = directory.appendingPathComponent("ledger.sqlite").path
-        var random = SeededRandom(seed: TestSeed.seed(18_003, for: "sigkillThenReconcile"))
         var reconciledOpen = 0
         var paymentsSeen = 0
-        for run in 0..<20 {
-            let child = try ChildProcess(executable: executable.path,
-                                         arguments: [ledgerPath, directory.path, "r\(run)", "500"],
-                                         standardOutput: .pipe, standardError: .file(directory.appendingPathComponent("child-\(run).log").path))
-            let output = try #require(child.standardOutput)
-            let killAfter = 1 + random.below(12)
-            let extraMicros = UInt32(random.below(2500))
-            let finishedEarly = await onOwnThread { () -> Bool in
-                var buffer: [UInt8] = []
-                var started = 0
-                while started < killAfter {
-                    let chunk = output.availableData
-                    if chunk.isEmpty { return true }
-                    buffer += chunk
-                    started = buffer.split(separator: 10).filter { $0.starts(with: Array("started".utf8)) }.count
-                }
-                usleep(extraMicros)
-                child.kill()
-                _ = child.waitUntilExit()
-                return false
-            }
-            #expect(!finishedEarly, "the child ended before the kill (run \(run))")
-
+        let endedEarly = try await CrashLoop.run(20, seed: TestSeed.seed(18_003, for: "sigkillThenReconcile")) { run in
+            try ChildProcess(executable: executable.path, arguments: [ledgerPath, directory.path, "r\(run)", "500"],
+                             standardOutput: .pipe, standardError: .file(directory.appendingPathComponent("child-\(run).log").path))
+        } settle: { run in
             // "Restart": fresh processors over the same journals, a fresh router over the same ledger.
             let file = try RoutingFileLoader.load(Array(Self.routing.utf8))
             var journals: [String: SandboxJournal] = [:]
@@ -83,19 +63,16 @@ import Testing
             }
             let intents = try await ledger.intents(limit: 10_000)
             paymentsSeen = intents.count
-            var chargedKeys = 0
-            for intent in intents {
-                let charges = Set(intent.attempts.map(\.processor)).reduce(0) { total, name in
-                    total + (charged["\(name)/\(AttemptKey.derive(paymentKey: intent.stableKey, processor: name))"] ?? 0)
+            #expect(ChargeAudit.problems(payments: intents.map { intent in
+                ChargeAudit.Payment(id: intent.id, succeeded: intent.state == .succeeded, processors: intent.attempts.map(\.processor)) {
+                    AttemptKey.derive(paymentKey: intent.stableKey, processor: $0)
                 }
-                chargedKeys += charges
-                #expect(charges <= 1, "payment \(intent.id) charged \(charges) times")
-                #expect(charges == (intent.state == .succeeded ? 1 : 0), "\(intent.id) is \(intent.state.rawValue) with \(charges) charges")
-            }
-            #expect(chargedKeys == charged.values.reduce(0, +), "a charge belongs to no payment of the ledger")
+            }, charges: charged) == [], "run \(run)")
         }
+        #expect(endedEarly == [], "the child ended before the kill")
         #expect(paymentsSeen > 20)
         #expect(reconciledOpen > 0, "no kill landed in an attempt: the test did not test reconcile")
         print("crash test: \(paymentsSeen) payments over 20 kills, \(reconciledOpen) settled by reconcile")
     }
 }
+
