@@ -7,17 +7,18 @@ import Spawning
 /// with SIGKILL after a seeded number of such lines plus a seeded pause (so the kill lands inside
 /// an attempt), then lets the test restart and settle.
 public enum CrashLoop {
-    /// Runs `runs` kills. `start(run)` spawns the child with its standard output on a pipe;
+    /// Runs `runs` kills, each after 1-12 `started` lines and a pause below `maxPauseMicros` (longer
+    /// for a child whose payments take longer, e.g. over HTTP). `start(run)` spawns the child with its standard output on a pipe;
     /// `settle(run)` restarts over the same ledger and checks it. Returns the runs whose child ended
     /// before it could be killed (a test expects none).
-    public static func run(_ runs: Int, seed: UInt64, start: (Int) throws -> ChildProcess,
+    public static func run(_ runs: Int, seed: UInt64, maxPauseMicros: Int = 2500, start: (Int) throws -> ChildProcess,
                            settle: (Int) async throws -> Void) async throws -> [Int] {
         var random = SeededRandom(seed: seed)
         var endedEarly: [Int] = []
         for run in 0..<runs {
             let child = try start(run)
             let killAfter = 1 + random.below(12)
-            let extraMicros = UInt32(random.below(2500))
+            let extraMicros = UInt32(random.below(maxPauseMicros))
             if await !kill(child, afterStartedLines: killAfter, pauseMicros: extraMicros) { endedEarly.append(run) }
             try await settle(run)
         }

@@ -28,7 +28,8 @@ import Testing
 
         var reconciledOpen = 0
         var paymentsSeen = 0
-        let endedEarly = try await CrashLoop.run(20, seed: TestSeed.seed(18_013, for: "sigkillThenReconcileOverHTTP")) { run in
+        let endedEarly = try await CrashLoop.run(20, seed: TestSeed.seed(18_013, for: "sigkillThenReconcileOverHTTP"),
+                                                 maxPauseMicros: 20_000) { run in
             try ChildProcess(executable: executable.path,
                              arguments: [harness.ledgerPath, harness.directory.path, "r\(run)", "500", routingPath],
                              standardOutput: .pipe,
