@@ -148,7 +148,8 @@ let package = Package(
         // Tests: one target per module, and a throwaway PKI (real certificates) for the TLS tests.
         .target(name: "TLSTestSupport", dependencies: ["Spawning"], path: "Tests/TLSTestSupport", swiftSettings: swift6),
         // The tests' one bounded wait (`eventually`) and one seeded generator (`TestSeed`, `SeededRandom`).
-        .target(name: "CheckoutTestSupport", path: "Tests/CheckoutTestSupport", swiftSettings: swift6),
+        .target(name: "CheckoutTestSupport", dependencies: ["Spawning", "CheckoutLocking"], // Spawning, CheckoutLocking: the crash tests' CrashLoop
+                path: "Tests/CheckoutTestSupport", swiftSettings: swift6),
         // new-method: tests
         .testTarget(name: "CLITests", dependencies: ["CheckoutTestSupport", "CheckoutLocking", "Spawning", "TLSTestSupport"], path: "Tests/CLITests", swiftSettings: swift6),
         .testTarget(name: "PaymentMethodsTests",

@@ -4,21 +4,24 @@ import Foundation
 
 // A child process the crash test SIGKILLs in the middle of attempts.
 //
-// USAGE: orchestration-crash-child LEDGER JOURNAL-DIR RUN COUNT
+// USAGE: orchestration-crash-child LEDGER JOURNAL-DIR RUN COUNT [ROUTING-FILE]
 //
 // Pays COUNT card payments (stable keys `RUN-0`, `RUN-1`, ...) through a router over two sandbox
 // processors whose payments are journalled in JOURNAL-DIR (so the parent can reconcile against
 // them after the kill). psp-a charges, times out after charging, or fails in turn; psp-b charges.
+// With ROUTING-FILE, the router's processors are that file's instead (built by `ProcessorFactory`,
+// e.g. `kind: "http"` processors in `sandbox-psp` processes that outlive the child), and
+// JOURNAL-DIR is unused.
 // Each processor call is followed by a short pause before its answer reaches the router: the
 // window in which a kill leaves an attempt charged but not settled in the ledger. Prints
 // `started KEY` before each payment and `done KEY STATE` after it.
 
 /// Holds a processor's answer back for a moment, so kills land between the charge and the ledger.
 final class SlowAnswers: RoutableProcessor {
-    let inner: ScriptedSandboxProcessor
+    let inner: any RoutableProcessor
     var name: String { inner.name }
     var declineTable: DeclineTable { inner.declineTable }
-    init(_ inner: ScriptedSandboxProcessor) { self.inner = inner }
+    init(_ inner: any RoutableProcessor) { self.inner = inner }
 
     private func pause() async { try? await Task.sleep(for: .milliseconds(2)) }
 
@@ -57,18 +60,24 @@ let crashRouting = """
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, let count = Int(arguments[4]) else {
-    FileHandle.standardError.write(Data("usage: orchestration-crash-child LEDGER JOURNAL-DIR RUN COUNT\n".utf8))
+guard arguments.count == 5 || arguments.count == 6, let count = Int(arguments[4]) else {
+    FileHandle.standardError.write(Data("usage: orchestration-crash-child LEDGER JOURNAL-DIR RUN COUNT [ROUTING-FILE]\n".utf8))
     exit(2)
 }
 let ledgerPath = arguments[1], journalDirectory = arguments[2], run = arguments[3]
 do {
-    let file = try RoutingFileLoader.load(Array(crashRouting.utf8))
     var processors: [String: any RoutableProcessor] = [:]
-    for definition in file.processors {
-        let journal = try SandboxJournal(path: journalDirectory + "/\(definition.name).sqlite")
-        processors[definition.name] = SlowAnswers(try ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour,
-                                                                              journal: journal))
+    let file: RoutingFile
+    if arguments.count == 6 {
+        file = try RoutingFileLoader.load(contentsOf: URL(fileURLWithPath: arguments[5]))
+        processors = try ProcessorFactory().makeAll(file).mapValues { SlowAnswers($0) }
+    } else {
+        file = try RoutingFileLoader.load(Array(crashRouting.utf8))
+        for definition in file.processors {
+            let journal = try SandboxJournal(path: journalDirectory + "/\(definition.name).sqlite")
+            processors[definition.name] = SlowAnswers(try ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour,
+                                                                                  journal: journal))
+        }
     }
     let ledger = try PaymentLedger.sqlite(path: ledgerPath)
     let router = try PaymentRouter(file: file, processors: processors, ledger: ledger)

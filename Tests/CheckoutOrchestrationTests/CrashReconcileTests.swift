@@ -34,32 +34,10 @@ import Testing
         let executable = try Self.childExecutable()
         let directory = try OrchestrationTemp.directory("crash")
         let ledgerPath = directory.appendingPathComponent("ledger.sqlite").path
-        var random = SeededRandom(seed: TestSeed.seed(18_003, for: "sigkillThenReconcile"))
-        var reconciledOpen = 0
-        var paymentsSeen = 0
-        for run in 0..<20 {
-            let child = try ChildProcess(executable: executable.path,
-                                         arguments: [ledgerPath, directory.path, "r\(run)", "500"],
-                                         standardOutput: .pipe, standardError: .file(directory.appendingPathComponent("child-\(run).log").path))
-            let output = try #require(child.standardOutput)
-            let killAfter = 1 + random.below(12)
-            let extraMicros = UInt32(random.below(2500))
-            let finishedEarly = await onOwnThread { () -> Bool in
-                var buffer: [UInt8] = []
-                var started = 0
-                while started < killAfter {
-                    let chunk = output.availableData
-                    if chunk.isEmpty { return true }
-                    buffer += chunk
-                    started = buffer.split(separator: 10).filter { $0.starts(with: Array("started".utf8)) }.count
-                }
-                usleep(extraMicros)
-                child.kill()
-                _ = child.waitUntilExit()
-                return false
-            }
-            #expect(!finishedEarly, "the child ended before the kill (run \(run))")
-
+        let summary = try await CrashLoop.run(20, seed: TestSeed.seed(18_003, for: "sigkillThenReconcile"), label: "crash test") { run in
+            try ChildProcess(executable: executable.path, arguments: [ledgerPath, directory.path, "r\(run)", "500"],
+                             standardOutput: .pipe, standardError: .file(directory.appendingPathComponent("child-\(run).log").path))
+        } settle: { run in
             // "Restart": fresh processors over the same journals, a fresh router over the same ledger.
             let file = try RoutingFileLoader.load(Array(Self.routing.utf8))
             var journals: [String: SandboxJournal] = [:]
@@ -72,7 +50,6 @@ import Testing
             let ledger = try PaymentLedger.sqlite(path: ledgerPath)
             let router = try PaymentRouter(file: file, processors: processors, ledger: ledger)
             let report = try await router.reconcile()
-            reconciledOpen += report.entries.count
             #expect(report.stillOpen == 0, "run \(run): \(report)")
             #expect(try await ledger.openIntents().isEmpty)
 
@@ -82,20 +59,11 @@ import Testing
                 for row in try journal.rows() where row.charged { charged["\(name)/\(row.key)", default: 0] += 1 }
             }
             let intents = try await ledger.intents(limit: 10_000)
-            paymentsSeen = intents.count
-            var chargedKeys = 0
-            for intent in intents {
-                let charges = Set(intent.attempts.map(\.processor)).reduce(0) { total, name in
-                    total + (charged["\(name)/\(AttemptKey.derive(paymentKey: intent.stableKey, processor: name))"] ?? 0)
-                }
-                chargedKeys += charges
-                #expect(charges <= 1, "payment \(intent.id) charged \(charges) times")
-                #expect(charges == (intent.state == .succeeded ? 1 : 0), "\(intent.id) is \(intent.state.rawValue) with \(charges) charges")
-            }
-            #expect(chargedKeys == charged.values.reduce(0, +), "a charge belongs to no payment of the ledger")
+            return (intents.count, report.entries.count, ChargeAudit.problems(
+                payments: intents.map { ($0.id, $0.state == .succeeded, $0.attempts.map(\.processor), $0.stableKey) },
+                attemptKey: AttemptKey.derive(paymentKey:processor:), charges: charged))
         }
-        #expect(paymentsSeen > 20)
-        #expect(reconciledOpen > 0, "no kill landed in an attempt: the test did not test reconcile")
-        print("crash test: \(paymentsSeen) payments over 20 kills, \(reconciledOpen) settled by reconcile")
+        #expect(summary.problems == [])
     }
 }
+

@@ -15,28 +15,45 @@ import Testing
         let servers: [String: SandboxPSPProcess]
         let router: PaymentRouter
         let ledger: PaymentLedger
+        /// The routing file's JSON (its processors are the servers, `kind: "http"`).
+        let routing: String
+        /// Holds `ledger.sqlite`.
+        let directory: URL
+        var ledgerPath: String { directory.appendingPathComponent("ledger.sqlite").path }
 
+        /// psp-a, psp-b and psp-c; EUR cards route to all three in order with `fallbackOn`, the rest to psp-c.
         static func start(behaviours: [String: String], fallbackOn: String) async throws -> HTTPHarness {
+            try await start(behaviours: behaviours, routes: """
+                [ { "name": "eur-cards", "when": { "methodType": ["PAYMENT_CARD"], "currency": ["EUR"] },
+                    "processors": ["psp-a", "psp-b", "psp-c"], "fallbackOn": \(fallbackOn) },
+                  { "name": "default", "processors": ["psp-c"] } ]
+                """)
+        }
+
+        /// One sandbox-psp process per name (with `behaviours[name]`), a routing file with `routes`
+        /// (and `breaker` when given) over them, a SQLite ledger; `picker` and `now` go to the router
+        /// (and `now` to the ledger).
+        static func start(names: [String] = ["psp-a", "psp-b", "psp-c"], behaviours: [String: String], routes: String,
+                          breaker: String? = nil, picker: WeightedPicker = WeightedPicker(),
+                          now: @escaping @Sendable () -> Date = { Date() }) async throws -> HTTPHarness {
             var servers: [String: SandboxPSPProcess] = [:]
-            for name in ["psp-a", "psp-b", "psp-c"] {
+            for name in names {
                 servers[name] = try await SandboxPSPProcess.start(name: name, behaviour: behaviours[name])
             }
-            let entries = ["psp-a", "psp-b", "psp-c"].map { name in
+            let entries = names.map { name in
                 #"{ "name": "\#(name)", "kind": "http", "baseURL": "\#(servers[name]!.baseURL.absoluteString)", "timeoutSeconds": 10 }"#
             }
             let json = """
                 { "processors": [ \(entries.joined(separator: ", ")) ],
-                  "routes": [ { "name": "eur-cards", "when": { "methodType": ["PAYMENT_CARD"], "currency": ["EUR"] },
-                                "processors": ["psp-a", "psp-b", "psp-c"], "fallbackOn": \(fallbackOn) },
-                              { "name": "default", "processors": ["psp-c"] } ] }
+                  "routes": \(routes)\(breaker.map { ", \"breaker\": \($0)" } ?? "") }
                 """
             let file = try RoutingFileLoader.load(Array(json.utf8))
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ck-wire-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let ledger = PaymentLedger(storage: try SQLiteLedgerStorage(path: directory.appendingPathComponent("ledger.sqlite").path))
-            let router = try PaymentRouter.make(file: file, ledger: ledger)
+            let ledger = try PaymentLedger.sqlite(path: directory.appendingPathComponent("ledger.sqlite").path, now: now)
+            let router = try PaymentRouter.make(file: file, ledger: ledger, picker: picker, now: now)
             #expect(router.processors.values.allSatisfy { $0 is HTTPPaymentProcessor })
-            return HTTPHarness(servers: servers, router: router, ledger: ledger)
+            return HTTPHarness(servers: servers, router: router, ledger: ledger, routing: json, directory: directory)
         }
 
         func pay(key: String) async -> Result<PaymentResponse, any Error> {
