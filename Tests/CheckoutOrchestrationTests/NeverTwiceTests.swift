@@ -70,24 +70,46 @@ import Testing
         #expect(harness.sandboxes["psp-a"]?.createCallCount == 1)
     }
 
-    @Test("an attempt the processor never saw (status: not found) falls back and charges once")
-    func notFoundFallsBack() async throws {
-        // A processor that throws after "sending" but keeps no record: the status call says not found.
+    @Test("a status call that finds nothing right after sending proves nothing: unknown, never sent elsewhere; failed only after the grace")
+    func notFoundSoonAfterSendingStaysUnknown() async throws {
+        // A processor that throws after "sending" and keeps no record: the status call says not found.
+        // Across a process boundary the request may still be on its way and charge later, so the
+        // router must not fall back on it (that is how a card gets charged twice).
         let harness = try Harness(Self.file(a: "{}"))
         let lossy = LossyProcessor(name: "psp-a")
         var processors: [String: any RoutableProcessor] = harness.sandboxes
         processors["psp-a"] = lossy
-        let router = try PaymentRouter(file: harness.router.file, processors: processors, ledger: harness.ledger)
+        let router = try PaymentRouter(file: harness.router.file, processors: processors, ledger: harness.ledger,
+                                       now: harness.clock.source, notFoundGrace: 60)
         let session = Harness.session()
         let token = try await router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1, expiryYear: 2031)),
                                               session: session)
-        let response = try await router.createPayment(CreatePaymentRequest(token: token, session: session, idempotencyKey: "lost"))
-        #expect(response.status == .succeeded)
-        let intent = try #require(try await harness.ledger.intent(id: response.paymentId))
-        #expect(intent.attempts.map(\.processor) == ["psp-a", "psp-b"])
+        let error = await #expect(throws: CheckoutError.self) {
+            try await router.createPayment(CreatePaymentRequest(token: token, session: session, idempotencyKey: "lost"))
+        }
+        #expect(error?.message.contains("unknown") == true)
+        let id = try #require(try await harness.ledger.intents(limit: 10).first?.id)
+        var intent = try #require(try await harness.ledger.intent(id: id))
+        #expect(intent.state == .unknown)
+        #expect(intent.attempts.map(\.processor) == ["psp-a"], "never sent to psp-b while psp-a's outcome is unknown")
+        #expect(intent.attempts[0].note == "status-call-not-found-yet")
+        #expect(harness.totalCharges == 0)
+
+        // Within the grace, reconcile asks again and leaves it unknown.
+        harness.clock.advance(30)
+        #expect(try await router.reconcile().stillOpen == 1)
+        #expect(try await harness.ledger.intent(id: id)?.state == .unknown)
+
+        // Past the grace, "not found" is proof: failed, and a reconcile never sends it elsewhere.
+        harness.clock.advance(31)
+        let report = try await router.reconcile()
+        #expect(report.stillOpen == 0)
+        intent = try #require(try await harness.ledger.intent(id: id))
+        #expect(intent.state == .failed)
+        #expect(intent.attempts.map(\.processor) == ["psp-a"])
         #expect(intent.attempts[0].note == "status-call-not-found")
-        #expect(lossy.statusCalls.withLock { $0 } == 1)
-        #expect(harness.totalCharges == 1)
+        #expect(lossy.statusCalls.withLock { $0 } == 3)
+        #expect(harness.totalCharges == 0)
     }
 }
 

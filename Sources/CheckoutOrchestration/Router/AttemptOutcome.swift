@@ -18,5 +18,7 @@ enum AttemptNote {
     static let outcomeUnknown = "outcome-unknown"
     static let settledByStatus = "settled-by-status-call"
     static let notFound = "status-call-not-found"
+    /// Not found, but too soon after sending to prove anything (`PaymentRouter.notFoundGrace`).
+    static let notFoundTooSoon = "status-call-not-found-yet"
     static let reconciled = "reconciled"
 }

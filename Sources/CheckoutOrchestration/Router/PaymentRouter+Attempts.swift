@@ -75,6 +75,11 @@ extension PaymentRouter {
         }
     }
 
+    /// True while a status call's "not found" for `attempt` proves nothing (see `notFoundGrace`).
+    func tooSoonToTrustNotFound(_ attempt: AttemptRecord) -> Bool {
+        now().timeIntervalSince(attempt.startedAt) < notFoundGrace
+    }
+
     /// Whether the route lets a payment whose last attempt ended so go to the next processor.
     func mayFallBack(_ attempt: AttemptRecord, route: Route) -> Bool {
         guard attempt.status == .declined || attempt.status == .failed, let category = attempt.category else { return false }
@@ -119,6 +124,11 @@ extension PaymentRouter {
             }
         case .notSent(let raw):
             settlement = AttemptSettlement(status: .failed, category: table.category(for: raw), rawCode: raw)
+            unhealthy = true
+        case .notFound(let raw) where tooSoonToTrustNotFound(attempt):
+            // A request still on its way can land after this answer: unknown, never sent elsewhere.
+            settlement = AttemptSettlement(status: .unknown, rawCode: raw, note: AttemptNote.notFoundTooSoon)
+            intentState = .unknown
             unhealthy = true
         case .notFound(let raw):
             settlement = AttemptSettlement(status: .failed, category: table.category(for: raw), rawCode: raw, note: AttemptNote.notFound)

@@ -19,7 +19,8 @@ public struct ReconcileReport: Sendable, Equatable {
 extension PaymentRouter {
     /// After a crash: finds every intent that is not terminal and settles it through the processors'
     /// status calls. An open attempt found charged becomes `succeeded`, declined becomes `failed`, not
-    /// found becomes `failed` (nothing was charged); an intent with no open attempt left (the crash came
+    /// found becomes `failed` once it was sent longer ago than `notFoundGrace` (nothing was charged, and
+    /// nothing still on its way can land; sooner, it stays `unknown` for a later reconcile); an intent with no open attempt left (the crash came
     /// between attempts) becomes `failed` (a reconcile never sends a payment anywhere). Each settled
     /// intent gets a `payment.reconciled` event with its final event, in the same transaction.
     public func reconcile() async throws -> ReconcileReport {
@@ -45,8 +46,14 @@ extension PaymentRouter {
         }
         let outcome = await statusCall(processor, key: open.idempotencyKey, rawCode: open.rawCode)
         let route = file.routes.first { $0.name == intent.route } ?? Route(name: intent.route, processors: [])
-        if case .unknown = outcome {
-            if intent.state == .unknown && open.status == .unknown { return Settled(intent: intent, response: nil, continueRouting: false) }
+        let stillUnknown: Bool
+        switch outcome {
+        case .unknown: stillUnknown = true
+        case .notFound: stillUnknown = tooSoonToTrustNotFound(open)
+        default: stillUnknown = false
+        }
+        if stillUnknown && intent.state == .unknown && open.status == .unknown {
+            return Settled(intent: intent, response: nil, continueRouting: false)
         }
         return try await settle(intent, attempt: open, processor: processor, outcome: outcome, route: route,
                                 authentication: nil, canContinue: live, reconciled: !live)

@@ -42,6 +42,12 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     let binLookup: (any BinLookup)?
     let metadata: MetadataProvider
     let now: @Sendable () -> Date
+    /// How long after an attempt was sent a status call that finds nothing proves nothing was
+    /// charged. Before that, a request still on its way to the processor can land after the answer,
+    /// so the attempt stays `unknown` (never sent elsewhere) and a later `reconcile()` asks again.
+    public let notFoundGrace: TimeInterval
+    /// The default `notFoundGrace`: well past any request's time on the wire.
+    public static let defaultNotFoundGrace: TimeInterval = 60
 
     /// A payment the router tokenized: the route, the facts and each processor's own token.
     struct TokenRecord: Sendable {
@@ -72,7 +78,8 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     public init(file: RoutingFile, processors: [String: any RoutableProcessor], ledger: PaymentLedger,
                 picker: WeightedPicker = WeightedPicker(), binLookup: (any BinLookup)? = nil,
                 metadata: @escaping MetadataProvider = PaymentRouter.defaultMetadata,
-                now: @escaping @Sendable () -> Date = { Date() }) throws {
+                now: @escaping @Sendable () -> Date = { Date() },
+                notFoundGrace: TimeInterval = PaymentRouter.defaultNotFoundGrace) throws {
         for (index, route) in file.routes.enumerated() {
             for (position, name) in route.processors.enumerated() where processors[name] == nil {
                 throw RouterError(.unknownProcessor, "$.routes[\(index)].processors[\(position)]: no processor named \(name)")
@@ -87,13 +94,16 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         self.binLookup = binLookup
         self.metadata = metadata
         self.now = now
+        self.notFoundGrace = notFoundGrace
     }
 
     /// Builds every processor of `file` through `factory` and a router over them.
     public static func make(file: RoutingFile, ledger: PaymentLedger, factory: ProcessorFactory = ProcessorFactory(),
                             picker: WeightedPicker = WeightedPicker(),
-                            now: @escaping @Sendable () -> Date = { Date() }) throws -> PaymentRouter {
-        try PaymentRouter(file: file, processors: try factory.makeAll(file), ledger: ledger, picker: picker, now: now)
+                            now: @escaping @Sendable () -> Date = { Date() },
+                            notFoundGrace: TimeInterval = PaymentRouter.defaultNotFoundGrace) throws -> PaymentRouter {
+        try PaymentRouter(file: file, processors: try factory.makeAll(file), ledger: ledger, picker: picker, now: now,
+                          notFoundGrace: notFoundGrace)
     }
 
     /// Replays each processor's recent attempts from the ledger into its circuit, so a new process
