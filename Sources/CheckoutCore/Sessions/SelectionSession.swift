@@ -29,9 +29,12 @@ public final class SelectionSession: Sendable {
     private let vault: (any VaultProvider)?
     private let flowFactory: FlowFactory
     private let note: @Sendable (SessionDiagnostic) -> Void
+    /// The shopper's texts, for the errors this session publishes (`cvvError`).
+    private let strings: LocalizedStrings
 
     init(methods: [CheckoutPaymentMethod], vaulted: [VaultedPaymentMethod], vaultError: String?, isLoading: Bool = false,
          requiresCvvRecapture: Bool, scope: VaultScope, vault: (any VaultProvider)?,
+         strings: LocalizedStrings = StringCatalog.embedded.strings(for: .english),
          unusable: [UnusableVaultedPaymentMethod] = [], flowFactory: @escaping FlowFactory,
          note: @escaping @Sendable (SessionDiagnostic) -> Void = { _ in }) {
         let state = PaymentMethodSelectionState(paymentMethods: methods, isLoading: isLoading, error: vaultError)
@@ -42,6 +45,7 @@ public final class SelectionSession: Sendable {
         self.vault = vault
         self.flowFactory = flowFactory
         self.note = note
+        self.strings = strings
     }
 
     // MARK: Observation
@@ -223,10 +227,10 @@ public final class SelectionSession: Sendable {
             current.state.cvvInput = String(repeating: Self.cvvMask, count: code.count)
             if !code.allSatisfy(\.isASCIIDigit) {
                 current.state.isCvvValid = false
-                current.state.cvvError = "The security code may contain digits only"
+                current.state.cvvError = strings.text("error.cvv.digits-only")
             } else if code.count > expected {
                 current.state.isCvvValid = false
-                current.state.cvvError = "The security code must be \(expected) digits"
+                current.state.cvvError = strings.text("error.cvv.length", ["count": String(expected)])
             } else {
                 current.state.isCvvValid = code.count == expected
                 current.state.cvvError = nil
