@@ -48,6 +48,16 @@ import Testing
         #expect(selection.state.cvvError == length)
     }
 
+    @Test func submittingWithoutTheCvvAsksForItInTheShoppersLanguage() async throws {
+        let session = Fixtures.session(token: Self.token(locale: "nl", captureCvv: true), vault: try await Self.vault())
+        await session.start()
+        let selection = try #require(session.selection)
+        let visa = try #require(selection.vaultedPaymentMethods.first { $0.id == "vt_visa" })
+        selection.selectVaulted(visa)
+        #expect(await selection.submitVaulted() == nil)
+        #expect(selection.state.error == "Voer de beveiligingscode van de kaart in")
+    }
+
     @Test func theConfigurationsLocaleAppliesWhenTheTokenHasNone() async throws {
         var configuration = Fixtures.configuration()
         configuration.locale = "de"

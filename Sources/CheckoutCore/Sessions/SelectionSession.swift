@@ -80,7 +80,7 @@ public final class SelectionSession: Sendable {
         let flowResult = Result { try flowFactory(method.type, .none) }
         mutate { current in
             guard current.state.paymentMethods.contains(where: { $0.id == method.id }) else {
-                current.state.error = "\(method.name) is not offered in this checkout"
+                current.state.error = strings.text("selection.error.method-not-offered", ["method": method.name])
                 return
             }
             Self.clearVaultedSelection(&current)
@@ -117,7 +117,7 @@ public final class SelectionSession: Sendable {
     public func selectVaulted(_ method: VaultedPaymentMethod) {
         mutate { current in
             guard current.vaulted.contains(where: { $0.id == method.id }) else {
-                current.state.error = "This saved payment method is no longer available"
+                current.state.error = strings.text("vaulted.error.no-longer-available")
                 return
             }
             current.state.selectedPaymentMethod = nil
@@ -154,7 +154,7 @@ public final class SelectionSession: Sendable {
             do {
                 try await vault.delete(id: pending.id, for: scope)
             } catch {
-                mutate { $0.state.error = "The saved payment method could not be deleted" }
+                mutate { $0.state.error = strings.text("vaulted.error.delete-failed") }
                 throw PaymentPipeline.checkoutError(error)
             }
         }
@@ -281,7 +281,7 @@ public final class SelectionSession: Sendable {
                 return nil
             }
             if current.state.requiresCvvInput && !current.state.isCvvValid {
-                current.state.error = "Enter the card's security code"
+                current.state.error = strings.text("vaulted.cvv.required")
                 return nil
             }
             let cvv = current.state.requiresCvvInput ? SecurityCode(current.cvv) : nil
