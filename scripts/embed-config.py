@@ -52,5 +52,5 @@ for path in strings:
         raise SystemExit(f"{path.name} contains the raw-string delimiter")
     out += [f'        "{path.stem}": ##"""', text.rstrip("\n"), '"""##,']
 out += ["    ]", "}", ""]
-(ROOT / "Sources" / "CheckoutKit" / "EmbeddedStrings.swift").write_text("\n".join(out), encoding="utf-8")
-print("wrote Sources/CheckoutKit/EmbeddedStrings.swift")
+(ROOT / "Sources" / "CheckoutCore" / "Localization" / "EmbeddedStrings.swift").write_text("\n".join(out), encoding="utf-8")
+print("wrote Sources/CheckoutCore/Localization/EmbeddedStrings.swift")

@@ -447,7 +447,7 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
             availableNetworks: available, allowsNetworkSelection: !eftpos && coBadged,
             surchargeAmountRaw: surcharge,
             surchargeAmount: surcharge.flatMap { amount in
-                currency.flatMap { MoneyFormatter.surcharge(minorUnits: amount, currency: $0) }
+                currency.flatMap { context.strings.surcharge(minorUnits: amount, currency: $0) }
             },
             binData: binData, flow: storage.flow)
     }

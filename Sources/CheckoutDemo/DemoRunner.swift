@@ -167,7 +167,7 @@ public final class DemoRunner: Sendable {
         let session = CheckoutSession(clientToken: token.encoded(), configuration: context.defaults.configuration,
                                       registry: context.registry, processor: context.processor,
                                       vault: SyncingVaultProvider(store: context.store, engine: context.engine),
-                                      idempotencyKey: { UUID().uuidString })
+                                      idempotencyKey: { UUID().uuidString }, strings: context.defaults.strings)
         await session.start()
         guard session.phase == .ready else {
             throw CheckoutError(.notReady, "the session did not become ready: \(session.deliveredOutcomes)")

@@ -71,7 +71,7 @@ public struct CheckoutDefaults: Sendable {
     }
 
     private static func embeddedStrings() throws -> StringCatalog {
-        try StringCatalog.decode(EmbeddedStrings.files.mapValues { Data($0.utf8) })
+        StringCatalog.embedded
     }
 
     /// `load(configDirectory:)` for a directory, the embedded defaults for nil.

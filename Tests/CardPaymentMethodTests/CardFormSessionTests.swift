@@ -279,6 +279,17 @@ struct CardFormSessionTests {
         }
     }
 
+    @Test("the card form's published surcharge follows the session's locale (issue 19)",
+          arguments: [("nl", "EUR", "+ €1,50"), ("de", "EUR", "+ 1,50 €"), ("en-US", "USD", "+ $1.50")])
+    func surchargeIsLocalized(locale: String, currency: String, formatted: String) async throws {
+        let checkout = try await CardCheckout.make(currency: currency, surcharge: 150, locale: locale)
+        let form = checkout.form
+        form.updateCardNumber("4242424242424242")
+        await form.settled()
+        #expect(form.state.surchargeAmountRaw == 150)
+        #expect(form.state.surchargeAmount == formatted)
+    }
+
     @Test("choosing a co-badged network changes the selection, the surcharge and the tokenized network")
     func selectNetwork() async throws {
         let checkout = try await CardCheckout.make(allowed: [.visa, .cartesBancaires],

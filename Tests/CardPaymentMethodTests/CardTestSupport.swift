@@ -136,7 +136,7 @@ struct CardCheckout {
                      amount: Int = 1999, surcharge: Int? = nil, networkSurcharges: [String: Int]? = nil,
                      vaultOnSuccess: Bool? = nil, options: [String: JSONValue] = [:],
                      binLookup: (any BinLookup)? = nil, useSandboxBins: Bool = true,
-                     vault: (any VaultProvider)? = nil,
+                     vault: (any VaultProvider)? = nil, locale: String? = nil,
                      now: Date = Fixtures.date(2026, 11, 15, 12, 0)) async throws -> CardCheckout {
         let sandbox = SandboxProcessor()
         let token = ClientToken(
@@ -145,7 +145,8 @@ struct CardCheckout {
             paymentMethods: [AdvertisedPaymentMethod(
                 id: "pm_card", type: .paymentCard,
                 options: AdvertisedOptions(surcharge: surcharge, networkSurcharges: networkSurcharges,
-                                           vaultOnSuccess: vaultOnSuccess))])
+                                           vaultOnSuccess: vaultOnSuccess))],
+            locale: locale)
         let registry = PaymentMethodRegistry()
         let lookup: (any BinLookup)? = binLookup ?? (useSandboxBins ? sandbox : nil)
         try registry.register(CardPaymentHandler(table: Fixtures.table, binLookup: lookup, now: { now }))

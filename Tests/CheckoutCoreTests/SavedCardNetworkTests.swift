@@ -30,7 +30,7 @@ import Testing
         #expect(selection.unusableVaultedPaymentMethods.map(\.method.id).sorted() == ["vt_amex", "vt_unknown"])
         let amex = try #require(selection.unusableVaultedPaymentMethods.first { $0.method.id == "vt_amex" })
         #expect(amex.reason == .unsupportedCardNetwork)
-        #expect(amex.message == "This merchant does not accept AMEX cards")
+        #expect(amex.message == "This merchant does not accept American Express cards")
         // An unusable card cannot be selected.
         selection.selectVaulted(amex.method)
         #expect(selection.state.selectedVaultedPaymentMethod == nil)

@@ -73,3 +73,16 @@ public struct StringCatalog: Sendable, Equatable {
                          resolvedLocale: locale.fallbackChain.first { tables[$0] != nil } ?? LocaleTag.english.rawValue)
     }
 }
+
+extension StringCatalog {
+    /// The shipped texts (`Config/strings`, compiled in as `EmbeddedStrings`): the default catalog of
+    /// every session, so that what a session publishes is localized even when the host passes none.
+    /// A test decodes the embedded files and keeps them equal to `Config/strings`.
+    public static let embedded: StringCatalog = {
+        do {
+            return try StringCatalog.decode(EmbeddedStrings.files.mapValues { Data($0.utf8) })
+        } catch {
+            preconditionFailure("EmbeddedStrings is malformed; run scripts/embed-config.py (\(error))")
+        }
+    }()
+}

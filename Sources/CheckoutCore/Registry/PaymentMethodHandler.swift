@@ -81,10 +81,13 @@ public struct PaymentFlowContext: Sendable {
     public let pipeline: PaymentPipeline
     /// Input fixed when the flow was made (e.g. the saved instrument for a vaulted payment).
     public let input: PaymentFlowInput
+    /// The shopper's texts (the session's locale), for what the flow publishes (e.g. a surcharge).
+    public let strings: LocalizedStrings
 
     public init(session: ClientSession, method: CheckoutPaymentMethod, advertised: AdvertisedPaymentMethod,
                 configuration: CheckoutConfiguration.Method?, processor: any PaymentProcessor,
-                pipeline: PaymentPipeline, input: PaymentFlowInput) {
+                pipeline: PaymentPipeline, input: PaymentFlowInput,
+                strings: LocalizedStrings = StringCatalog.embedded.strings(for: .english)) {
         self.session = session
         self.method = method
         self.advertised = advertised
@@ -92,6 +95,7 @@ public struct PaymentFlowContext: Sendable {
         self.processor = processor
         self.pipeline = pipeline
         self.input = input
+        self.strings = strings
     }
 
     /// A plugin option from the configuration entry.

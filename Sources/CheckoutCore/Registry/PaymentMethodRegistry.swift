@@ -80,7 +80,8 @@ public final class PaymentMethodRegistry: Sendable {
     /// Filters the server's advertised methods to the registered, enabled and available ones and
     /// orders them as the configuration lists them (unlisted ones follow in server order).
     /// Nothing here is fatal: every skipped method is reported in `diagnostics`.
-    public func resolveMethods(for session: ClientSession, configuration: CheckoutConfiguration) -> MethodResolution {
+    public func resolveMethods(for session: ClientSession, configuration: CheckoutConfiguration,
+                               strings: LocalizedStrings? = nil) -> MethodResolution {
         var resolved: [(rank: Int, serverIndex: Int, method: ResolvedPaymentMethod)] = []
         var diagnostics: [SessionDiagnostic] = []
         let currency = try? session.token.currencyValue
@@ -114,7 +115,10 @@ public final class PaymentMethodRegistry: Sendable {
             let single = hasUnknownSurcharge ? nil : amounts.first
             let surcharge = single == 0 ? nil : single
             let formatted = surcharge.flatMap { amount in
-                currency.flatMap { MoneyFormatter.surcharge(minorUnits: amount, currency: $0) }
+                currency.flatMap { currency in
+                    strings.map { $0.surcharge(minorUnits: amount, currency: currency) }
+                        ?? MoneyFormatter.surcharge(minorUnits: amount, currency: currency)
+                }
             }
             let method = CheckoutPaymentMethod(
                 id: advertised.id, type: advertised.type, name: display.name, surcharge: surcharge,

@@ -53,6 +53,8 @@ public final class CheckoutSession: Sendable {
     private let processor: any PaymentProcessor
     private let vault: (any VaultProvider)?
     private let now: @Sendable () -> Date
+    /// Where the texts this session publishes come from (`strings(from:)` picks this session's locale).
+    public let catalog: StringCatalog
     private let phaseState = StateBroadcaster(Phase.initializing)
     private let run = Locked(Run())
     private let hookStorage: Locked<HookStorage>
@@ -66,18 +68,22 @@ public final class CheckoutSession: Sendable {
     ///   - processor: the payments backend (`SandboxProcessor` in development).
     ///   - vault: where saved methods live; nil disables the vault.
     ///   - now: the clock, injectable for tests (token expiry).
+    ///   - strings: the texts the session and its flows publish (vault errors, CVV errors, surcharges),
+    ///     in the session's locale (token, then configuration, then en); the shipped ones by default.
     ///   - idempotencyKey: called exactly once per payment attempt; return nil to opt out. Ignored
     ///     while `onBeforePaymentCreate` is set.
     public init(clientToken: String, configuration: CheckoutConfiguration, registry: PaymentMethodRegistry,
                 processor: any PaymentProcessor, vault: (any VaultProvider)? = nil,
                 now: @escaping @Sendable () -> Date = { Date() },
-                idempotencyKey: @escaping @Sendable () -> String? = { nil }) {
+                idempotencyKey: @escaping @Sendable () -> String? = { nil },
+                strings: StringCatalog = .embedded) {
         self.clientToken = clientToken
         self.configuration = configuration
         self.registry = registry
         self.processor = processor
         self.vault = vault
         self.now = now
+        catalog = strings
         hookStorage = Locked(HookStorage(idempotencyKey: idempotencyKey, beforePaymentCreate: nil))
     }
 
@@ -159,21 +165,23 @@ public final class CheckoutSession: Sendable {
         do {
             let token = try ClientToken.decode(clientToken, now: now())
             let clientSession = try await processor.clientSession(for: token)
-            let resolution = registry.resolveMethods(for: clientSession, configuration: configuration)
+            let strings = catalog.strings(for: CheckoutLocale.choose(token: token, configuration: configuration))
+            let resolution = registry.resolveMethods(for: clientSession, configuration: configuration, strings: strings)
             // Ready first, with `selection.state.isLoading` true while the saved methods load (as the
             // seed says, `vaultedPaymentMethods` is empty while loading); `start()` returns once loaded.
             guard let selection = install(generation: generation, clientSession: clientSession,
-                                          resolution: resolution, loading: vault != nil) else { return }
+                                          resolution: resolution, loading: vault != nil, strings: strings) else { return }
             if let vault {
                 do {
                     let vaulted = try await vault.paymentMethods(for: clientSession.vaultScope)
                     // The merchant's allowed networks apply to saved cards as to the card form.
-                    let filtered = SavedCardNetworkFilter.apply(vaulted, allowed: clientSession.token.allowedCardNetworks)
+                    let filtered = SavedCardNetworkFilter.apply(vaulted, allowed: clientSession.token.allowedCardNetworks,
+                                                                strings: strings)
                     selection.finishLoading(vaulted: filtered.usable,
                                             unusable: configuration.unsupportedSavedCards == .hide ? [] : filtered.unusable,
                                             error: nil)
                 } catch {
-                    selection.finishLoading(vaulted: [], error: "Saved payment methods are unavailable")
+                    selection.finishLoading(vaulted: [], error: strings.text("vaulted.error.unavailable"))
                 }
             }
         } catch {
@@ -270,7 +278,8 @@ public final class CheckoutSession: Sendable {
             }
             let context = PaymentFlowContext(
                 session: clientSession, method: resolved.method, advertised: resolved.advertised,
-                configuration: resolved.configuration, processor: processor, pipeline: pipeline, input: input)
+                configuration: resolved.configuration, processor: processor, pipeline: pipeline, input: input,
+                strings: catalog.strings(for: CheckoutLocale.choose(token: clientSession.token, configuration: configuration)))
             let flow = resolved.handler.makeFlow(context: context)
             if input == .none { run.flows[type] = flow }
             return flow
@@ -281,12 +290,12 @@ public final class CheckoutSession: Sendable {
 
     /// Installs the ready run and returns its selection session; nil when the run was cancelled meanwhile.
     private func install(generation: Int, clientSession: ClientSession, resolution: MethodResolution,
-                         loading: Bool) -> SelectionSession? {
+                         loading: Bool, strings: LocalizedStrings) -> SelectionSession? {
         let pipeline = makePipeline(clientSession: clientSession, generation: generation)
         let captureCvv = clientSession.paymentMethods.contains { $0.options.captureVaultedCardCvv == true }
         let selection = SelectionSession(
             methods: resolution.methods.map(\.method), vaulted: [], vaultError: nil, isLoading: loading,
-            requiresCvvRecapture: captureCvv, scope: clientSession.vaultScope, vault: vault,
+            requiresCvvRecapture: captureCvv, scope: clientSession.vaultScope, vault: vault, strings: strings,
             flowFactory: { [weak self] type, input in
                 guard let self else { throw CheckoutError(.notReady, "the checkout session is gone") }
                 return try self.makeFlow(type, input: input)
@@ -310,7 +319,8 @@ public final class CheckoutSession: Sendable {
     private func performRefresh(generation: Int, token: ClientToken) async {
         do {
             let clientSession = try await processor.clientSession(for: token)
-            let resolution = registry.resolveMethods(for: clientSession, configuration: configuration)
+            let resolution = registry.resolveMethods(for: clientSession, configuration: configuration,
+                                                     strings: catalog.strings(for: CheckoutLocale.choose(token: token, configuration: configuration)))
             let pipeline = makePipeline(clientSession: clientSession, generation: generation)
             let selection = run.withLock { run -> SelectionSession? in
                 guard run.generation == generation else { return nil }

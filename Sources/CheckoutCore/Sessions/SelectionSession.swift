@@ -29,9 +29,12 @@ public final class SelectionSession: Sendable {
     private let vault: (any VaultProvider)?
     private let flowFactory: FlowFactory
     private let note: @Sendable (SessionDiagnostic) -> Void
+    /// The shopper's texts, for the errors this session publishes (`cvvError`).
+    private let strings: LocalizedStrings
 
     init(methods: [CheckoutPaymentMethod], vaulted: [VaultedPaymentMethod], vaultError: String?, isLoading: Bool = false,
          requiresCvvRecapture: Bool, scope: VaultScope, vault: (any VaultProvider)?,
+         strings: LocalizedStrings = StringCatalog.embedded.strings(for: .english),
          unusable: [UnusableVaultedPaymentMethod] = [], flowFactory: @escaping FlowFactory,
          note: @escaping @Sendable (SessionDiagnostic) -> Void = { _ in }) {
         let state = PaymentMethodSelectionState(paymentMethods: methods, isLoading: isLoading, error: vaultError)
@@ -42,6 +45,7 @@ public final class SelectionSession: Sendable {
         self.vault = vault
         self.flowFactory = flowFactory
         self.note = note
+        self.strings = strings
     }
 
     // MARK: Observation
@@ -76,7 +80,7 @@ public final class SelectionSession: Sendable {
         let flowResult = Result { try flowFactory(method.type, .none) }
         mutate { current in
             guard current.state.paymentMethods.contains(where: { $0.id == method.id }) else {
-                current.state.error = "\(method.name) is not offered in this checkout"
+                current.state.error = strings.text("selection.error.method-not-offered", ["method": method.name])
                 return
             }
             Self.clearVaultedSelection(&current)
@@ -113,7 +117,7 @@ public final class SelectionSession: Sendable {
     public func selectVaulted(_ method: VaultedPaymentMethod) {
         mutate { current in
             guard current.vaulted.contains(where: { $0.id == method.id }) else {
-                current.state.error = "This saved payment method is no longer available"
+                current.state.error = strings.text("vaulted.error.no-longer-available")
                 return
             }
             current.state.selectedPaymentMethod = nil
@@ -150,7 +154,7 @@ public final class SelectionSession: Sendable {
             do {
                 try await vault.delete(id: pending.id, for: scope)
             } catch {
-                mutate { $0.state.error = "The saved payment method could not be deleted" }
+                mutate { $0.state.error = strings.text("vaulted.error.delete-failed") }
                 throw PaymentPipeline.checkoutError(error)
             }
         }
@@ -223,10 +227,10 @@ public final class SelectionSession: Sendable {
             current.state.cvvInput = String(repeating: Self.cvvMask, count: code.count)
             if !code.allSatisfy(\.isASCIIDigit) {
                 current.state.isCvvValid = false
-                current.state.cvvError = "The security code may contain digits only"
+                current.state.cvvError = strings.text("error.cvv.digits-only")
             } else if code.count > expected {
                 current.state.isCvvValid = false
-                current.state.cvvError = "The security code must be \(expected) digits"
+                current.state.cvvError = strings.text("error.cvv.length", ["count": String(expected)])
             } else {
                 current.state.isCvvValid = code.count == expected
                 current.state.cvvError = nil
@@ -277,7 +281,7 @@ public final class SelectionSession: Sendable {
                 return nil
             }
             if current.state.requiresCvvInput && !current.state.isCvvValid {
-                current.state.error = "Enter the card's security code"
+                current.state.error = strings.text("vaulted.cvv.required")
                 return nil
             }
             let cvv = current.state.requiresCvvInput ? SecurityCode(current.cvv) : nil

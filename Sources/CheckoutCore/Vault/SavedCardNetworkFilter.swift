@@ -40,7 +40,9 @@ public enum SavedCardNetworkFilter {
     /// A saved card is usable when `allowed` is empty, or when its network or one of its
     /// co-badged networks (`binData.networks`) is allowed. Methods that are not cards, and cards
     /// whose network is unknown while a list is set, follow the same rule: no known network, no use.
-    public static func apply(_ methods: [VaultedPaymentMethod], allowed: [CardNetwork])
+    /// The unusable cards' messages come from `strings` (the shopper's locale; English by default).
+    public static func apply(_ methods: [VaultedPaymentMethod], allowed: [CardNetwork],
+                             strings: LocalizedStrings = StringCatalog.embedded.strings(for: .english))
         -> (usable: [VaultedPaymentMethod], unusable: [UnusableVaultedPaymentMethod]) {
         guard !allowed.isEmpty else { return (methods, []) }
         var usable: [VaultedPaymentMethod] = []
@@ -54,10 +56,11 @@ public enum SavedCardNetworkFilter {
             if networks.contains(where: allowed.contains) {
                 usable.append(method)
             } else {
-                let names = networks.isEmpty ? "an unknown network" : networks.map(\.rawValue).joined(separator: "/")
-                unusable.append(UnusableVaultedPaymentMethod(
-                    method: method, reason: .unsupportedCardNetwork,
-                    message: "This merchant does not accept \(names) cards"))
+                let message = networks.isEmpty
+                    ? strings.text("vaulted.unusable.unknown-network")
+                    : strings.text("vaulted.unusable.unsupported-card-network",
+                                   ["networks": networks.map(strings.networkName).joined(separator: "/")])
+                unusable.append(UnusableVaultedPaymentMethod(method: method, reason: .unsupportedCardNetwork, message: message))
             }
         }
         return (usable, unusable)
