@@ -1,3 +1,4 @@
+import CheckoutCore
 import Foundation
 import HTTPTransport
 
@@ -14,6 +15,21 @@ enum CommandSupport {
             return "'\(word[..<equals])=…' (its value not shown because it may contain card data)"
         }
         return "(a \(word.count)-character word, not shown because it may contain card data)"
+    }
+
+    /// `--currency`'s value as a currency, or a usage error that quotes it without echoing card data.
+    static func currency(_ text: String) throws -> Currency {
+        guard let currency = try? Currency(code: text) else {
+            throw UsageError(message: "--currency must be an ISO 4217 code such as EUR, got \(quote(text))")
+        }
+        return currency
+    }
+
+    /// Checks `--country`'s value: an ISO 3166 alpha-2 code in upper case.
+    static func checkCountry(_ text: String) throws {
+        guard text.utf8.count == 2, text.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
+            throw UsageError(message: "--country must be an ISO 3166 alpha-2 code such as NL, got \(quote(text))")
+        }
     }
 
     private static func isSafe(_ word: String) -> Bool {

@@ -33,6 +33,22 @@ import Testing
         #expect(result.stderr.hasPrefix(testCase.message), "\(testCase): \(result)")
     }
 
+    /// A card number typed into the wrong option is refused without being echoed, in every command
+    /// that checks a currency or a country.
+    @Test(arguments: [
+        ["pay", "--method", "PAYMENT_CARD", "--currency", "4111111111111111"],
+        ["pay", "--method", "PAYMENT_CARD", "--country", "4111111111111111"],
+        ["pay", "--routing", "Config/routing.json", "--ledger", "/nonexistent/l.sqlite", "--currency", "4111 1111 1111 1111"],
+        ["route", "explain", "--routing", "Config/routing.json", "--currency", "4111111111111111"],
+        ["preview", "--out", "/nonexistent", "--currency", "4111111111111111"],
+    ])
+    func aCardNumberInACurrencyOrCountryIsNotEchoed(_ words: [String]) async throws {
+        let result = try await CLI.run(words)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains(words.contains("--country") ? "--country must be" : "--currency must be"), "\(result)")
+        #expect(!result.stderr.replacingOccurrences(of: " ", with: "").contains("4111111111111111"), "\(result)")
+    }
+
     @Test func anUnknownCommandAlsoPrintsTheTopLevelHelp() async throws {
         let result = try await CLI.run(["frobnicate"])
         #expect(result.status == 2, "\(result)")

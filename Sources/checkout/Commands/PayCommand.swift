@@ -135,12 +135,8 @@ enum PayCommand: CLICommand {
         let defaults = try ConfigLocation.defaults(&arguments)
         try arguments.finish()
 
-        guard (try? Currency(code: currency)) != nil else {
-            throw UsageError(message: "--currency must be an ISO 4217 code such as EUR, got '\(currency)'")
-        }
-        guard country.utf8.count == 2, country.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
-            throw UsageError(message: "--country must be an ISO 3166 alpha-2 code such as NL, got '\(country)'")
-        }
+        _ = try CommandSupport.currency(currency)
+        try CommandSupport.checkCountry(country)
         let isCard = method == .paymentCard
         let isVaulted = method == .vaulted
         for (option, value) in [("--expiry", expiry), ("--name", name)] where value != nil && !isCard {

@@ -48,9 +48,7 @@ enum PreviewCommand: CLICommand {
         let options = try ThemeCommand.Options.parse(&arguments)
         try arguments.finish()
         let locale = try parseLocale(localeText, defaults: options.defaults)
-        guard let currency = try? Currency(code: currencyText) else {
-            throw UsageError(message: "--currency must be an ISO 4217 code such as EUR, got \(CommandSupport.quote(currencyText))")
-        }
+        let currency = try CommandSupport.currency(currencyText)
         guard let theme = options.resolve(reportingTo: output) else { return 1 }
         var screenshots: ChromiumScreenshotter?
         if png {

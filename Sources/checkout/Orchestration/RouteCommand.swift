@@ -69,9 +69,7 @@ enum RouteCommand: CLICommand {
         guard method.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) || $0 == 95 }), !method.isEmpty else {
             throw UsageError(message: "--method must be an upper-case payment-method type such as PAYMENT_CARD")
         }
-        guard (try? Currency(code: currency)) != nil else {
-            throw UsageError(message: "--currency must be an ISO 4217 code such as EUR, got '\(currency)'")
-        }
+        _ = try CommandSupport.currency(currency)
         var seed: UInt64 = 0
         if let seedText {
             guard let value = UInt64(seedText) else { throw UsageError(message: "--seed must be an unsigned integer") }

@@ -104,12 +104,8 @@ enum RoutedPayCommand {
         }
         let defaults = try ConfigLocation.defaults(&arguments)
         try arguments.finish()
-        guard (try? Currency(code: currency)) != nil else {
-            throw UsageError(message: "--currency must be an ISO 4217 code such as EUR, got '\(currency)'")
-        }
-        guard country.utf8.count == 2, country.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
-            throw UsageError(message: "--country must be an ISO 3166 alpha-2 code such as NL, got '\(country)'")
-        }
+        _ = try CommandSupport.currency(currency)
+        try CommandSupport.checkCountry(country)
         guard !key.isEmpty, key.utf8.count <= 200 else { throw UsageError(message: "--key must be 1 to 200 characters") }
         var seed: UInt64 = 0
         if let seedText {
