@@ -66,6 +66,12 @@ import Testing
                 attemptKey: AttemptKey.derive(paymentKey:processor:), charges: charged))
         }
         #expect(summary.problems == [])
+        // The child pays with a full card number (Sources/orchestration-crash-child): nothing it left
+        // behind (ledger, sandbox journals, their WAL files, its logs) holds that number.
+        let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        let scan = PaymentDataByteScanner.scan(files: files, for: ["4242424242424242"])
+        #expect(scan.bytesScanned > 0)
+        #expect(scan.hits.isEmpty, "\(scan.hits)")
     }
 }
 
