@@ -38,6 +38,17 @@ public struct CardDetails: Sendable, Equatable, CustomStringConvertible, CustomD
     /// none: its first 6 and last 4 would leave only 2 digits hidden, which Luhn all but gives away.
     public var last4: String { number.count >= 13 ? String(number.suffix(4)) : "" }
 
+    /// The check a processor makes before tokenizing (the sandboxes make it): 12 to 19 ASCII digits
+    /// passing Luhn. Network rules are the card form's job.
+    /// - Throws: `CheckoutError` `.invalidPaymentData`, without the number.
+    public func requireTokenizableNumber() throws {
+        let digits = Array(number.utf8)
+        guard (12...19).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              Luhn.isValid(digits.map { $0 - 48 }) else {
+            throw CheckoutError(.invalidPaymentData, "the card number is not valid")
+        }
+    }
+
     public var description: String {
         "CardDetails(\(maskedNumber), \(network?.rawValue ?? "-"), \(expiryMonth)/\(expiryYear), cvv: \(cvv.isEmpty ? "none" : "•••"))"
     }

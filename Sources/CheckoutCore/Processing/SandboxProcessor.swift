@@ -100,11 +100,7 @@ public final class SandboxProcessor: PaymentProcessor, BinLookup {
     public func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
         switch request {
         case .card(let card):
-            let digits = Array(card.number.utf8)
-            guard (12...19).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-                  Luhn.isValid(digits.map { $0 - 48 }) else {
-                throw CheckoutError(.invalidPaymentData, "the card number is not valid")
-            }
+            try card.requireTokenizableNumber()
             let behaviour: Behaviour = switch card.number {
             case "4000000000000002": .decline
             case "4000000000003220": .challenge

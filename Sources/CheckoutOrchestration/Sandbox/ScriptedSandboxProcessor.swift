@@ -120,11 +120,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
         var instrumentType = PaymentInstrumentType.paymentCard
         switch request {
         case .card(let card):
-            let digits = Array(card.number.utf8)
-            guard (12...19).contains(digits.count), digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-                  Luhn.isValid(digits.map { $0 - 48 }) else {
-                throw CheckoutError(.invalidPaymentData, "the card number is not valid")
-            }
+            try card.requireTokenizableNumber()
             data = PaymentInstrumentData(network: card.network, first6Digits: card.first6, last4Digits: card.last4,
                                          expirationMonth: card.expiryMonth, expirationYear: card.expiryYear)
         case .redirect(let method):
