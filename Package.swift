@@ -37,7 +37,7 @@ let package = Package(
         // libcrypto wrapped: digests, HMAC, HKDF, AES, random bytes, constant-time compare. Knows nothing of vaults.
         .target(name: "CheckoutCrypto", dependencies: ["COpenSSL"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
         // Pure domain: no I/O, no C.
-        .target(name: "CheckoutCore", dependencies: ["CheckoutLocking"], path: "Sources/CheckoutCore", swiftSettings: swift6),
+        .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
         .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking", "CheckoutCore"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
         // SQLite wrapper shared by the client store (and later the server).
@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "HTTPTransport", dependencies: ["CCurl", "CheckoutLocking"], path: "Sources/HTTPTransport",
                 swiftSettings: swift6),
         // Offline vault cache with outbox.
-        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID", "WireScanner", "CheckoutLocking",
+        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "WireScanner", "CheckoutLocking",
                                                       "HTTPTransport"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),
 

@@ -63,7 +63,7 @@ public final class DemoRunner: Sendable {
         let workspace: URL
         do {
             workspace = FileManager.default.temporaryDirectory
-                .appendingPathComponent("checkout-demo-\(UUID().uuidString)", isDirectory: true)
+                .appendingPathComponent("checkout-demo-\(SafeIdentifier.random())", isDirectory: true)
             try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
@@ -167,7 +167,7 @@ public final class DemoRunner: Sendable {
         let session = CheckoutSession(clientToken: token.encoded(), configuration: context.defaults.configuration,
                                       registry: context.registry, processor: context.processor,
                                       vault: SyncingVaultProvider(store: context.store, engine: context.engine),
-                                      idempotencyKey: { UUID().uuidString }, strings: context.defaults.strings)
+                                      idempotencyKey: { SafeIdentifier.random() }, strings: context.defaults.strings)
         await session.start()
         guard session.phase == .ready else {
             throw CheckoutError(.notReady, "the session did not become ready: \(session.deliveredOutcomes)")

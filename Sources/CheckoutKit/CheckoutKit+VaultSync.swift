@@ -24,7 +24,7 @@ extension CheckoutKit {
     /// let vault = try CheckoutKit.vaultSync(for: try ClientToken.decode(clientToken), store: store)
     /// vault.engine.start()
     /// let session = CheckoutSession(clientToken: clientToken, configuration: configuration, registry: registry,
-    ///                               processor: processor, vault: vault, idempotencyKey: { UUID().uuidString })
+    ///                               processor: processor, vault: vault, idempotencyKey: { SafeIdentifier.random() })
     /// ```
     public static func vaultSync(for token: ClientToken, store: VaultStore, tls: TLSOptions = TLSOptions(),
                                  refresh: (@Sendable (VaultScope) async throws -> EphemeralVaultKey)? = nil,

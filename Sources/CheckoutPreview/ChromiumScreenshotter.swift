@@ -1,3 +1,4 @@
+import CheckoutCore
 import Foundation
 import Spawning
 
@@ -41,7 +42,7 @@ public struct ChromiumScreenshotter: Sendable {
     /// Screenshots the page at `page` into `png`, `width` x `height` CSS pixels.
     /// - Throws: `Failure` when Chromium cannot start, fails, times out or writes no file.
     public func screenshot(page: URL, to png: URL, width: Int, height: Int) async throws {
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("checkout-preview-chromium-\(UUID().uuidString)")
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("checkout-preview-chromium-\(SafeIdentifier.random())")
         defer { try? FileManager.default.removeItem(at: profile) }
         try? FileManager.default.removeItem(at: png)
         let arguments = [

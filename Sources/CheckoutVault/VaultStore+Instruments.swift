@@ -107,7 +107,7 @@ extension VaultStore {
             payloads.append(payload)
         }
         let now = clock()
-        let opIds = methods.map { _ in OperationID.make() }
+        let opIds = methods.map { _ in SafeIdentifier.random() }
         try pool.write { database in
             // The customer's latest last-used stamp, read once: inside this transaction only these
             // saves move it, so each next stamp is the previous one plus one (or the wall clock).
@@ -136,7 +136,7 @@ extension VaultStore {
         try Self.check(scope)
         try Self.check(token: token)
         let now = clock()
-        let opId = OperationID.make()
+        let opId = SafeIdentifier.random()
         return try pool.write { database in
             guard let base = try Self.version(database, scope: scope, token: token, includeDeleted: false) else {
                 return false
@@ -162,7 +162,7 @@ extension VaultStore {
         try Self.check(scope)
         try Self.check(token: token)
         let now = clock()
-        let opId = OperationID.make()
+        let opId = SafeIdentifier.random()
         try pool.write { database in
             let current = try database.withStatement("""
                 SELECT version, is_default FROM payment_instrument \

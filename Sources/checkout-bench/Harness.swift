@@ -219,7 +219,7 @@ enum Measure {
 struct ScratchDirectory {
     let url: URL
     init(_ name: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("checkout-bench-\(name)-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("checkout-bench-\(name)-\(SafeIdentifier.random())")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     func remove() { try? FileManager.default.removeItem(at: url) }

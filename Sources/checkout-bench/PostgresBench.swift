@@ -180,7 +180,7 @@ final class BenchSchema: Sendable {
 
     init(baseURL: String) throws {
         self.baseURL = baseURL
-        name = "ck_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+        name = "ck_bench_" + SafeIdentifier.random().replacingOccurrences(of: "-", with: "").prefix(12)
         url = baseURL + (baseURL.contains("?") ? "&" : "?") + "options=-csearch_path%3D" + name
         try Self.execute(baseURL, "CREATE SCHEMA \(name)")
     }

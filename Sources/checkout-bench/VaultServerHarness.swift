@@ -6,7 +6,7 @@ import VaultServer
 /// A real `VaultServer` (libmicrohttpd, SQLite storage unless another is given) on a free
 /// loopback port, for the sync, server and PostgreSQL sections.
 final class VaultServerHarness {
-    static let apiKey = "bench-key-merchant-bench-\(UUID().uuidString)"
+    static let apiKey = "bench-key-merchant-bench-\(SafeIdentifier.random())"
     static let merchant = "m_bench"
 
     let scratch: ScratchDirectory

@@ -142,7 +142,7 @@ extension Reliability.HostileInput {
         let directory = try ReliabilityTemp.directory("op-ids")
         let store = try VaultStore(path: directory.appendingPathComponent("ids.sqlite").path, clock: { 1_000 })
         // About 0.7% of random UUIDs pass the card-number rule (dashes count as separators), so
-        // without the redraw in OperationID this many ids would hold dozens of lookalikes.
+        // without the redraw in SafeIdentifier this many ids would hold dozens of lookalikes.
         let count = ReliabilityBudget.isLong ? 100_000 : 5_000
         var ids: [String] = []
         for chunk in 0..<(count / 500) {

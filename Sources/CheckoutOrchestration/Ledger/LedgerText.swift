@@ -13,12 +13,6 @@ enum LedgerText {
 
     static func clean(_ text: String?) -> String? { text.map(clean) }
 
-    /// A fresh random id with a prefix (`pi_`, `evt_`), from libcrypto's generator, in letters only
-    /// (`letters(_:)`), so no id can ever look like a card number and be masked by `clean`.
-    static func randomId(_ prefix: String) throws -> String {
-        prefix + letters(try SecureRandom.bytes(12))
-    }
-
     /// Bytes written as letters `a`-`p` (two per byte): hex without digits.
     static func letters(_ bytes: some Collection<UInt8>) -> String {
         var scalars = String.UnicodeScalarView()

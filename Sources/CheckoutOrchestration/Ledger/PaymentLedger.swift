@@ -1,3 +1,4 @@
+import CheckoutCore
 import Foundation
 
 /// The durable record of every payment intent and each of its attempts, with the outbox of the
@@ -32,7 +33,7 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
     /// Opens the intent of a payment, or returns the one already open under `stableKey`.
     public func open(_ new: NewIntent) async throws -> IntentRecord {
         let date = now()
-        let id = try LedgerText.randomId("pi_")
+        let id = SafeIdentifier.random(prefix: "pi_")
         let digest = LedgerText.stableKeyDigest(new.stableKey)
         return try await storage.write { transaction in
             if let existing = try transaction.intent(stableKey: digest) { return existing }
@@ -86,7 +87,7 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
     public func settle(intentId: String, sequence: Int, _ settlement: AttemptSettlement, intentState: IntentState?,
                        reconciled: Bool = false) async throws -> IntentRecord {
         let date = now()
-        let eventIds = try (0..<2).map { _ in try LedgerText.randomId("evt_") }
+        let eventIds = (0..<2).map { _ in SafeIdentifier.random(prefix: "evt_") }
         return try await storage.write { transaction in
             guard var intent = try transaction.intent(id: intentId) else { throw LedgerError(.notFound, "no intent \(intentId)") }
             guard let index = intent.attempts.firstIndex(where: { $0.sequence == sequence }) else {
@@ -118,7 +119,7 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
     @discardableResult
     public func move(intentId: String, to state: IntentState, reconciled: Bool = false) async throws -> IntentRecord {
         let date = now()
-        let eventIds = try (0..<2).map { _ in try LedgerText.randomId("evt_") }
+        let eventIds = (0..<2).map { _ in SafeIdentifier.random(prefix: "evt_") }
         return try await storage.write { transaction in
             guard let intent = try transaction.intent(id: intentId) else { throw LedgerError(.notFound, "no intent \(intentId)") }
             return try Self.move(intent, to: state, reconciled: reconciled, at: date, eventIds: eventIds, transaction)

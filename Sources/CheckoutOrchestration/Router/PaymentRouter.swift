@@ -176,9 +176,9 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
             throw firstError ?? CheckoutError(.paymentFailed, "no processor of the route could tokenize the payment")
         }
         let masked = card.map { CardMask.mask(digits: $0.number.utf8.compactMap { $0 >= 48 && $0 <= 57 ? $0 - 48 : nil }) }
-        let token = try LedgerText.randomId("rt_")
+        let token = SafeIdentifier.random(prefix: "rt_")
         let record = TokenRecord(routeIndex: index, facts: facts, tokens: issued, card: masked,
-                                 fallbackKey: try LedgerText.randomId("pk_"))
+                                 fallbackKey: SafeIdentifier.random(prefix: "pk_"))
         tokens.withLock { $0[token] = record }
         return PaymentMethodToken(token: token, paymentMethodType: first.paymentMethodType, instrumentType: first.instrumentType,
                                   instrumentData: first.instrumentData)

@@ -139,7 +139,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
     }
 
     public func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
-        try await createAttempt(AttemptRequest(payment: request, attemptKey: request.idempotencyKey ?? UUID().uuidString,
+        try await createAttempt(AttemptRequest(payment: request, attemptKey: request.idempotencyKey ?? SafeIdentifier.random(),
                                                authentication: nil))
     }
 

@@ -233,7 +233,7 @@ enum PayCommand: CLICommand {
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm_cli", type: advertisedType,
                                                                          options: options)])
         let session = CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,
-                                      processor: sandbox, vault: vault, idempotencyKey: { UUID().uuidString })
+                                      processor: sandbox, vault: vault, idempotencyKey: { SafeIdentifier.random() })
         await session.start()
         guard session.phase == .ready else {
             if case .failure(let error, _)? = session.deliveredOutcomes.first { return .failure(error) }

@@ -94,7 +94,7 @@ enum RoutedPayCommand {
         let amount = try arguments.integer("--amount", default: 1000, range: 0...100_000_000_000)
         let currency = try arguments.option("--currency") ?? "EUR"
         let country = try arguments.option("--country") ?? "NL"
-        let key = try arguments.option("--key") ?? UUID().uuidString
+        let key = try arguments.option("--key") ?? SafeIdentifier.random()
         let seedText = try arguments.option("--seed")
         let merchant = try OrchestrationSetup.metadata(try arguments.options("--merchant"), option: "--merchant")
         let customer = try OrchestrationSetup.metadata(try arguments.options("--customer"), option: "--customer")
