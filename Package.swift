@@ -1,13 +1,14 @@
 // swift-tools-version:6.0
 // CheckoutKit: the headless core of a payment checkout.
-// The folder layout is the architecture: see README.md and ARCHITECTURE notes in each module.
+// The folder layout is the architecture: see README.md ("Modules").
+// Linux only: the socket, process and clock code calls Glibc directly, and nothing here is
+// build-checked on Darwin, so no Apple platform is declared.
 import PackageDescription
 
 let swift6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "CheckoutKit",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "CheckoutKit", targets: ["CheckoutKit"]),
         .library(name: "CheckoutCore", targets: ["CheckoutCore"]),
@@ -15,6 +16,9 @@ let package = Package(
         .library(name: "CheckoutVault", targets: ["CheckoutVault"]),
         .library(name: "VaultServer", targets: ["VaultServer"]),
         .library(name: "HTTPTransport", targets: ["HTTPTransport"]),
+        // Deterministic doubles for hosts' own tests: an in-memory remote vault (the server's rules),
+        // a manual sync clock, a hold on remote calls.
+        .library(name: "CheckoutVaultTesting", targets: ["CheckoutVaultTesting"]),
         .executable(name: "vault-server", targets: ["vault-server"]),
         .executable(name: "checkout", targets: ["checkout"]),
         // Backend orchestration: routing across processors, the payment ledger, signed events.
