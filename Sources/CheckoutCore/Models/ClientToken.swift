@@ -20,7 +20,8 @@ import Foundation
 /// vault (see `VaultAccess`); an optional `"locale": "nl-BE"` chooses the language of the shopper's
 /// texts (`CheckoutLocale`). The sandbox mints tokens with
 /// `encoded()`.
-/// A token is at most 64 KiB. Decoding never echoes the token in an error.
+/// A token is at most 64 KiB. Decoding reads the payload with the one strict JSON reader
+/// (`CheckoutJSON`, see `ClientToken+JSON.swift`) and never echoes the token in an error.
 public struct ClientToken: Sendable, Equatable, Codable {
     /// The merchant (tenant) the session belongs to.
     public var merchantId: String
@@ -127,15 +128,14 @@ public struct ClientToken: Sendable, Equatable, Codable {
         guard token.hasPrefix(prefix) else {
             throw CheckoutError(.invalidClientToken, "client token must start with '\(prefix)'")
         }
-        guard let data = Base64URL.decode(token.dropFirst(prefix.count)) else {
+        guard let bytes = Base64URL.decodeBytes(token.dropFirst(prefix.count)) else {
             throw CheckoutError(.invalidClientToken, "client token payload is not valid base64url")
         }
         let decoded: ClientToken
         do {
-            decoded = try JSONDecoder().decode(ClientToken.self, from: data)
+            decoded = try decodePayload(bytes)
         } catch {
-            throw CheckoutError(.invalidClientToken,
-                                "client token payload is invalid: \(DecodingErrorDescription.describe(error))")
+            throw CheckoutError(.invalidClientToken, "client token payload is invalid: \(error.description)")
         }
         try decoded.validate()
         guard decoded.expiresAt > now else {
@@ -305,6 +305,11 @@ public enum Base64URL {
     /// Decodes base64url with or without trailing padding; nil for any other character or an
     /// impossible length.
     public static func decode(_ text: Substring) -> Data? {
+        decodeBytes(text).map { Data($0) }
+    }
+
+    /// `decode(_:)` as bytes (what the JSON reader takes, without a `Data` copy).
+    public static func decodeBytes(_ text: Substring) -> [UInt8]? {
         var bytes = Array(text.utf8)
         while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
         guard bytes.count % 4 != 1 else { return nil }
@@ -330,6 +335,6 @@ public enum Base64URL {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
-        return Data(output)
+        return output
     }
 }
