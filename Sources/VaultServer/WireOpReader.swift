@@ -6,7 +6,8 @@ import Foundation
 /// path of `POST .../ops`, where `JSONDecoder` and `JSONEncoder` cost most of the time on Linux.
 ///
 /// Reading is strict (see `JSONScanner`): any op outside the fast subset, or with a key the op
-/// shape does not have, makes the whole body go through the `Codable` path instead, so errors,
+/// shape does not have, makes the whole body go through the slow path instead (the whole body read
+/// into a `JSONValue` tree by the same tokenizer, each op read by this op reader), so errors,
 /// lenient per-op rejections and the scan of every value are unchanged.
 /// Writing is byte-identical to `JSONEncoder` with `.sortedKeys` for the values it takes (plain
 /// printable ASCII strings); anything else returns nil and the caller uses `JSONEncoder`.
@@ -28,7 +29,7 @@ enum WireOpReader {
                 }
                 try scanner.expectEnd()
                 // A key the op shape does not have is not stored, but the card-number guard
-                // must still read its value: the `Codable` path scans the whole op.
+                // must still read its value: the slow path scans the whole op's tree.
                 guard scanner.unknownValuesSkipped == 0 else { return nil }
                 return ops
             } catch {
