@@ -40,25 +40,25 @@ let package = Package(
         .target(name: "CheckoutLocking", path: "Sources/CheckoutLocking", swiftSettings: swift6),
         // libcrypto wrapped: digests, HMAC, HKDF, AES, random bytes, constant-time compare. Knows nothing of vaults.
         .target(name: "CheckoutCrypto", dependencies: ["COpenSSL"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
+        // The one strict, bounded JSON reader (tokenizer, JSONValue, typed fields): every JSON byte goes through it.
+        .target(name: "CheckoutJSON", path: "Sources/CheckoutJSON", swiftSettings: swift6),
         // Pure domain: no I/O, no C.
-        .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),
+        .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CheckoutJSON", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
-        .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking", "CheckoutCore"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
+        .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking", "CheckoutCore", "CheckoutJSON"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
         // SQLite wrapper shared by the client store (and later the server).
         .target(name: "SQLiteKit", dependencies: ["CSQLite", "CheckoutLocking"], path: "Sources/SQLiteKit", swiftSettings: swift6),
-        // The strict JSON byte reader (and saved-method readers) both ends of the sync wire use.
-        .target(name: "WireScanner", dependencies: ["CheckoutCore"], path: "Sources/WireScanner", swiftSettings: swift6),
         // Outbound HTTP(S) on libcurl: every request the package sends goes through it.
         .target(name: "HTTPTransport", dependencies: ["CCurl", "CheckoutLocking"], path: "Sources/HTTPTransport",
                 swiftSettings: swift6),
         // Offline vault cache with outbox.
-        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "WireScanner", "CheckoutLocking",
+        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutJSON", "CheckoutLocking",
                                                       "HTTPTransport"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "MicroHTTPServer", "SQLiteKit", "CheckoutCore", "WireScanner", "CheckoutLocking",
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "MicroHTTPServer", "SQLiteKit", "CheckoutCore", "CheckoutJSON", "CheckoutLocking",
                                                     "CheckoutCrypto"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
         // PostgreSQL storage for several vault-server instances on one vault (libpq).
@@ -193,11 +193,13 @@ let package = Package(
                     path: "Tests/CheckoutScaffoldTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutLocking"],
                     path: "Tests/CheckoutCoreTests", swiftSettings: swift6),
+        .testTarget(name: "CheckoutJSONTests", dependencies: ["CheckoutJSON", "CheckoutTestSupport"],
+                    path: "Tests/CheckoutJSONTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutThemeTests", dependencies: ["CheckoutTheme", "CheckoutLocking"],
                     path: "Tests/CheckoutThemeTests", swiftSettings: swift6),
         .testTarget(name: "SQLiteKitTests", dependencies: ["CheckoutTestSupport", "SQLiteKit", "CSQLite", "CheckoutLocking"],
                     path: "Tests/SQLiteKitTests", swiftSettings: swift6),
-        .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutTestSupport", "CheckoutVault", "SQLiteKit", "CheckoutCore", "WireScanner"],
+        .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutTestSupport", "CheckoutVault", "SQLiteKit", "CheckoutCore", "CheckoutJSON"],
                     path: "Tests/CheckoutVaultTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCryptoTests", dependencies: ["CheckoutCrypto"],
                     path: "Tests/CheckoutCryptoTests", swiftSettings: swift6),

@@ -1,3 +1,4 @@
+import CheckoutJSON
 /// Interprets a literal JSON token value (no alias, no arithmetic) as a value of a given type.
 ///
 /// One place for the DTCG value grammar: dimension and duration objects with their units, colour hex and

@@ -1,3 +1,4 @@
+import CheckoutJSON
 /// A token as read from the merged tree, before its value is interpreted.
 struct RawToken: Sendable {
     let path: String

@@ -1,3 +1,4 @@
+import CheckoutJSON
 /// One resolved token with the metadata the file gave it.
 ///
 /// `$description`, `$deprecated` and `$extensions` are kept (extensions verbatim, even unknown ones)

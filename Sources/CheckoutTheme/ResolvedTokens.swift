@@ -1,3 +1,4 @@
+import CheckoutJSON
 /// Every resolved token of a theme, by path: the untyped view of a resolution.
 ///
 /// Holds any token set (including a merchant's own extra tokens); `ResolvedTheme` adds typed access on top.

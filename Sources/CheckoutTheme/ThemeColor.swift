@@ -26,7 +26,7 @@ public struct ThemeColor: Hashable, Sendable, CustomStringConvertible {
         guard bytes.first == UInt8(ascii: "#") else { return nil }
         var digits: [UInt8] = []
         for byte in bytes.dropFirst() {
-            guard let digit = JSONParser.hexDigit(byte) else { return nil }
+            guard let digit = ThemeJSON.hexDigit(byte) else { return nil }
             digits.append(digit)
         }
         let channels: [Double]

@@ -1,3 +1,4 @@
+import CheckoutJSON
 /// Merchant overrides written in Swift instead of JSON: path -> new value, applied as the last layer.
 ///
 /// Example: `var o = ThemeOverrides(); o.set("space.base", .dimension(5)); o.set("palette.brand", .color(hex: "#ff0000"))`.
@@ -59,8 +60,8 @@ public struct ThemeOverrides: Sendable {
                 issues.append(ThemeIssue(path: path, code: .invalidName, message: "an override path needs non-empty names separated by '.'", layer: layer))
                 continue
             }
-            guard segments.count <= JSONParser.maximumDepth else {
-                issues.append(ThemeIssue(path: path, code: .tooDeep, message: "an override path may have at most \(JSONParser.maximumDepth) names", layer: layer))
+            guard segments.count <= ThemeJSON.maximumDepth else {
+                issues.append(ThemeIssue(path: path, code: .tooDeep, message: "an override path may have at most \(ThemeJSON.maximumDepth) names", layer: layer))
                 continue
             }
             root = Self.inserting(token(for: value), at: segments[...], into: root)

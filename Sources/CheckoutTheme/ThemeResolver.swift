@@ -1,3 +1,4 @@
+import CheckoutJSON
 import Foundation
 
 /// Entry point of resolution: parses layers, merges them in order, then resolves every token.
@@ -41,8 +42,8 @@ public enum ThemeResolver {
         for layer in layers {
             switch layer.content {
             case .json(let data):
-                do throws(JSONParseError) {
-                    let value = try JSONParser.parse(data)
+                do throws(JSONError) {
+                    let value = try ThemeJSON.parse(data)
                     guard case .object(let object) = value else {
                         issues.append(ThemeIssue(path: "", code: .invalidStructure,
                                                  message: "a token file must be a JSON object, got \(value.kindName)", layer: layer.name))
@@ -51,7 +52,7 @@ public enum ThemeResolver {
                     trees.append(object)
                 } catch {
                     issues.append(ThemeIssue(path: "", code: error.isTooDeep ? .tooDeep : .malformedJSON,
-                                             message: "line \(error.line), column \(error.column): \(error.message)", layer: layer.name))
+                                             message: error.description, layer: layer.name))
                 }
             case .overrides(let overrides):
                 let (tree, overrideIssues) = overrides.tree(layer: layer.name)

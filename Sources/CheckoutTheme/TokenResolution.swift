@@ -1,3 +1,4 @@
+import CheckoutJSON
 /// Resolves flattened raw tokens: interprets values, follows aliases and arithmetic, detects cycles.
 ///
 /// A memoised depth-first search with an explicit stack (no recursion, so a 5,000-long alias chain

@@ -1,3 +1,4 @@
+import CheckoutJSON
 /// Merging of DTCG layers and flattening of the merged tree into raw tokens.
 ///
 /// Kept apart from resolution: merging works on unresolved JSON so that aliases see the final,
@@ -51,8 +52,8 @@ enum TokenTree {
                 issues.append(ThemeIssue(path: groupPath, code: .invalidStructure, message: "$type must be a string, got \(type.kindName)"))
             }
         }
-        guard depth < JSONParser.maximumDepth else {
-            issues.append(ThemeIssue(path: groupPath, code: .tooDeep, message: "groups nest deeper than \(JSONParser.maximumDepth) levels"))
+        guard depth < ThemeJSON.maximumDepth else {
+            issues.append(ThemeIssue(path: groupPath, code: .tooDeep, message: "groups nest deeper than \(ThemeJSON.maximumDepth) levels"))
             return
         }
         for (name, member) in group.members where !name.hasPrefix("$") {

@@ -1,4 +1,4 @@
-import WireScanner
+import CheckoutJSON
 import CheckoutCore
 import Foundation
 

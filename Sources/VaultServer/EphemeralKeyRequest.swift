@@ -1,5 +1,4 @@
 import CheckoutCore
-import Foundation
 
 /// The body of `POST /v1/customers/{customer}/ephemeral-keys`: `{"ttlSeconds": 3600, "scope":
 /// "read"}`, both optional, nothing else.
@@ -17,9 +16,9 @@ struct EphemeralKeyRequest: Sendable, Equatable {
     static func parse(_ body: [UInt8]) throws(VaultHTTPError) -> Self {
         var request = Self(ttlSeconds: EphemeralKeyService.defaultTTLSeconds, scope: .readWrite)
         guard !body.isEmpty else { return request }
-        let data = try OpsRequestParser.validatedJSON(body)
-        guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: data) else {
-            throw .badRequest("invalid-json", #"expected a JSON object such as {"ttlSeconds": 3600, "scope": "read"}"#)
+        let expected = #"expected a JSON object such as {"ttlSeconds": 3600, "scope": "read"}"#
+        guard case .object(let members) = try OpsRequestParser.readJSON(body, invalid: expected) else {
+            throw .badRequest("invalid-json", expected)
         }
         guard members.keys.allSatisfy({ $0 == "ttlSeconds" || $0 == "scope" }) else {
             throw .badRequest("unknown-field", "only ttlSeconds and scope are accepted")

@@ -17,39 +17,40 @@ enum OpsRequestParser {
     /// Deeper JSON is refused before parsing: no legitimate op nests this far.
     static let maxDepth = 16
 
-    private struct Envelope: Decodable { var ops: [JSONValue] }
-    private struct LenientEnvelope: Decodable { var ops: [LenientOp] }
-    /// One op decoded without failing the batch: its id if it has one, the op if it has the shape.
-    private struct LenientOp: Decodable {
-        private enum Keys: String, CodingKey { case opId }
+    /// The bounds of every request body: strict JSON nested at most `maxDepth` levels.
+    static let bodyLimits = JSONLimits(maximumDepth: maxDepth)
+
+    /// One op read without failing the batch: its id if it has one, the op if it has the shape.
+    private struct LenientOp {
         var opId: String?
         var op: WireOp?
-        init(opId: String?, op: WireOp?) {
-            self.opId = opId
-            self.op = op
-        }
-        init(from decoder: any Decoder) throws {
-            opId = try? decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .opId)
-            op = try? WireOp(from: decoder)
-        }
     }
 
     static func parse(_ body: [UInt8], maxOps: Int) throws(VaultHTTPError) -> [VaultService.PreparedOp] {
-        let data = try validatedJSON(body)
+        try requireUTF8(body)
         let decodedOps: [LenientOp]
         // Every op as parsed JSON, for the ops outside the fast subset: their keys and values
         // that the op shape does not keep are scanned too.
         var rawOps: [JSONValue]?
         if let fast = WireOpReader.ops(body) {
             // Fast path: every op has the documented shape (see `WireOpReader`), so every value
-            // it holds is a field of the decoded op.
+            // it holds is a field of the decoded op (and the body nests 6 levels at most).
             decodedOps = fast.map { LenientOp(opId: $0.opId, op: $0) }
         } else {
+            let envelope = #"expected {"ops": [...]}"#
+            let root = try readJSON(body, invalid: envelope)
+            let items: [JSONValue]
             do {
-                decodedOps = try JSONDecoder().decode(LenientEnvelope.self, from: data).ops
-                rawOps = try JSONDecoder().decode(Envelope.self, from: data).ops
+                items = try JSONFields(root).required("ops", JSONFields.array(JSONFields.any))
             } catch {
-                throw .badRequest("invalid-json", "expected {\"ops\": [...]}: \(DecodingErrorDescription.describe(error))")
+                throw .badRequest("invalid-json", "\(envelope): \(error.description)")
+            }
+            rawOps = items
+            // The same typed op reader as the fast path, over each op's own bytes.
+            let ranges = WireOpReader.opRanges(body)
+            decodedOps = items.enumerated().map { index, raw in
+                LenientOp(opId: raw["opId"]?.stringValue,
+                          op: ranges.count == items.count ? WireOpReader.op(body, in: ranges[index]) : nil)
             }
         }
         guard !decodedOps.isEmpty else { throw .badRequest("invalid-request", "ops must not be empty") }
@@ -151,31 +152,26 @@ enum OpsRequestParser {
         return Hex.encode(Digest.sha256(text))
     }
 
-    /// Checks UTF-8 and nesting depth before any JSON parser sees the bytes.
-    static func validatedJSON(_ body: [UInt8]) throws(VaultHTTPError) -> Data {
+    /// Refuses a body that is not valid UTF-8 (its own error code, checked before the JSON).
+    static func requireUTF8(_ body: [UInt8]) throws(VaultHTTPError) {
         // ASCII (every real body) is valid UTF-8: a tight loop instead of the generic validator.
         let isASCII = body.withUnsafeBufferPointer { raw in raw.allSatisfy { $0 < 0x80 } }
         guard isASCII || String(validating: body, as: UTF8.self) != nil else {
             throw .badRequest("invalid-utf8", "the request body is not valid UTF-8")
         }
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in body {
-            if inString {
-                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
-                continue
-            }
-            switch byte {
-            case 0x22: inString = true
-            case 0x5B, 0x7B:
-                depth += 1
-                if depth > maxDepth { throw .badRequest("too-deep", "the JSON nests deeper than \(maxDepth) levels") }
-            case 0x5D, 0x7D: depth -= 1
-            default: break
-            }
+    }
+
+    /// Reads a request body with the one JSON reader (`CheckoutJSON`): valid UTF-8, strict JSON,
+    /// nested at most `maxDepth` levels (`too-deep`); anything else is `invalid-json` with the
+    /// line and column, never a value.
+    static func readJSON(_ body: [UInt8], invalid: String) throws(VaultHTTPError) -> JSONValue {
+        try requireUTF8(body)
+        do {
+            return try JSONReader.read(body, limits: bodyLimits)
+        } catch {
+            if error.isTooDeep { throw .badRequest("too-deep", "the JSON nests deeper than \(maxDepth) levels") }
+            throw .badRequest("invalid-json", "\(invalid): \(JSONDecodeError.syntax(error).description)")
         }
-        return Data(body)
     }
 
     /// True when any key or string inside `value` holds a run of more than

@@ -270,7 +270,7 @@ struct VaultService: Sendable {
 
     static func method(of row: InstrumentRecord) throws -> VaultedPaymentMethod {
         guard let json = row.methodJSON,
-              var method = try? JSONDecoder().decode(VaultedPaymentMethod.self, from: Data(json.utf8)) else {
+              var method = try? JSONReader.scan(json, JSONScanner.vaultedMethod) else {
             throw VaultHTTPError.internalError
         }
         method.isDefault = row.isDefault

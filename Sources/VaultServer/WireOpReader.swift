@@ -1,4 +1,4 @@
-import WireScanner
+import CheckoutJSON
 import CheckoutCore
 import Foundation
 
@@ -6,7 +6,8 @@ import Foundation
 /// path of `POST .../ops`, where `JSONDecoder` and `JSONEncoder` cost most of the time on Linux.
 ///
 /// Reading is strict (see `JSONScanner`): any op outside the fast subset, or with a key the op
-/// shape does not have, makes the whole body go through the `Codable` path instead, so errors,
+/// shape does not have, makes the whole body go through the slow path instead (the whole body read
+/// into a `JSONValue` tree by the same tokenizer, each op read by this op reader), so errors,
 /// lenient per-op rejections and the scan of every value are unchanged.
 /// Writing is byte-identical to `JSONEncoder` with `.sortedKeys` for the values it takes (plain
 /// printable ASCII strings); anything else returns nil and the caller uses `JSONEncoder`.
@@ -28,9 +29,50 @@ enum WireOpReader {
                 }
                 try scanner.expectEnd()
                 // A key the op shape does not have is not stored, but the card-number guard
-                // must still read its value: the `Codable` path scans the whole op.
+                // must still read its value: the slow path scans the whole op's tree.
                 guard scanner.unknownValuesSkipped == 0 else { return nil }
                 return ops
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    /// The byte ranges of the elements of `"ops"` in a body the strict reader accepted, in order;
+    /// empty when the body has no such array.
+    static func opRanges(_ body: [UInt8]) -> [Range<Int>] {
+        body.withUnsafeBufferPointer { buffer -> [Range<Int>] in
+            var scanner = JSONScanner(buffer)
+            var ranges: [Range<Int>] = []
+            do throws(JSONScanner.Failure) {
+                try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+                    guard key == "ops" else { try scanner.skipValue(); return }
+                    try scanner.readArray { (scanner: inout JSONScanner) throws(JSONScanner.Failure) in
+                        scanner.skipWhitespace()
+                        let start = scanner.position
+                        try scanner.skipValue()
+                        ranges.append(start..<scanner.position)
+                    }
+                }
+            } catch {
+                return []
+            }
+            return ranges
+        }
+    }
+
+    /// The op in `body[range]` read by the same reader as the fast path, or nil when it does not
+    /// have the op shape (unknown keys are skipped: the caller scans the op's every value).
+    static func op(_ body: [UInt8], in range: Range<Int>) -> WireOp? {
+        body.withUnsafeBufferPointer { buffer -> WireOp? in
+            var scanner = JSONScanner(UnsafeBufferPointer(rebasing: buffer[range]))
+            // The slow path keeps `Codable`'s integers: `2031.0` is 2031 (and a card number
+            // written as a float is caught by the guard, not waved through as a shape error).
+            scanner.integersMayHaveFractions = true
+            do throws(JSONScanner.Failure) {
+                let op = try op(&scanner)
+                try scanner.expectEnd()
+                return op
             } catch {
                 return nil
             }

@@ -38,8 +38,12 @@ import Testing
             """)
     }
 
-    @Test func repeatedKeysKeepTheLastValue() throws {
-        let tokens = try TestSupport.tokens(#"{ "n": { "$type": "number", "$value": 1, "$value": 2 } }"#)
-        #expect(tokens.value(at: "n") == .number(2))
+    /// Token files are read by the one strict JSON reader: a repeated key is ambiguous (RFC 8259
+    /// §4 leaves it undefined), so it is a malformed file naming the line and column, never a
+    /// silent pick of one value.
+    @Test func repeatedKeysAreAMalformedFile() throws {
+        let issues = TestSupport.issues(#"{ "n": { "$type": "number", "$value": 1, "$value": 2 } }"#)
+        #expect(issues.map(\.code) == [.malformedJSON])
+        #expect(issues.first?.message == "line 1, column 42: duplicate key in an object")
     }
 }

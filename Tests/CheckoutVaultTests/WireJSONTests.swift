@@ -1,7 +1,7 @@
 import CheckoutCore
 import Foundation
 import Testing
-import WireScanner
+import CheckoutJSON
 @testable import CheckoutVault
 
 struct WireJSONTests {

@@ -96,17 +96,16 @@ public struct CheckoutConfiguration: Sendable, Equatable, Decodable {
         self.savedCards = savedCards
     }
 
-    /// Parses and validates configuration JSON.
+    /// Parses and validates configuration JSON (with the one strict reader, `CheckoutJSON`).
     ///
     /// - Throws: `CheckoutError` `.invalidConfiguration` naming the JSON path of the problem,
     ///   e.g. `paymentMethods[2].type: required key is missing`, or a duplicated type.
     public static func decode(_ data: Data) throws -> CheckoutConfiguration {
         let configuration: CheckoutConfiguration
         do {
-            configuration = try JSONDecoder().decode(CheckoutConfiguration.self, from: data)
+            configuration = try decodeJSON([UInt8](data))
         } catch {
-            throw CheckoutError(.invalidConfiguration,
-                                "checkout configuration: \(DecodingErrorDescription.describe(error))")
+            throw CheckoutError(.invalidConfiguration, "checkout configuration: \(error.description)")
         }
         if let locale = configuration.locale, LocaleTag(locale) == nil {
             throw CheckoutError(.invalidConfiguration, "checkout configuration: locale must be a language tag such as nl-BE")

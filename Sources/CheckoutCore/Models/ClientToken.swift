@@ -20,7 +20,8 @@ import Foundation
 /// vault (see `VaultAccess`); an optional `"locale": "nl-BE"` chooses the language of the shopper's
 /// texts (`CheckoutLocale`). The sandbox mints tokens with
 /// `encoded()`.
-/// A token is at most 64 KiB. Decoding never echoes the token in an error.
+/// A token is at most 64 KiB. Decoding reads the payload with the one strict JSON reader
+/// (`CheckoutJSON`, see `ClientToken+JSON.swift`) and never echoes the token in an error.
 public struct ClientToken: Sendable, Equatable, Codable {
     /// The merchant (tenant) the session belongs to.
     public var merchantId: String
@@ -127,15 +128,14 @@ public struct ClientToken: Sendable, Equatable, Codable {
         guard token.hasPrefix(prefix) else {
             throw CheckoutError(.invalidClientToken, "client token must start with '\(prefix)'")
         }
-        guard let data = Base64URL.decode(token.dropFirst(prefix.count)) else {
+        guard let bytes = Base64URL.decodeBytes(token.dropFirst(prefix.count)) else {
             throw CheckoutError(.invalidClientToken, "client token payload is not valid base64url")
         }
         let decoded: ClientToken
         do {
-            decoded = try JSONDecoder().decode(ClientToken.self, from: data)
+            decoded = try decodePayload(bytes)
         } catch {
-            throw CheckoutError(.invalidClientToken,
-                                "client token payload is invalid: \(DecodingErrorDescription.describe(error))")
+            throw CheckoutError(.invalidClientToken, "client token payload is invalid: \(error.description)")
         }
         try decoded.validate()
         guard decoded.expiresAt > now else {
@@ -252,28 +252,70 @@ public struct AdvertisedPaymentMethod: Sendable, Equatable, Codable {
 }
 
 /// Options the server attaches to an advertised method.
+///
+/// Compact: most methods carry no options, so the fields live in one immutable box that is absent
+/// when they are all nil (a ready session holds the token's list, one entry per method). Setting
+/// a field copies the box.
 public struct AdvertisedOptions: Sendable, Equatable, Codable {
+    private struct Fields: Sendable, Equatable {
+        var surcharge: Int?
+        var networkSurcharges: [String: Int]?
+        var captureVaultedCardCvv: Bool?
+        var vaultOnSuccess: Bool?
+    }
+
+    /// Immutable, so sharing it between copies is safe.
+    private final class Box: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box?
+
+    private var fields: Fields {
+        get { box?.fields ?? Fields() }
+        set { box = newValue == Fields() ? nil : Box(newValue) }
+    }
+
     /// A flat surcharge in minor units, when the method has one.
-    public var surcharge: Int?
+    public var surcharge: Int? { get { box?.fields.surcharge } set { fields.surcharge = newValue } }
     /// Per-network surcharges for cards, in minor units.
-    public var networkSurcharges: [String: Int]?
+    public var networkSurcharges: [String: Int]? { get { box?.fields.networkSurcharges } set { fields.networkSurcharges = newValue } }
     /// Whether a saved card must have its CVV captured again before paying.
-    public var captureVaultedCardCvv: Bool?
+    public var captureVaultedCardCvv: Bool? { get { box?.fields.captureVaultedCardCvv } set { fields.captureVaultedCardCvv = newValue } }
     /// Whether a successful payment should save the instrument to the vault.
-    public var vaultOnSuccess: Bool?
+    public var vaultOnSuccess: Bool? { get { box?.fields.vaultOnSuccess } set { fields.vaultOnSuccess = newValue } }
 
     public init(surcharge: Int? = nil, networkSurcharges: [String: Int]? = nil,
                 captureVaultedCardCvv: Bool? = nil, vaultOnSuccess: Bool? = nil) {
-        self.surcharge = surcharge
-        self.networkSurcharges = networkSurcharges
-        self.captureVaultedCardCvv = captureVaultedCardCvv
-        self.vaultOnSuccess = vaultOnSuccess
+        fields = Fields(surcharge: surcharge, networkSurcharges: networkSurcharges,
+                        captureVaultedCardCvv: captureVaultedCardCvv, vaultOnSuccess: vaultOnSuccess)
     }
 
     /// The surcharge for one card network, falling back to the flat surcharge.
     public func surcharge(for network: CardNetwork?) -> Int? {
         if let network, let value = networkSurcharges?[network.rawValue] { return value }
         return surcharge
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.box === rhs.box || lhs.fields == rhs.fields }
+
+    private enum CodingKeys: String, CodingKey { case surcharge, networkSurcharges, captureVaultedCardCvv, vaultOnSuccess }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(surcharge: try container.decodeIfPresent(Int.self, forKey: .surcharge),
+                  networkSurcharges: try container.decodeIfPresent([String: Int].self, forKey: .networkSurcharges),
+                  captureVaultedCardCvv: try container.decodeIfPresent(Bool.self, forKey: .captureVaultedCardCvv),
+                  vaultOnSuccess: try container.decodeIfPresent(Bool.self, forKey: .vaultOnSuccess))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(surcharge, forKey: .surcharge)
+        try container.encodeIfPresent(networkSurcharges, forKey: .networkSurcharges)
+        try container.encodeIfPresent(captureVaultedCardCvv, forKey: .captureVaultedCardCvv)
+        try container.encodeIfPresent(vaultOnSuccess, forKey: .vaultOnSuccess)
     }
 }
 
@@ -305,6 +347,11 @@ public enum Base64URL {
     /// Decodes base64url with or without trailing padding; nil for any other character or an
     /// impossible length.
     public static func decode(_ text: Substring) -> Data? {
+        decodeBytes(text).map { Data($0) }
+    }
+
+    /// `decode(_:)` as bytes (what the JSON reader takes, without a `Data` copy).
+    public static func decodeBytes(_ text: Substring) -> [UInt8]? {
         var bytes = Array(text.utf8)
         while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
         guard bytes.count % 4 != 1 else { return nil }
@@ -330,6 +377,6 @@ public enum Base64URL {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
-        return Data(output)
+        return output
     }
 }

@@ -124,8 +124,9 @@ public final class PaymentMethodRegistry: Sendable {
                 id: advertised.id, type: advertised.type, name: display.name, surcharge: surcharge,
                 hasUnknownSurcharge: hasUnknownSurcharge, formattedSurcharge: formatted, display: display)
             let rank = entries[advertised.type]?.rank ?? Int.max
-            resolved.append((rank, serverIndex, ResolvedPaymentMethod(method: method, advertised: advertised,
-                                                                      configuration: entry, handler: handler)))
+            resolved.append((rank, serverIndex, ResolvedPaymentMethod(
+                method: method, advertised: session.paymentMethods, at: serverIndex,
+                configuration: configuration.paymentMethods, at: entry == nil ? -1 : rank, handler: handler)))
         }
         let advertisedTypes = Set(session.paymentMethods.map(\.type))
         for entry in configuration.paymentMethods where entry.enabled && !advertisedTypes.contains(entry.type) {
@@ -140,12 +141,41 @@ public final class PaymentMethodRegistry: Sendable {
 public struct ResolvedPaymentMethod: Sendable {
     /// The list entry.
     public let method: CheckoutPaymentMethod
-    /// What the server advertised.
-    public let advertised: AdvertisedPaymentMethod
-    /// The configuration entry, if any.
-    public let configuration: CheckoutConfiguration.Method?
+    /// The server's list and the configuration's list, shared with the client session and the
+    /// configuration (every session of a backend holds the same configuration buffer), and this
+    /// method's index in each: a ready session keeps one copy of each entry, not one per list.
+    private let advertisedList: [AdvertisedPaymentMethod]
+    private let configurationList: [CheckoutConfiguration.Method]
+    private let advertisedIndex: Int32
+    private let configurationIndex: Int32
     /// The handler that pays with it.
     public let handler: any PaymentMethodHandler
+
+    /// What the server advertised.
+    public var advertised: AdvertisedPaymentMethod { advertisedList[Int(advertisedIndex)] }
+    /// The configuration entry, if any.
+    public var configuration: CheckoutConfiguration.Method? {
+        configurationIndex >= 0 ? configurationList[Int(configurationIndex)] : nil
+    }
+
+    /// A resolved method for one advertised entry and its configuration entry, if any.
+    public init(method: CheckoutPaymentMethod, advertised: AdvertisedPaymentMethod,
+                configuration: CheckoutConfiguration.Method?, handler: any PaymentMethodHandler) {
+        self.init(method: method, advertised: [advertised], at: 0, configuration: configuration.map { [$0] } ?? [],
+                  at: configuration == nil ? -1 : 0, handler: handler)
+    }
+
+    init(method: CheckoutPaymentMethod, advertised advertisedList: [AdvertisedPaymentMethod], at advertisedIndex: Int,
+         configuration configurationList: [CheckoutConfiguration.Method], at configurationIndex: Int,
+         handler: any PaymentMethodHandler) {
+        self.method = method
+        self.advertisedList = advertisedList
+        self.configurationList = configurationList
+        // A token holds at most 64 KiB, a configuration is a file: both lists are far below 2^31.
+        self.advertisedIndex = Int32(clamping: advertisedIndex)
+        self.configurationIndex = Int32(clamping: configurationIndex)
+        self.handler = handler
+    }
 }
 
 /// The result of filtering and ordering the advertised methods.

@@ -9,38 +9,19 @@ enum JSONDocument {
     /// The deepest nesting accepted (the formats need 5 levels).
     static let maximumDepth = 32
 
-    /// Parses `bytes`, or returns the one issue at `$`.
+    /// Parses `bytes` with the one JSON reader (`CheckoutJSON`, strict and bounded), or returns
+    /// the one issue at `$` (with the line and column of a syntax error, never a value).
     static func parse(_ bytes: [UInt8]) -> Result<JSONValue, RoutingFileError> {
-        guard bytes.count <= maximumBytes else {
-            return .failure(RoutingFileError(issues: [RoutingIssue(path: "$", message: "the file is larger than \(maximumBytes) bytes")]))
-        }
-        guard depth(of: bytes) <= maximumDepth else {
-            return .failure(RoutingFileError(issues: [RoutingIssue(path: "$", message: "the document nests deeper than \(maximumDepth) levels")]))
-        }
         do {
-            return .success(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)))
+            return .success(try JSONReader.read(bytes, limits: JSONLimits(maximumDepth: maximumDepth, maximumBytes: maximumBytes)))
         } catch {
-            return .failure(RoutingFileError(issues: [RoutingIssue(path: "$", message: "not valid JSON")]))
-        }
-    }
-
-    /// The deepest bracket nesting outside strings (an upper bound checked before decoding, so a
-    /// hostile file cannot exhaust the stack of a recursive decoder).
-    private static func depth(of bytes: [UInt8]) -> Int {
-        var depth = 0, deepest = 0, inString = false, escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped { escaped = false } else if byte == 0x5C { escaped = true } else if byte == 0x22 { inString = false }
-                continue
+            let message = switch error.kind {
+            case .tooLarge: "the file is larger than \(maximumBytes) bytes"
+            case .tooDeep: "the document nests deeper than \(maximumDepth) levels"
+            default: "not valid JSON (\(error.description))"
             }
-            switch byte {
-            case 0x22: inString = true
-            case 0x5B, 0x7B: depth += 1; deepest = max(deepest, depth)
-            case 0x5D, 0x7D: depth -= 1
-            default: break
-            }
+            return .failure(RoutingFileError(issues: [RoutingIssue(path: "$", message: message)]))
         }
-        return deepest
     }
 
     /// The JSON type name of a value, for messages.
@@ -78,7 +59,7 @@ struct IssueCollector {
     }
 
     /// The object at `path`, or an issue.
-    mutating func object(_ value: JSONValue, _ path: String) -> [String: JSONValue]? {
+    mutating func object(_ value: JSONValue, _ path: String) -> JSONObject? {
         guard case .object(let members) = value else {
             add(path, "must be an object, found \(JSONDocument.typeName(value))")
             return nil
@@ -87,14 +68,14 @@ struct IssueCollector {
     }
 
     /// Reports members not in `allowed`.
-    mutating func rejectUnknown(_ members: [String: JSONValue], _ path: String, allowed: [String]) {
+    mutating func rejectUnknown(_ members: JSONObject, _ path: String, allowed: [String]) {
         for key in members.keys.sorted() where !allowed.contains(key) {
             add(JSONDocument.member(path, key), "unknown member; expected one of \(allowed.joined(separator: ", "))")
         }
     }
 
     /// A required or optional string member.
-    mutating func string(_ members: [String: JSONValue], _ key: String, _ path: String, required: Bool) -> String? {
+    mutating func string(_ members: JSONObject, _ key: String, _ path: String, required: Bool) -> String? {
         guard let value = members[key] else {
             if required { add(JSONDocument.member(path, key), "is required") }
             return nil

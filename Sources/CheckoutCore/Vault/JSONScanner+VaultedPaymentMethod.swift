@@ -1,4 +1,4 @@
-import CheckoutCore
+import CheckoutJSON
 
 /// Readers for the core's saved-method types, shared by the sync client and the vault server.
 extension JSONScanner {

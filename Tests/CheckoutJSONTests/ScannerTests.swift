@@ -1,0 +1,56 @@
+import CheckoutJSON
+import Testing
+
+/// The cursor API the wire readers use is the same tokenizer with the same rules.
+@Suite struct ScannerTests {
+    struct Pair: Equatable { var name: String; var count: Int64 }
+
+    static func pair(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> Pair {
+        var name: String?
+        var count: Int64?
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "name": name = try scanner.readString()
+            case "count": count = try scanner.readInt64()
+            default: try scanner.skipUnknownValue()
+            }
+        }
+        guard let name, let count else { throw JSONScanner.Failure() }
+        return Pair(name: name, count: count)
+    }
+
+    @Test func readsTypedFieldsAndSkipsUnknownOnes() throws {
+        let text = #" {"name": "a\u00e9", "extra": {"x": [1.5e3, null, "y"]}, "count": -42} "#
+        #expect(try JSONReader.scan(text, Self.pair) == Pair(name: "aé", count: -42))
+    }
+
+    @Test(arguments: [
+        (#"{"name": "a", "count": 1,}"#, JSONError.Kind.unexpectedByte),
+        (#"{"name": "a", "count": 01}"#, .invalidNumber),
+        (#"{"name": "a", "count": 1.5}"#, .unexpectedShape),
+        (#"{"name": "a", "count": 9223372036854775808}"#, .unexpectedShape),
+        (#"{"name": "\uD800", "count": 1}"#, .invalidSurrogate),
+        (#"{"name": "a", "extra": [1,], "count": 1}"#, .unexpectedByte),
+        (#"{"name": "a", "extra": NaN, "count": 1}"#, .unexpectedByte),
+        (#"{"name": "a", "count": 1} x"#, .trailingContent),
+        (#"{"name": "a"}"#, .unexpectedShape),
+    ])
+    func theScannerKeepsTheReadersRules(_ text: String, _ kind: JSONError.Kind) {
+        #expect(throws: JSONError.self) { try JSONReader.scan(text, Self.pair) }
+        do {
+            _ = try JSONReader.scan(text, Self.pair)
+        } catch {
+            #expect(error.kind == kind, "\(text): \(error)")
+        }
+    }
+
+    @Test func skippingIsBounded() {
+        let deep = #"{"name": "a", "count": 1, "x": "# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}"
+        #expect(throws: JSONError.self) { try JSONReader.scan(deep, Self.pair) }
+    }
+
+    @Test func scannerErrorsAreLocated() throws {
+        let error = try #require(throws: JSONError.self) { try JSONReader.scan("{\"name\": \"a\",\n \"count\": 01}", Self.pair) }
+        #expect(error.line == 2 && error.column == 12)  // the digit after the leading zero
+    }
+}

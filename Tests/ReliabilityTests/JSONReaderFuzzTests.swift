@@ -1,0 +1,59 @@
+import CheckoutCore
+import CheckoutTheme
+import CheckoutTestSupport
+import Foundation
+import Testing
+
+extension Reliability.HostileInput {
+    /// The one JSON reader itself, at the same case count as every other parser: mutations of the
+    /// package's real documents (configuration, theme, a token payload, an ops body) and random
+    /// bytes. Each case: a value or a typed `JSONError` with a position inside the input, no card
+    /// number in any printable form of the error, never more lenient than Foundation's
+    /// independent parser, and an accepted value survives a round trip through Foundation.
+    @Test("JSONReader: typed located errors, no echo, never more lenient than JSONSerialization")
+    func jsonReader() throws {
+        let seed = ReliabilityBudget.seed &+ 40
+        var mutator = FuzzMutator(seed: seed)
+        var failures = FuzzFailures(target: "JSONReader.read", seed: seed)
+        let token = Self.validToken()
+        let documents: [[UInt8]] = [
+            Array(try Reliability.config("checkout.json")),
+            Array(try Reliability.config("theme.tokens.json")),
+            Array(try JSONEncoder().encode(token)),
+            Array(#"{"ops":[{"opId":"o1","kind":"upsert","instrumentId":"t1","baseVersion":3,"method":{"id":"t1","#.utf8)
+                + Array(#""paymentMethodType":"PAYMENT_CARD","paymentInstrumentType":"PAYMENT_CARD","#.utf8)
+                + Array(#""paymentInstrumentData":{"network":"VISA","last4Digits":"4242","expirationMonth":12,"#.utf8)
+                + Array(#""expirationYear":2031,"binData":{"networks":["VISA"]}},"analyticsId":"a1","isDefault":false}}]}"#.utf8),
+        ]
+        var accepted = 0
+        for index in 0..<Self.cases {
+            failures.ranCase()
+            let input = index % 5 == 4 ? mutator.randomBytes() : mutator.mutate(documents[index % documents.count])
+            let foundation = try? JSONSerialization.jsonObject(with: Data(input), options: [.fragmentsAllowed])
+            do {
+                let value = try JSONReader.read(input)
+                accepted += 1
+                guard let foundation else {
+                    failures.fail(index, "accepted a document JSONSerialization refuses")
+                    continue
+                }
+                // The round trip: Foundation writes what it read, and the reader reads the same value back.
+                guard JSONSerialization.isValidJSONObject([foundation]),
+                      let written = try? JSONSerialization.data(withJSONObject: foundation, options: [.fragmentsAllowed]) else {
+                    continue
+                }
+                if (try? JSONReader.read(Array(written))) != value {
+                    failures.fail(index, "the value differs from Foundation's reading of the same document")
+                }
+            } catch {
+                if error.offset < 0 || error.offset > input.count || error.line < 1 || error.column < 1 {
+                    failures.fail(index, "an error without a position inside the input: \(error)")
+                }
+                failures.checkStrings(of: error, index)
+            }
+        }
+        // Mutations keep some documents valid: the accepting path ran too (not only refusals).
+        #expect(accepted > Self.cases / 50, "only \(accepted) of \(Self.cases) cases were valid JSON")
+        failures.verify(counters: ["fuzz.jsonReader"], planned: Self.cases)
+    }
+}
