@@ -76,7 +76,7 @@ def draw(path, title, xlabel, entries, points, quick):
                   label=f"ideal ({growth}, from {size_label(sizes[0])})")
         axis.plot(sizes, values, marker="o", linewidth=2, color="#1f5fa8", label=f"measured: {label}")
         for size, value in zip(sizes, values):
-            axis.annotate(f"{value:.3g}", (size, value), textcoords="offset points", xytext=(0, 7),
+            axis.annotate(f"{value:,.0f}" if value >= 100 else f"{value:.3g}", (size, value), textcoords="offset points", xytext=(0, 7),
                           ha="center", fontsize=8)
         axis.set_xscale("log")
         if growth == "linear":
