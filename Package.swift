@@ -26,7 +26,6 @@ let package = Package(
     targets: [
         // System-library shims (C libraries from Debian -dev packages).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CLibUUID", path: "Sources/CLibUUID", providers: [.apt(["uuid-dev"])]),
         // libcrypto (not libssl): every cryptographic primitive of the package comes from here.
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
 
@@ -48,7 +47,7 @@ let package = Package(
         .target(name: "HTTPTransport", dependencies: ["CCurl", "CheckoutLocking"], path: "Sources/HTTPTransport",
                 swiftSettings: swift6),
         // Offline vault cache with outbox.
-        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CLibUUID", "WireScanner", "CheckoutLocking",
+        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "WireScanner", "CheckoutLocking",
                                                       "HTTPTransport"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),
 

@@ -305,7 +305,7 @@ int cbench_vault_local_upsert(const char *path, const char *merchant, long custo
                      "\"expirationMonth\":%d,\"expirationYear\":2030,\"cardholderName\":\"%s\"},"
                      "\"analyticsId\":\"%s\",\"isDefault\":false}",
                      t.token, t.last4, t.month, t.holder, t.analytics);
-            // A random (version 4) UUID, as libuuid's uuid_generate_random + uuid_unparse_lower make it.
+            // A random (version 4) UUID in lower-case text, as OperationID makes it (one getrandom call).
             if (getrandom(uuid, sizeof uuid, 0) != (ssize_t)sizeof uuid) return fail(db, st, 3, SQLITE_ERROR);
             uuid[6] = (uuid[6] & 0x0F) | 0x40;
             uuid[8] = (uuid[8] & 0x3F) | 0x80;

@@ -115,27 +115,34 @@ extension VaultStore {
         }
         guard !methods.isEmpty else { return [] }
         let now = clock()
-        let opIds = methods.map { _ in OperationID.make() }
+        let opIds = try methods.map { _ in try OperationID.make() }
         try pool.write { database in
             // Each save is stamped one later than the previous: the customer's counter hands out
             // the whole run at once.
             var tick = try Self.reserveTicks(database, scope: scope, count: methods.count, now: now)
+            // The two statements of every method, taken from the cache once per call.
+            let row = try database.cachedStatement(InstrumentRow.localUpsertReturningVersion)
+            let outbox = try database.cachedStatement(Self.enqueueSQL)
+            defer {
+                row.reset()
+                outbox.reset()
+            }
             for (index, method) in methods.enumerated() {
                 if method.isDefault {
                     try Self.clearDefault(database, scope: scope, except: method.id, now: now)
                 }
                 // The row's server version before this save (tombstones included; 0 for a new row):
                 // the local upsert never changes it, so the upsert itself returns it.
-                let base = try database.withStatement(InstrumentRow.localUpsertReturningVersion) { statement in
-                    try InstrumentRow.bind(method, scope: scope, version: 0, lastUsed: tick, updated: now, to: statement)
-                    guard try statement.step() else {
-                        throw CheckoutError(.vaultFailure, "the saved method's row was not written")
-                    }
-                    return statement.int64(at: 0)
-                }
+                row.reset()
+                try InstrumentRow.bind(method, scope: scope, version: 0, lastUsed: tick, updated: now, to: row)
+                guard try row.step() else { throw CheckoutError(.vaultFailure, "the saved method's row was not written") }
+                let base = row.int64(at: 0)
+                row.reset()
                 tick += 1
-                try Self.enqueue(database, id: opIds[index], scope: scope, kind: .upsert, token: method.id,
-                                 payload: payloads[index], baseVersion: base, now: now)
+                outbox.reset()
+                try Self.bindEnqueue(outbox, id: opIds[index], scope: scope, kind: .upsert, token: method.id,
+                                     payload: payloads[index], baseVersion: base, now: now)
+                try outbox.run()
             }
         }
         return opIds
@@ -148,7 +155,7 @@ extension VaultStore {
         try Self.check(scope)
         try Self.check(token: token)
         let now = clock()
-        let opId = OperationID.make()
+        let opId = try OperationID.make()
         return try pool.write { database in
             guard let base = try Self.version(database, scope: scope, token: token, includeDeleted: false) else {
                 return false
@@ -174,7 +181,7 @@ extension VaultStore {
         try Self.check(scope)
         try Self.check(token: token)
         let now = clock()
-        let opId = OperationID.make()
+        let opId = try OperationID.make()
         try pool.write { database in
             let current = try database.withStatement("""
                 SELECT version, is_default FROM payment_instrument \
@@ -283,21 +290,31 @@ extension VaultStore {
         return last - count + 1
     }
 
+    /// Inserts an outbox row; parameters as `bindEnqueue` binds them.
+    static let enqueueSQL = """
+        INSERT INTO outbox (op_id, merchant_id, customer_id, kind, token, payload, base_version, created) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
     /// Writes an outbox row (inside the caller's transaction).
     static func enqueue(_ database: Database, id: String, scope: VaultScope, kind: OutboxOperation.Kind, token: String,
                         payload: String?, baseVersion: Int64, now: Int64) throws {
-        try database.run("""
-            INSERT INTO outbox (op_id, merchant_id, customer_id, kind, token, payload, base_version, created) \
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """) {
-            try $0.bind(id, at: 1)
-            try $0.bind(scope.merchantId, at: 2)
-            try $0.bind(scope.customerId, at: 3)
-            try $0.bind(kind.rawValue, at: 4)
-            try $0.bind(token, at: 5)
-            try $0.bind(payload, at: 6)
-            try $0.bind(baseVersion, at: 7)
-            try $0.bind(now, at: 8)
+        try database.run(enqueueSQL) {
+            try bindEnqueue($0, id: id, scope: scope, kind: kind, token: token, payload: payload, baseVersion: baseVersion,
+                            now: now)
         }
+    }
+
+    /// Binds the parameters of `enqueueSQL`.
+    static func bindEnqueue(_ statement: Statement, id: String, scope: VaultScope, kind: OutboxOperation.Kind,
+                            token: String, payload: String?, baseVersion: Int64, now: Int64) throws {
+        try statement.bind(id, at: 1)
+        try statement.bind(scope.merchantId, at: 2)
+        try statement.bind(scope.customerId, at: 3)
+        try statement.bind(kind.rawValue, at: 4)
+        try statement.bind(token, at: 5)
+        try statement.bind(payload, at: 6)
+        try statement.bind(baseVersion, at: 7)
+        try statement.bind(now, at: 8)
     }
 }

@@ -102,4 +102,20 @@ struct VaultStoreLastUsedTests {
         #expect(try store.instrument(token: "kept", scope: Fixtures.alice)?.version == 3)
         #expect(try store.instrument(token: "gone", scope: Fixtures.alice)?.isDeleted == false)
     }
+
+    @Test("op ids are distinct random version-4 UUIDs in lower-case text")
+    func operationIds() throws {
+        let ids = try store.upsert((0..<500).map { Fixtures.card("u\($0)") }, scope: Fixtures.alice)
+        #expect(Set(ids).count == 500)
+        let hex = Set("0123456789abcdef")
+        for id in ids {
+            let characters = Array(id)
+            #expect(characters.count == 36)
+            #expect([8, 13, 18, 23].allSatisfy { characters[$0] == "-" })
+            #expect(characters.enumerated().allSatisfy { [8, 13, 18, 23].contains($0.offset) || hex.contains($0.element) })
+            #expect(characters[14] == "4")
+            #expect("89ab".contains(characters[19]))
+            #expect(!CardNumberDetector.containsCardNumber(id))
+        }
+    }
 }
