@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test bench bench-quick deps build tsan test-long preview
+.PHONY: demo test bench bench-quick bench-scaling deps build tsan test-long preview
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -31,6 +31,15 @@ bench: deps
 bench-quick: deps
 	swift build -c release --product checkout-bench
 	bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift run -c release --skip-build checkout-bench --quick
+
+## The scaling section in release (how each cost grows; a few minutes), then its charts: the JSON
+## goes to bench-results/scaling.json, the PNGs to docs/images/scaling-*.png (matplotlib from PyPI
+## into .build/plot-venv on first use).
+bench-scaling: deps
+	swift build -c release --product checkout-bench
+	mkdir -p bench-results
+	swift run -c release --skip-build checkout-bench --only scaling --json bench-results/scaling.json
+	bash scripts/plot-scaling.sh bench-results/scaling.json
 
 build: deps
 	swift build

@@ -127,7 +127,7 @@ let package = Package(
         .target(name: "Spawning", dependencies: ["CSpawn", "CheckoutLocking"], path: "Sources/Spawning", swiftSettings: swift6),
         // The loopback listening socket of the tests' stub servers and proxies and the bench's proxy.
         .target(name: "Loopback", path: "Sources/Loopback", swiftSettings: swift6),
-        .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("uuid")]),
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CheckoutDemo", "CBenchBaselines", "VaultServer",
                                                              "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
                                          "Loopback", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/random.h>
+#include <uuid/uuid.h>
 
 // =============================================================================================
 // Card validation
@@ -152,15 +152,15 @@ long cbench_rss_bytes(void) {
 
 static const char *REMOTE_UPSERT_SQL =
     INSERT_SQL ", version = excluded.version WHERE payment_instrument.version < excluded.version";
-static const char *LOCAL_UPSERT_SQL = INSERT_SQL ", last_used = excluded.last_used";
+static const char *LOCAL_UPSERT_SQL = INSERT_SQL ", last_used = excluded.last_used RETURNING version";
 static const char *PENDING_SQL = "SELECT DISTINCT token FROM outbox WHERE merchant_id = ? AND customer_id = ?";
 static const char *SYNC_STATE_SQL =
     "INSERT INTO sync_state (merchant_id, customer_id, cursor, last_synced) VALUES (?, ?, ?, ?) "
     "ON CONFLICT (merchant_id, customer_id) DO UPDATE SET cursor = excluded.cursor, last_synced = excluded.last_synced";
-static const char *VERSION_SQL =
-    "SELECT version FROM payment_instrument WHERE merchant_id = ? AND customer_id = ? AND token = ?";
 static const char *TICK_SQL =
-    "SELECT max(last_used) FROM payment_instrument WHERE merchant_id = ? AND customer_id = ?";
+    "INSERT INTO customer_last_used (merchant_id, customer_id, last_used) VALUES (?1, ?2, ?3) "
+    "ON CONFLICT (merchant_id, customer_id) DO UPDATE SET last_used = max(excluded.last_used, last_used + ?4) "
+    "RETURNING last_used";
 static const char *OUTBOX_SQL =
     "INSERT INTO outbox (op_id, merchant_id, customer_id, kind, token, payload, base_version, created) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
@@ -272,69 +272,62 @@ int cbench_vault_local_upsert(const char *path, const char *merchant, long custo
     sqlite3 *db;
     int rc = open_db(path, &db);
     if (rc != SQLITE_OK) return rc;
-    sqlite3_stmt *st[4] = {NULL, NULL, NULL, NULL};
-    if ((rc = sqlite3_prepare_v3(db, VERSION_SQL, -1, SQLITE_PREPARE_PERSISTENT, &st[0], NULL)) != SQLITE_OK ||
-        (rc = sqlite3_prepare_v3(db, TICK_SQL, -1, SQLITE_PREPARE_PERSISTENT, &st[1], NULL)) != SQLITE_OK ||
-        (rc = sqlite3_prepare_v3(db, LOCAL_UPSERT_SQL, -1, SQLITE_PREPARE_PERSISTENT, &st[2], NULL)) != SQLITE_OK ||
-        (rc = sqlite3_prepare_v3(db, OUTBOX_SQL, -1, SQLITE_PREPARE_PERSISTENT, &st[3], NULL)) != SQLITE_OK)
-        return fail(db, st, 4, rc);
+    // The store's statements for a save (VaultStore.upsert): per transaction the customer's
+    // last-used counter (one primary-key upsert), per instrument the row's upsert returning its
+    // base version, and the outbox row.
+    sqlite3_stmt *st[3] = {NULL, NULL, NULL};
+    if ((rc = sqlite3_prepare_v3(db, TICK_SQL, -1, SQLITE_PREPARE_PERSISTENT, &st[0], NULL)) != SQLITE_OK ||
+        (rc = sqlite3_prepare_v3(db, LOCAL_UPSERT_SQL, -1, SQLITE_PREPARE_PERSISTENT, &st[1], NULL)) != SQLITE_OK ||
+        (rc = sqlite3_prepare_v3(db, OUTBOX_SQL, -1, SQLITE_PREPARE_PERSISTENT, &st[2], NULL)) != SQLITE_OK)
+        return fail(db, st, 3, rc);
     struct instrument_text t;
     char payload[512], op_id[40], customer[32];
-    unsigned char uuid[16];
+    uuid_t uuid;
     for (long c = 0; c < customers; c++) {
         snprintf(customer, sizeof customer, "c_%ld", c);
-        if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK) return fail(db, st, 4, rc);
+        if ((rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL)) != SQLITE_OK) return fail(db, st, 3, rc);
+        // Reserve perCustomer last-used stamps.
+        int64_t n = perCustomer > 0 ? perCustomer : 1;
+        int64_t first_value = now + n - 1 > n ? now + n - 1 : n;
+        sqlite3_bind_text(st[0], 1, merchant, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st[0], 2, customer, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(st[0], 3, first_value);
+        sqlite3_bind_int64(st[0], 4, n);
+        if ((rc = sqlite3_step(st[0])) != SQLITE_ROW) return fail(db, st, 3, rc);
+        int64_t tick = sqlite3_column_int64(st[0], 0) - n + 1;
+        sqlite3_reset(st[0]);
         for (long i = 0; i < perCustomer; i++) {
             instrument_text(&t, c, i);
-            // The payload the store encodes (JSONEncoder, sorted keys) for the same instrument.
+            // The payload the store writes (WireJSON.appendMethod) for the same instrument.
             snprintf(payload, sizeof payload,
-                     "{\"analyticsId\":\"%s\",\"id\":\"%s\",\"isDefault\":false,\"paymentInstrumentData\":{"
-                     "\"cardholderName\":\"%s\",\"expirationMonth\":%d,\"expirationYear\":2030,\"first6Digits\":\"424242\","
-                     "\"last4Digits\":\"%s\",\"network\":\"VISA\"},\"paymentInstrumentType\":\"PAYMENT_CARD\","
-                     "\"paymentMethodType\":\"PAYMENT_CARD\"}",
-                     t.analytics, t.token, t.holder, t.month, t.last4);
-            // A random (version 4) UUID, as libuuid's uuid_generate_random + uuid_unparse_lower make it.
-            if (getrandom(uuid, sizeof uuid, 0) != (ssize_t)sizeof uuid) return fail(db, st, 4, SQLITE_ERROR);
-            uuid[6] = (uuid[6] & 0x0F) | 0x40;
-            uuid[8] = (uuid[8] & 0x3F) | 0x80;
-            snprintf(op_id, sizeof op_id, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                     uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8], uuid[9],
-                     uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]);
-            // Base version (tombstones included).
-            sqlite3_bind_text(st[0], 1, merchant, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st[0], 2, customer, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st[0], 3, t.token, -1, SQLITE_TRANSIENT);
-            int64_t base = 0;
-            if ((rc = sqlite3_step(st[0])) == SQLITE_ROW) base = sqlite3_column_int64(st[0], 0);
-            else if (rc != SQLITE_DONE) return fail(db, st, 4, rc);
-            sqlite3_reset(st[0]);
-            // Last-used tick.
-            sqlite3_bind_text(st[1], 1, merchant, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st[1], 2, customer, -1, SQLITE_TRANSIENT);
-            int64_t latest = 0;
-            if ((rc = sqlite3_step(st[1])) == SQLITE_ROW) latest = sqlite3_column_int64(st[1], 0);
-            else return fail(db, st, 4, rc);
+                     "{\"id\":\"%s\",\"paymentMethodType\":\"PAYMENT_CARD\",\"paymentInstrumentType\":\"PAYMENT_CARD\","
+                     "\"paymentInstrumentData\":{\"network\":\"VISA\",\"first6Digits\":\"424242\",\"last4Digits\":\"%s\","
+                     "\"expirationMonth\":%d,\"expirationYear\":2030,\"cardholderName\":\"%s\"},"
+                     "\"analyticsId\":\"%s\",\"isDefault\":false}",
+                     t.token, t.last4, t.month, t.holder, t.analytics);
+            // A random (version 4) UUID in lower-case text from libuuid, as SafeIdentifier makes it.
+            uuid_generate_random(uuid);
+            uuid_unparse_lower(uuid, op_id);
+            // The row; it returns the base version (tombstones included, 0 for a new row).
+            bind_instrument(st[1], merchant, customer, &t, 0, tick++, now);
+            if ((rc = sqlite3_step(st[1])) != SQLITE_ROW) return fail(db, st, 3, rc);
+            int64_t base = sqlite3_column_int64(st[1], 0);
             sqlite3_reset(st[1]);
-            int64_t tick = latest + 1 > now ? latest + 1 : now;
-            // The row.
-            bind_instrument(st[2], merchant, customer, &t, 0, tick, now);
-            if ((rc = sqlite3_step(st[2])) != SQLITE_DONE) return fail(db, st, 4, rc);
-            sqlite3_reset(st[2]);
             // The outbox op.
-            sqlite3_bind_text(st[3], 1, op_id, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st[3], 2, merchant, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st[3], 3, customer, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st[3], 4, "upsert", -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st[3], 5, t.token, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st[3], 6, payload, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(st[3], 7, base);
-            sqlite3_bind_int64(st[3], 8, now);
-            if ((rc = sqlite3_step(st[3])) != SQLITE_DONE) return fail(db, st, 4, rc);
-            sqlite3_reset(st[3]);
+            sqlite3_bind_text(st[2], 1, op_id, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st[2], 2, merchant, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st[2], 3, customer, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st[2], 4, "upsert", -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st[2], 5, t.token, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st[2], 6, payload, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_int64(st[2], 7, base);
+            sqlite3_bind_int64(st[2], 8, now);
+            if ((rc = sqlite3_step(st[2])) != SQLITE_DONE) return fail(db, st, 3, rc);
+            sqlite3_reset(st[2]);
         }
-        if ((rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) return fail(db, st, 4, rc);
+        if ((rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) return fail(db, st, 3, rc);
     }
-    for (int i = 0; i < 4; i++) sqlite3_finalize(st[i]);
+    for (int i = 0; i < 3; i++) sqlite3_finalize(st[i]);
     sqlite3_close_v2(db);
     return 0;
 }

@@ -28,6 +28,10 @@ enum InstrumentRow {
     /// A local save: keeps the server version, moves the row up the list.
     static let localUpsert = insert + ", last_used = excluded.last_used"
 
+    /// `localUpsert` returning the row's version, which it leaves as it was (0 for a new row):
+    /// the save's base version without a query of its own.
+    static let localUpsertReturningVersion = localUpsert + " RETURNING version"
+
     /// A remote change: takes the server version, keeps the local last-used time, never goes back in version.
     static let remoteUpsert = insert + ", version = excluded.version WHERE payment_instrument.version < excluded.version"
 

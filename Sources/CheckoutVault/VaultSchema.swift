@@ -62,6 +62,21 @@ enum VaultSchema {
                 ALTER TABLE sync_state ADD COLUMN server_default_known INTEGER NOT NULL DEFAULT 0;
                 """)
         }
+        // Each customer's highest last-used stamp, so a save takes the next one by primary key
+        // instead of `max(last_used)` over the customer's rows (VaultStore.reserveTicks).
+        migrator.registerMigration("2026-12-vault-customer-last-used") { database in
+            try database.execute("""
+                CREATE TABLE customer_last_used (
+                    merchant_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    last_used INTEGER NOT NULL,
+                    PRIMARY KEY (merchant_id, customer_id)
+                ) WITHOUT ROWID;
+                INSERT INTO customer_last_used (merchant_id, customer_id, last_used)
+                    SELECT merchant_id, customer_id, max(last_used) FROM payment_instrument
+                    GROUP BY merchant_id, customer_id HAVING max(last_used) > 0;
+                """)
+        }
         return migrator
     }()
 }

@@ -87,13 +87,16 @@ extension VaultStore {
 
     /// Inserts or replaces several instruments in one transaction, as if saved one after the
     /// other, queueing one `upsert` operation each. Returns the operation ids in order.
+    ///
+    /// The SQL work does not grow with the customer's number of saved methods or the store's size:
+    /// per call one primary-key upsert of the customer's last-used counter, per method the row's
+    /// upsert (which returns the base version) and its outbox row.
     @discardableResult
     public func upsert(_ methods: [VaultedPaymentMethod], scope: VaultScope) throws -> [String] {
         try Self.check(scope)
         var payloads: [String] = []
         payloads.reserveCapacity(methods.count)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        var bytes: [UInt8] = []
         for method in methods {
             try Self.check(token: method.id)
             try VaultDataGuard.check(method)
@@ -102,28 +105,44 @@ extension VaultStore {
             if let violation = InstrumentLimits.violation(of: method) {
                 throw CheckoutError(.invalidPaymentData, violation.message)
             }
-            let payload = String(decoding: try encoder.encode(method), as: UTF8.self)
-            try VaultDataGuard.checkPayload(payload)
+            // The wire's own writer (the shape of the synthesized `Encodable`). Its keys are the
+            // fixed field names, none naming a security code, so only the text needs the check.
+            bytes.removeAll(keepingCapacity: true)
+            WireJSON.appendMethod(method, to: &bytes)
+            let payload = String(decoding: bytes, as: UTF8.self)
+            try VaultDataGuard.checkText(payload, field: "the payload")
             payloads.append(payload)
         }
+        guard !methods.isEmpty else { return [] }
         let now = clock()
         let opIds = methods.map { _ in SafeIdentifier.random() }
         try pool.write { database in
-            // The customer's latest last-used stamp, read once: inside this transaction only these
-            // saves move it, so each next stamp is the previous one plus one (or the wall clock).
-            var latest = try Self.latestTick(database, scope: scope)
+            // Each save is stamped one later than the previous: the customer's counter hands out
+            // the whole run at once.
+            var tick = try Self.reserveTicks(database, scope: scope, count: methods.count, now: now)
+            // The two statements of every method, taken from the cache once per call.
+            let row = try database.cachedStatement(InstrumentRow.localUpsertReturningVersion)
+            let outbox = try database.cachedStatement(Self.enqueueSQL)
+            defer {
+                row.reset()
+                outbox.reset()
+            }
             for (index, method) in methods.enumerated() {
                 if method.isDefault {
                     try Self.clearDefault(database, scope: scope, except: method.id, now: now)
                 }
-                let base = try Self.version(database, scope: scope, token: method.id, includeDeleted: true) ?? 0
-                let tick = max(now, latest + 1)
-                latest = tick
-                try database.run(InstrumentRow.localUpsert) {
-                    try InstrumentRow.bind(method, scope: scope, version: 0, lastUsed: tick, updated: now, to: $0)
-                }
-                try Self.enqueue(database, id: opIds[index], scope: scope, kind: .upsert, token: method.id,
-                                 payload: payloads[index], baseVersion: base, now: now)
+                // The row's server version before this save (tombstones included; 0 for a new row):
+                // the local upsert never changes it, so the upsert itself returns it.
+                row.reset()
+                try InstrumentRow.bind(method, scope: scope, version: 0, lastUsed: tick, updated: now, to: row)
+                guard try row.step() else { throw CheckoutError(.vaultFailure, "the saved method's row was not written") }
+                let base = row.int64(at: 0)
+                row.reset()
+                tick += 1
+                outbox.reset()
+                try Self.bindEnqueue(outbox, id: opIds[index], scope: scope, kind: .upsert, token: method.id,
+                                     payload: payloads[index], baseVersion: base, now: now)
+                try outbox.run()
             }
         }
         return opIds
@@ -200,7 +219,9 @@ extension VaultStore {
         try Self.check(token: token)
         let now = clock()
         try pool.write { database in
-            let tick = try Self.nextTick(database, scope: scope, now: now)
+            // An unknown token takes no stamp (the counter only moves for a row that moves).
+            guard try Self.version(database, scope: scope, token: token, includeDeleted: false) != nil else { return }
+            let tick = try Self.reserveTicks(database, scope: scope, count: 1, now: now)
             try database.run("""
                 UPDATE payment_instrument SET last_used = ? \
                 WHERE merchant_id = ? AND customer_id = ? AND token = ? AND deleted = 0
@@ -241,36 +262,59 @@ extension VaultStore {
         }
     }
 
-    /// A last-used stamp later than every other of the customer: the wall clock, or one more.
-    static func nextTick(_ database: Database, scope: VaultScope, now: Int64) throws -> Int64 {
-        max(now, try latestTick(database, scope: scope) + 1)
-    }
+    /// Upserts the customer's last-used counter.
+    static let reserveTicksSQL = """
+        INSERT INTO customer_last_used (merchant_id, customer_id, last_used) VALUES (?1, ?2, ?3) \
+        ON CONFLICT (merchant_id, customer_id) DO UPDATE SET last_used = max(excluded.last_used, last_used + ?4) \
+        RETURNING last_used
+        """
 
-    /// The customer's highest last-used stamp (0 when none).
-    static func latestTick(_ database: Database, scope: VaultScope) throws -> Int64 {
-        try database.withStatement(
-            "SELECT max(last_used) FROM payment_instrument WHERE merchant_id = ? AND customer_id = ?") { statement in
+    /// Reserves `count` (at least 1) consecutive last-used stamps for the customer, each later
+    /// than every stamp the customer had, and returns the first: the wall clock, or one more than
+    /// the previous stamp.
+    ///
+    /// One primary-key upsert of `customer_last_used` (the customer's highest stamp) instead of
+    /// `max(last_used)` over the customer's rows, so the cost does not grow with their number.
+    /// Stamps `t1...tn` with `t1 = max(now, latest + 1)` and `t(i+1) = ti + 1` end at
+    /// `max(now + n - 1, latest + n)`, which is what the statement stores and returns.
+    static func reserveTicks(_ database: Database, scope: VaultScope, count: Int, now: Int64) throws -> Int64 {
+        let count = Int64(max(1, count))
+        let last = try database.withStatement(reserveTicksSQL) { statement in
             try statement.bind(scope.merchantId, at: 1)
             try statement.bind(scope.customerId, at: 2)
-            return try statement.step() ? statement.int64(at: 0) : 0
+            try statement.bind(max(now + count - 1, count), at: 3)
+            try statement.bind(count, at: 4)
+            guard try statement.step() else { throw CheckoutError(.vaultFailure, "the last-used counter was not written") }
+            return statement.int64(at: 0)
         }
+        return last - count + 1
     }
+
+    /// Inserts an outbox row; parameters as `bindEnqueue` binds them.
+    static let enqueueSQL = """
+        INSERT INTO outbox (op_id, merchant_id, customer_id, kind, token, payload, base_version, created) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
     /// Writes an outbox row (inside the caller's transaction).
     static func enqueue(_ database: Database, id: String, scope: VaultScope, kind: OutboxOperation.Kind, token: String,
                         payload: String?, baseVersion: Int64, now: Int64) throws {
-        try database.run("""
-            INSERT INTO outbox (op_id, merchant_id, customer_id, kind, token, payload, base_version, created) \
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """) {
-            try $0.bind(id, at: 1)
-            try $0.bind(scope.merchantId, at: 2)
-            try $0.bind(scope.customerId, at: 3)
-            try $0.bind(kind.rawValue, at: 4)
-            try $0.bind(token, at: 5)
-            try $0.bind(payload, at: 6)
-            try $0.bind(baseVersion, at: 7)
-            try $0.bind(now, at: 8)
+        try database.run(enqueueSQL) {
+            try bindEnqueue($0, id: id, scope: scope, kind: kind, token: token, payload: payload, baseVersion: baseVersion,
+                            now: now)
         }
+    }
+
+    /// Binds the parameters of `enqueueSQL`.
+    static func bindEnqueue(_ statement: Statement, id: String, scope: VaultScope, kind: OutboxOperation.Kind,
+                            token: String, payload: String?, baseVersion: Int64, now: Int64) throws {
+        try statement.bind(id, at: 1)
+        try statement.bind(scope.merchantId, at: 2)
+        try statement.bind(scope.customerId, at: 3)
+        try statement.bind(kind.rawValue, at: 4)
+        try statement.bind(token, at: 5)
+        try statement.bind(payload, at: 6)
+        try statement.bind(baseVersion, at: 7)
+        try statement.bind(now, at: 8)
     }
 }

@@ -14,5 +14,6 @@ enum BenchSections {
         Section(name: "server", run: ServerBench.run),
         Section(name: "postgres", run: PostgresBench.run),
         Section(name: "orchestration", run: OrchestrationBench.run),
+        Section(name: "scaling", run: ScalingBench.run),
     ]
 }

@@ -60,13 +60,15 @@ enum SessionBench {
                      methodCount: enabled)
     }
 
-    /// Starts `count` sessions one after the other and keeps them; returns them and the growth of
-    /// RSS and of glibc's heap in bytes.
-    static func idleSessions(_ setup: Setup, count: Int) async throws -> (sessions: [CheckoutSession], rss: Int, heap: Int) {
+    /// Starts `count` sessions one after the other and keeps them; returns them, the growth of
+    /// RSS and of glibc's heap in bytes, and the seconds the starts took.
+    static func idleSessions(_ setup: Setup, count: Int) async throws
+        -> (sessions: [CheckoutSession], rss: Int, heap: Int, seconds: Double) {
         var sessions: [CheckoutSession] = []
         sessions.reserveCapacity(count)
         Measure.trimHeap()
         let rssBefore = Measure.rssBytes, heapBefore = Measure.heapInUse
+        let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<count {
             let session = setup.makeSession()
             await session.start()
@@ -76,7 +78,8 @@ enum SessionBench {
             }
             sessions.append(session)
         }
-        return (sessions, Measure.rssBytes - rssBefore, Measure.heapInUse - heapBefore)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return (sessions, Measure.rssBytes - rssBefore, Measure.heapInUse - heapBefore, seconds)
     }
 
     /// What a shopper does in a ready session: select the card, type it, pay. Nil on success,
@@ -136,7 +139,7 @@ enum SessionBench {
         // Memory per idle ready session: start N, keep them alive, divide the RSS growth.
         let idle = options.scale(10_000, quick: 800)
         for (name, setup) in [("standard", standardSetup), ("50_methods", fifty)] {
-            let (sessions, rss, heap) = try await idleSessions(setup, count: idle)
+            let (sessions, rss, heap, _) = try await idleSessions(setup, count: idle)
             let perSession = Double(rss) / Double(idle) / 1024
             figures.append(Figure(
                 name: "session.idle_ready_memory_\(name)", value: perSession, unit: "KB/session",
@@ -150,7 +153,7 @@ enum SessionBench {
         let payments = options.scale(5_000, quick: 1_000)
         var paySamples: [Double] = []
         for _ in 0..<(options.quick ? 1 : 2) {
-            let (ready, _, _) = try await idleSessions(standardSetup, count: payments)
+            let (ready, _, _, _) = try await idleSessions(standardSetup, count: payments)
             let start = DispatchTime.now().uptimeNanoseconds
             let failures = await withTaskGroup(of: String?.self) { group -> [String] in
                 for session in ready { group.addTask { await selectValidatePay(session) } }

@@ -76,7 +76,9 @@ enum VaultBench {
             (VaultScope(merchantId: merchant, customerId: "c_\(customer)"),
              (0..<localPerCustomer).map { method($0, customer: customer) })
         }
-        let local = try Measure.paired(repeats) {
+        // Seven pairs (the median of 7): a pair takes under a second, and this ratio is the
+        // one with the tightest target.
+        let local = try Measure.paired(options.quick ? 2 : 7) {
             let path = freshPath()
             defer { removeDatabase(path) }
             let store = try VaultStore(path: path)
@@ -98,38 +100,28 @@ enum VaultBench {
         figures.append(Figure(
             name: "vault.local_upsert_with_outbox", value: localRate, unit: "rows/s",
             spread: local.subject.spread, baseline: localBaseline, baselineName: "raw C", ratio: local.ratio, pairs: local.pairs,
-            target: "ratio <= 1.5x", targetMet: local.ratio <= 1.5,
+            target: "ratio <= 1.3x", targetMet: local.ratio <= 1.3,
             note: "upsert([...], scope:) of \(localPerCustomer) instruments for each of \(localCustomers) customers, a transaction each: "
-                + "version + last-used queries, row, outbox op with JSON payload"))
+                + "last-used counter upsert per customer, row upsert returning its version, outbox op with JSON payload; "
+                + "C runs the same statements"))
 
-        // Where the local save's time goes: the payload encoding and payment-data guard the store
-        // runs per method before any SQL (public API: VaultDataGuard), timed alone.
+        // Where the local save's time goes: the payment-data guard the store runs per method before
+        // any SQL (public API: VaultDataGuard), timed alone, on payload texts made beforehand.
         let guardSample = Array(batches.flatMap(\.1).prefix(2_000))
+        let encoder = JSONEncoder()
+        let guardPayloads = try guardSample.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let guardTime = try Measure.repeated(repeats) {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return try Measure.seconds {
-                for method in guardSample {
+            try Measure.seconds {
+                for (method, payload) in zip(guardSample, guardPayloads) {
                     try VaultDataGuard.check(method)
-                    try VaultDataGuard.checkPayload(String(decoding: try encoder.encode(method), as: UTF8.self))
+                    try VaultDataGuard.checkText(payload, field: "the payload")
                 }
             }
         }
-        let encodeTime = try Measure.repeated(repeats) {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            var bytes = 0
-            let seconds = try Measure.seconds {
-                for method in guardSample { bytes += try encoder.encode(method).count }
-            }
-            guard bytes > 0 else { throw BenchFailure("vault: nothing encoded") }
-            return seconds
-        }
-        let encodeShare = encodeTime.median / guardTime.median
         figures.append(Figure(
             name: "vault.local_upsert_payload_guard", value: guardTime.median / Double(guardSample.count) * 1e6,
             unit: "µs/row", spread: guardTime.spread,
-            note: "breakdown: JSONEncoder payload (\(Int((encodeShare * 100).rounded()))% of it) + VaultDataGuard.check + checkPayload per saved method, no SQL "
+            note: "breakdown: VaultDataGuard.check + the payload's card-number check per saved method, no SQL, no encoding "
                 + "(the store's whole local save costs \(Figure.format(1e6 / localRate)) µs/row, raw C \(Figure.format(1e6 / localBaseline)) µs/row)"))
 
         // 3. Reads on a big table: customers x 20 rows.

@@ -52,8 +52,9 @@ int cbench_vault_apply_page(const char *path, const char *merchant, const char *
                             long rows, long version, int64_t now);
 
 /// `upsert([...], scope:)` once per customer "c_<n>" (n < `customers`), `perCustomer` instruments
-/// each: BEGIN IMMEDIATE; per instrument the base-version query, the last-used tick query, the
-/// local upsert and the outbox insert (a JSON payload of the shape the store writes); COMMIT.
+/// each, the store's statements exactly: BEGIN IMMEDIATE; the customer's last-used counter upsert
+/// (primary key, reserving `perCustomer` stamps); per instrument the local upsert returning the base
+/// version and the outbox insert (the JSON payload bytes the store writes); COMMIT.
 int cbench_vault_local_upsert(const char *path, const char *merchant, long customers, long perCustomer, int64_t now);
 
 /// Fills the table with `customers` x `perCustomer` rows (remote-upsert SQL, one transaction per
