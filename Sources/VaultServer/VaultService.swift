@@ -134,6 +134,10 @@ struct VaultService: Sendable {
             var results: [WireOpResult] = []
             results.reserveCapacity(ops.count)
             var liveCount: Int?  // the customer's live instruments, counted once per batch when needed
+            try tx.prefetchOpRecords(key, opIds: ops.compactMap { prepared in
+                if case .valid(let valid) = prepared { return valid.op.opId }
+                return nil
+            })
             for prepared in ops {
                 switch prepared {
                 case .rejected(let result):

@@ -105,6 +105,13 @@ enum PostgresVaultStatements {
             SELECT body_hash, result_json, created_at FROM vault_op_log WHERE merchant = $1 AND customer = $2 AND op_id = $3
             """)
 
+    /// The records of several op ids at once (`$3` a text array literal), for a batch's lookups.
+    static let opRecords = PostgresStatement(
+        name: "vault_op_records", sql: """
+            SELECT op_id, body_hash, result_json, created_at FROM vault_op_log
+            WHERE merchant = $1 AND customer = $2 AND op_id = ANY($3::text[])
+            """)
+
     static let putOpRecord = PostgresStatement(
         name: "vault_put_op_record", sql: """
             INSERT INTO vault_op_log (merchant, customer, op_id, body_hash, result_json, created_at)
