@@ -17,8 +17,9 @@ import VaultServer
 /// And because nobody else can
 /// change a locked customer's rows until commit, a write transaction reads a small customer's
 /// rows once (up to `cacheLimit`, tombstones included) and answers `instrument` and
-/// `liveInstruments` from that copy, which its own `put`s and purges keep current; a customer with
-/// more rows is read row by row.
+/// `liveInstruments` from that copy, which its own `put`s and purges keep current; for a customer
+/// with more rows, the rows a batch names are read in one statement (`prefetchInstruments`), and
+/// any other row by itself.
 final class PostgresStorageTransaction: VaultStorageTransaction {
     private typealias SQL = PostgresVaultStatements
 
@@ -40,6 +41,10 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
     private var prefetchedOpIds: [CustomerKey: Set<String>] = [:]
     /// The op records read by `prefetchOpRecords` and written by `putOpRecord`, per customer.
     private var opRecords: [CustomerKey: [String: StoredOpRecord]] = [:]
+    /// For a locked customer too large for `cache`: the rows `prefetchInstruments` read (and
+    /// `put` wrote since), answering `instrument` for the ids in `partialIds` (absent: no row).
+    private var partial: [CustomerKey: [String: InstrumentRecord]] = [:]
+    private var partialIds: [CustomerKey: Set<String>] = [:]
     /// The size of the first sequence fetch: 1, or one per op of an announced batch.
     private var firstSequenceFetch = 1
 
@@ -102,6 +107,7 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
 
     func instrument(_ key: CustomerKey, id: String) throws -> InstrumentRecord? {
         if let rows = try cachedRows(key) { return rows[id] }
+        if partialIds[key]?.contains(id) == true { return partial[key]?[id] }
         try lock(key)
         return try rows(SQL.instrument, [key.merchant, key.customer, id]).first
     }
@@ -136,6 +142,18 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
             instrument.deletedAt.map { String($0) },
         ])
         cache[key]?[instrument.id] = instrument
+        if writes, uncached.contains(key) { partial[key, default: [:]][instrument.id] = instrument }
+    }
+
+    /// For a customer with more rows than `cacheLimit`, reads the rows of `ids` in one statement
+    /// (a smaller customer's rows are all read once anyway, by `cachedRows`).
+    func prefetchInstruments(_ key: CustomerKey, ids: [String]) throws {
+        guard writes, !ids.isEmpty, ids.count <= Self.prefetchLimit, try cachedRows(key) == nil else { return }
+        let loaded = try rows(SQL.instrumentsById, [key.merchant, key.customer, Self.textArray(ids)])
+        var known = partial[key] ?? [:]
+        for row in loaded { known[row.id] = row }
+        partial[key] = known
+        partialIds[key, default: []].formUnion(ids)
     }
 
     /// A fresh value of `vault_change_seq`. Only valid once a customer lock is held, which is what
@@ -185,6 +203,7 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
         try lock(key)
         try write(SQL.purgeTombstones, [key.merchant, key.customer, String(deletedAtOrBefore)])
         cache[key] = cache[key]?.filter { _, row in !(row.deleted && (row.deletedAt.map { $0 <= deletedAtOrBefore } ?? false)) }
+        partial[key] = partial[key]?.filter { _, row in !(row.deleted && (row.deletedAt.map { $0 <= deletedAtOrBefore } ?? false)) }
     }
 
     func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
@@ -192,6 +211,11 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
         try write(SQL.purgeExpiredOps, [String(opsCreatedAtOrBefore)])
         for key in cache.keys {
             cache[key] = cache[key]?.filter { _, row in
+                !(row.deleted && (row.deletedAt.map { $0 <= tombstonesDeletedAtOrBefore } ?? false))
+            }
+        }
+        for key in partial.keys {
+            partial[key] = partial[key]?.filter { _, row in
                 !(row.deleted && (row.deletedAt.map { $0 <= tombstonesDeletedAtOrBefore } ?? false))
             }
         }

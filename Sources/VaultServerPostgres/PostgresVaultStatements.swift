@@ -16,6 +16,12 @@ enum PostgresVaultStatements {
             SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND id = $3
             """)
 
+    /// The rows of several ids at once (`$3` a text array literal), for a large customer's batch.
+    static let instrumentsById = PostgresStatement(
+        name: "vault_instruments_by_id", sql: """
+            SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND id = ANY($3::text[])
+            """)
+
     /// Every row of a customer, tombstones included, up to `$3` of them (the transaction's cache).
     static let customerRows = PostgresStatement(
         name: "vault_customer_rows", sql: """

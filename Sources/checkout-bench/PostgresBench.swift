@@ -129,7 +129,7 @@ enum PostgresBench {
                 baselineName: isBaseline ? nil : "SQLite, 1 instance",
                 ratio: isBaseline ? nil : opsRatio, pairs: isBaseline ? nil : o.count,
                 target: opsTarget, targetMet: opsTarget == nil ? nil : opsRatio <= 2,
-                note: "\(backend.label): \(clients) concurrent clients (one customer each, alternating over the instances) "
+                note: "\(backend.label): \(clients) concurrent clients (a customer of their own per 1,000 ops, alternating over the instances) "
                     + "pushing \(batchesPerClient) batches of \(batchSize) upserts each through HTTPRemoteVault"
                     + (isBaseline ? "; SQLite in WAL mode with synchronous=NORMAL (a commit is not flushed to disk)" : "")))
         }
@@ -160,6 +160,8 @@ enum PostgresBench {
     }
 
     static let batchSize = 100
+    /// Batches pushed for one customer before the client moves to the next (10 x 100 = the cap).
+    static let batchesPerCustomer = 10
 
     /// Seeds the feed's customer and returns the change-feed URL of every instance.
     static func prepareFeed(_ harnesses: [VaultServerHarness]) async throws -> [String] {
@@ -184,7 +186,7 @@ enum PostgresBench {
         return (reports.map(\.rate).reduce(0, +), reports.map(\.p99).max() ?? .nan)
     }
 
-    /// One run of op batches: concurrent clients, one customer each (new customers per `round`),
+    /// One run of op batches: concurrent clients, a customer of their own per 1,000 ops (new ones per `round`),
     /// client i on instance i % n; ops applied per second.
     static func opsRun(_ harnesses: [VaultServerHarness], round: Int, clients: Int, batchesPerClient: Int,
                        backend: String) async throws -> Double {
@@ -194,8 +196,11 @@ enum PostgresBench {
                 for client in 0..<clients {
                     let remote = remotes[client % remotes.count]
                     group.addTask {
-                        let scope = VaultScope(merchantId: VaultServerHarness.merchant, customerId: "c_ops_r\(round)_c\(client)")
                         for batch in 0..<batchesPerClient {
+                            // A fresh customer every `batchesPerCustomer` batches: one customer holds at most
+                            // `maxInstrumentsPerCustomer` (1,000) instruments.
+                            let scope = VaultScope(merchantId: VaultServerHarness.merchant,
+                                                   customerId: "c_ops_r\(round)_c\(client)_p\(batch / batchesPerCustomer)")
                             let ops = (0..<batchSize).map { item in
                                 let index = batch * batchSize + item
                                 let method = VaultBench.method(index, customer: client)

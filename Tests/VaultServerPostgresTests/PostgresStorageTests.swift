@@ -323,6 +323,30 @@ struct PostgresStorageTests {
         #expect(PostgresStorageTransaction.textArray(["a\"b", "c\\d"]) == #"{"a\"b","c\\d"}"#)
     }
 
+    @Test("a customer over the cache's size: a batch's rows read at once answer as one-by-one lookups do")
+    func prefetchedInstrumentsOfALargeCustomer() throws {
+        let schema = try PostgresTestSchema()
+        defer { withExtendedLifetime(schema) {} }
+        let storage = try schema.storage()
+        let count = PostgresStorageTransaction.cacheLimit + 20
+        try storage.transaction { tx in
+            _ = try tx.instrument(Self.key, id: "x")
+            for index in 0..<count { try tx.put(Self.key, Self.row("r\(index)", sequence: try tx.nextSequence())) }
+        }
+        let ids = ["r0", "r7", "r\(count - 1)", "absent", #"r "q" \"#]
+        let direct = try storage.transaction { tx in try ids.map { try tx.instrument(Self.key, id: $0) } }
+        #expect(direct.compactMap { $0 }.count == 3)
+        let (prefetched, afterPut) = try storage.transaction { tx -> ([InstrumentRecord?], InstrumentRecord?) in
+            try tx.prefetchInstruments(Self.key, ids: ids)
+            let seen = try ids.map { try tx.instrument(Self.key, id: $0) }
+            try tx.put(Self.key, Self.row("absent", sequence: try tx.nextSequence(), version: 1))
+            return (seen, try tx.instrument(Self.key, id: "absent"))
+        }
+        #expect(prefetched == direct)
+        #expect(afterPut?.id == "absent")
+        #expect(try storage.read { tx in try tx.instrument(Self.key, id: "absent") } == afterPut)
+    }
+
     @Test("a read transaction refuses writes and sequences")
     func readIsReadOnly() throws {
         let schema = try PostgresTestSchema()
