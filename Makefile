@@ -21,10 +21,11 @@ test: deps
 	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build
 
 ## Runs the benchmarks in release mode (see README for the figures); the PostgreSQL section runs
-## on a throwaway cluster when a PostgreSQL server is installed, and says it was skipped otherwise.
+## on a throwaway cluster (and its op batches also on a durable one: fsync=on) when a PostgreSQL server
+## is installed, and says it was skipped otherwise.
 bench: deps
 	swift build -c release --product checkout-bench
-	bash scripts/with-postgres.sh --optional swift run -c release --skip-build checkout-bench
+	bash scripts/with-postgres.sh --optional --durable swift run -c release --skip-build checkout-bench
 
 ## The benchmark smoke test CI runs: every section on tiny inputs (well under a minute once built
 ## in release). Fails when a section fails or a figure is missing, never on a missed target.

@@ -130,7 +130,8 @@ let package = Package(
         .target(name: "CBenchBaselines", path: "Sources/CBenchBaselines", linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("uuid")]),
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CheckoutDemo", "CBenchBaselines", "VaultServer",
                                                              "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
-                                         "Loopback", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
+                                         "Loopback", "CheckoutOrchestration", "CheckoutOrchestrationPostgres",
+                                                             "MicroHTTPServer", "CMicroHTTPD", "CCurl"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.

@@ -18,20 +18,32 @@
 #
 #   scripts/with-postgres.sh --optional swift test --skip-build
 #
+# With --durable (before or after --optional), a second cluster starts beside the first with the
+# durable settings a production server keeps (fsync=on, synchronous_commit=on,
+# full_page_writes=on), on its own port and in its own directory, and CMD also gets
+# CHECKOUTKIT_POSTGRES_DURABLE_URL: the benchmark's PostgreSQL section measures both side by side:
+#
+#   scripts/with-postgres.sh --optional --durable swift run -c release checkout-bench --only postgres
+#
 # When CHECKOUTKIT_POSTGRES_URL is already set (a developer's own server), CMD runs against it and no
-# cluster is started; the tests work in schemas of their own and drop them.
+# cluster is started (CHECKOUTKIT_POSTGRES_DURABLE_URL, if wanted, is then the developer's to set);
+# the tests work in schemas of their own and drop them.
 #
 # Environment: PG_BIN overrides the server binaries (default: /usr/lib/postgresql/15/bin, else the
 # newest /usr/lib/postgresql/*/bin, else initdb on PATH).
 set -euo pipefail
 
 OPTIONAL=0
-if [ "${1:-}" = "--optional" ]; then
-    OPTIONAL=1
-    shift
-fi
+DURABLE=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --optional) OPTIONAL=1; shift ;;
+        --durable) DURABLE=1; shift ;;
+        *) break ;;
+    esac
+done
 if [ $# -eq 0 ]; then
-    echo "usage: scripts/with-postgres.sh [--optional] CMD [ARG...]" >&2
+    echo "usage: scripts/with-postgres.sh [--optional] [--durable] CMD [ARG...]" >&2
     exit 2
 fi
 
@@ -97,15 +109,15 @@ PY
 # As root the cluster belongs to `postgres`, which may not reach a private $TMPDIR: use /tmp.
 if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then BASE=/tmp; else BASE=${TMPDIR:-/tmp}; fi
 WORK=$(mktemp -d "$BASE/checkoutkit-pg.XXXXXX")
-DATA="$WORK/data"
-LOG="$WORK/server.log"
-STARTED=0
+# The data directories of the clusters started so far (the cleanup stops each).
+STARTED_DATA=()
 
 cleanup() {
     local status=$?
-    if [ "$STARTED" -eq 1 ]; then
-        as_owner "$BIN/pg_ctl" -D "$DATA" -m immediate -w stop >/dev/null 2>&1 || true
-    fi
+    local data
+    for data in "${STARTED_DATA[@]+"${STARTED_DATA[@]}"}"; do
+        as_owner "$BIN/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
+    done
     rm -rf "$WORK"
     exit "$status"
 }
@@ -116,45 +128,65 @@ trap 'exit 143' TERM
 chmod 700 "$WORK"
 if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then chown postgres: "$WORK"; fi
 
-PASSWORD=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
-printf '%s\n' "$PASSWORD" > "$WORK/initdb.pw"
-if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then chown postgres: "$WORK/initdb.pw"; fi
-chmod 600 "$WORK/initdb.pw"
-as_owner "$BIN/initdb" -D "$DATA" -U "$OWNER" --auth-local=trust --auth-host=scram-sha-256 --pwfile="$WORK/initdb.pw" \
-    --encoding=UTF8 --locale=C.UTF-8 -N >/dev/null 2>"$WORK/initdb.err" \
-    || { cat "$WORK/initdb.err" >&2; echo "with-postgres: initdb failed" >&2; exit 1; }
-rm -f "$WORK/initdb.pw"
-
-PORT=""
-for attempt in 1 2 3; do
-    PORT=$(free_port) || { echo "with-postgres: no free port" >&2; exit 1; }
-    # fsync off and no full-page writes: a throwaway cluster trades durability for speed.
-    if as_owner "$BIN/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $WORK -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-        start >/dev/null; then
-        STARTED=1
-        break
-    fi
-    echo "with-postgres: start on port $PORT failed (attempt $attempt)" >&2
-    cat "$LOG" >&2 || true
-done
-if [ "$STARTED" -ne 1 ]; then exit 1; fi
-
 DB=checkoutkit_test
-# The password file libpq reads (it must be 0600), for the invoking user and, as root, the owner.
-umask 077
-printf '127.0.0.1:%s:*:%s:%s\n' "$PORT" "$OWNER" "$PASSWORD" > "$WORK/pgpass"
+: > "$WORK/pgpass"
+chmod 600 "$WORK/pgpass"
 export PGPASSFILE="$WORK/pgpass"
-if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then
-    cp "$WORK/pgpass" "$WORK/pgpass.owner" && chown postgres: "$WORK/pgpass.owner"
-    runuser -u postgres -- env PGPASSFILE="$WORK/pgpass.owner" "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U "$OWNER" "$DB"
-else
-    "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U "$OWNER" "$DB"
-fi
-umask 022
 
-export CHECKOUTKIT_POSTGRES_URL="postgres://$OWNER@127.0.0.1:$PORT/$DB"
-echo "with-postgres: PostgreSQL $("$BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PORT (CHECKOUTKIT_POSTGRES_URL=$CHECKOUTKIT_POSTGRES_URL)" >&2
+# start_cluster NAME SETTINGS...: initdb's $WORK/NAME, starts it on a free loopback port with the
+# given `-c` settings, creates the database and sets CLUSTER_PORT and CLUSTER_URL.
+start_cluster() {
+    local name=$1
+    shift
+    local data="$WORK/$name"
+    local log="$WORK/$name.log"
+    local password
+    password=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+    printf '%s\n' "$password" > "$WORK/initdb.pw"
+    if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then chown postgres: "$WORK/initdb.pw"; fi
+    chmod 600 "$WORK/initdb.pw"
+    as_owner "$BIN/initdb" -D "$data" -U "$OWNER" --auth-local=trust --auth-host=scram-sha-256 --pwfile="$WORK/initdb.pw" \
+        --encoding=UTF8 --locale=C.UTF-8 -N >/dev/null 2>"$WORK/initdb.err" \
+        || { cat "$WORK/initdb.err" >&2; echo "with-postgres: initdb failed" >&2; exit 1; }
+    rm -f "$WORK/initdb.pw"
+
+    local port="" started=0 attempt
+    for attempt in 1 2 3; do
+        port=$(free_port) || { echo "with-postgres: no free port" >&2; exit 1; }
+        if as_owner "$BIN/pg_ctl" -D "$data" -l "$log" -w -t 60 \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $WORK $* -c max_connections=200" \
+            start >/dev/null; then
+            started=1
+            STARTED_DATA+=("$data")
+            break
+        fi
+        echo "with-postgres: start on port $port failed (attempt $attempt)" >&2
+        cat "$log" >&2 || true
+    done
+    if [ "$started" -ne 1 ]; then exit 1; fi
+
+    # The password file libpq reads (it must be 0600), for the invoking user and, as root, the owner.
+    printf '127.0.0.1:%s:*:%s:%s\n' "$port" "$OWNER" "$password" >> "$WORK/pgpass"
+    if [ "$OWNER" = postgres ] && [ "$(id -u)" -eq 0 ]; then
+        install -m 600 -o postgres "$WORK/pgpass" "$WORK/pgpass.owner"
+        runuser -u postgres -- env PGPASSFILE="$WORK/pgpass.owner" "$BIN/createdb" -h 127.0.0.1 -p "$port" -U "$OWNER" "$DB"
+    else
+        "$BIN/createdb" -h 127.0.0.1 -p "$port" -U "$OWNER" "$DB"
+    fi
+    CLUSTER_PORT=$port
+    CLUSTER_URL="postgres://$OWNER@127.0.0.1:$port/$DB"
+}
+
+# fsync off and no full-page writes: a throwaway cluster trades durability for speed.
+start_cluster data -c fsync=off -c synchronous_commit=off -c full_page_writes=off
+export CHECKOUTKIT_POSTGRES_URL="$CLUSTER_URL"
+echo "with-postgres: PostgreSQL $("$BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$CLUSTER_PORT (CHECKOUTKIT_POSTGRES_URL=$CHECKOUTKIT_POSTGRES_URL)" >&2
+if [ "$DURABLE" -eq 1 ]; then
+    # What a production server keeps: every commit flushed to disk before it is acknowledged.
+    start_cluster durable -c fsync=on -c synchronous_commit=on -c full_page_writes=on
+    export CHECKOUTKIT_POSTGRES_DURABLE_URL="$CLUSTER_URL"
+    echo "with-postgres: durable cluster (fsync=on, synchronous_commit=on) (CHECKOUTKIT_POSTGRES_DURABLE_URL=$CHECKOUTKIT_POSTGRES_DURABLE_URL)" >&2
+fi
 
 # CMD runs in the background so that a TERM or INT reaching this script (CI timeouts, Ctrl-C) is
 # handled at once: it is forwarded to CMD, and the EXIT trap still stops and removes the cluster.

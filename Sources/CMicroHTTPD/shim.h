@@ -181,6 +181,13 @@ static inline struct MHD_Response *cmhd_response_stream(uint64_t size, size_t bl
     return MHD_create_response_from_callback(size, block_size, reader, cls, free_reader);
 }
 
+/// Creates a response that takes over `size` bytes at `data`, which must come from malloc:
+/// libmicrohttpd frees them when the response is destroyed. No copy is made, and the head and
+/// body can leave in one send. On NULL nothing was taken over: the caller frees `data`.
+static inline struct MHD_Response *cmhd_response_take(size_t size, void *data) {
+    return MHD_create_response_from_buffer(size, data, MHD_RESPMEM_MUST_FREE);
+}
+
 /// Creates a response holding a private copy of `size` bytes at `data`.
 static inline struct MHD_Response *cmhd_response_copy(size_t size, const void *data) {
     return MHD_create_response_from_buffer(size, (void *)data, MHD_RESPMEM_MUST_COPY);

@@ -11,15 +11,17 @@
 /// checks every row and computes the exact size (the `Content-Length`), and a `FeedStream`
 /// writes the bytes into libmicrohttpd's buffer as the connection drains: the method JSON
 /// straight from the rows, and between two methods one small piece (the `glue`: a row's id,
-/// version and flags, or the page's cursor and `hasMore`), built when it is reached.
+/// version and flags, or the page's cursor and `hasMore`), all built once by `init`.
 struct FeedEncoder: Sendable {
     /// The exact number of bytes of the page.
     let byteCount: Int
     private let rows: [InstrumentRecord]
-    private let cursor: String
-    private let hasMore: Bool
     /// Per row, where its method's `"isDefault":false` starts (0 for a tombstone: unused).
     private let defaultOffsets: [Int]
+    /// Every glue piece of the page, one after the other, built once by `init` (a few dozen bytes
+    /// per row: its id, version and flags); `glueEnds[i]` is where the glue before row `i` ends.
+    private let glue: [UInt8]
+    private let glueEnds: [Int]
 
     static let defaultOff = Array(#""isDefault":false"#.utf8)
     static let defaultOn = Array(#""isDefault":true"#.utf8)
@@ -28,16 +30,16 @@ struct FeedEncoder: Sendable {
     /// top-level `"isDefault":false`, is an internal error: found here, before any byte is sent.
     init(_ page: VaultService.FeedPage) throws {
         rows = page.rows
-        cursor = page.cursor
-        hasMore = page.hasMore
         var offsets: [Int] = []
         offsets.reserveCapacity(page.rows.count)
-        var total = 0
+        var ends: [Int] = []
+        ends.reserveCapacity(page.rows.count + 1)
         var glue: [UInt8] = []
+        glue.reserveCapacity(64 * (page.rows.count + 1) + page.cursor.utf8.count)
+        var methodBytes = 0
         for index in 0...page.rows.count {
-            glue.removeAll(keepingCapacity: true)
             Self.appendGlue(before: index, rows: page.rows, cursor: page.cursor, hasMore: page.hasMore, to: &glue)
-            total += glue.count
+            ends.append(glue.count)
             guard index < page.rows.count else { break }
             let row = page.rows[index]
             guard !row.deleted else { offsets.append(0); continue }
@@ -47,17 +49,19 @@ struct FeedEncoder: Sendable {
                 throw VaultHTTPError.internalError
             }
             offsets.append(offset)
-            total += json.utf8.count + (row.isDefault ? Self.defaultOn.count - Self.defaultOff.count : 0)
+            methodBytes += json.utf8.count + (row.isDefault ? Self.defaultOn.count - Self.defaultOff.count : 0)
         }
         defaultOffsets = offsets
-        byteCount = total
+        self.glue = glue
+        glueEnds = ends
+        byteCount = glue.count + methodBytes
     }
 
     /// The rows of the page, plus one: the glue after the last row.
     var pieceRows: Int { rows.count + 1 }
 
-    /// One piece of the page: bytes built by `appendGlue`, a slice of a row's method JSON, or the
-    /// `"isDefault":true` that replaces a default row's `"isDefault":false`.
+    /// One piece of the page: the glue before a row (or the page's end), a slice of a row's
+    /// method JSON, or the `"isDefault":true` that replaces a default row's `"isDefault":false`.
     enum Piece {
         case glue
         case method(row: Int, range: Range<Int>)
@@ -79,11 +83,12 @@ struct FeedEncoder: Sendable {
         }
     }
 
-    /// Appends the glue before row `index`: what closes the previous row (or opens the page),
-    /// then the row's id, version, deleted flag and `"method":` key (or, after the last row, the
-    /// cursor and `hasMore` that close the page).
-    func appendGlue(before index: Int, to out: inout [UInt8]) {
-        Self.appendGlue(before: index, rows: rows, cursor: cursor, hasMore: hasMore, to: &out)
+    /// Calls `body` with the glue before row `index` (after the last row: the page's end): what
+    /// closes the previous row (or opens the page), then the row's id, version, deleted flag and
+    /// `"method":` key (or the cursor and `hasMore` that close the page).
+    func withGlueBytes<Result>(before index: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let start = index == 0 ? 0 : glueEnds[index - 1]
+        return glue.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<glueEnds[index]])) }
     }
 
     /// Calls `body` with the UTF-8 bytes of row `row`'s method JSON (empty for a tombstone).
@@ -117,9 +122,10 @@ struct FeedEncoder: Sendable {
     }
 
     private static func firstIndex(of pattern: [UInt8], in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard bytes.count >= pattern.count else { return nil }
-        outer: for start in 0...(bytes.count - pattern.count) {
-            for offset in 0..<pattern.count where bytes[start + offset] != pattern[offset] { continue outer }
+        guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
+        // Most positions fail on their first byte: only those that match it are compared further.
+        outer: for start in 0...(bytes.count - pattern.count) where bytes[start] == first {
+            for offset in 1..<pattern.count where bytes[start + offset] != pattern[offset] { continue outer }
             return start
         }
         return nil
@@ -127,8 +133,14 @@ struct FeedEncoder: Sendable {
 
     /// Appends `text` as a JSON string literal.
     static func appendString(_ text: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(0x22)
+        // Ids, statuses and cursors rarely hold anything to escape: copied whole when so.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += text.utf8
+            out.append(0x22)
+            return
+        }
+        let hex = Array("0123456789abcdef".utf8)
         for byte in text.utf8 {
             switch byte {
             case 0x22: out += [0x5C, 0x22]

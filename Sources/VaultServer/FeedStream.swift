@@ -4,8 +4,7 @@ import CheckoutLocking
 ///
 /// libmicrohttpd asks for the next bytes each time the connection can take more
 /// (`MHD_create_response_from_callback`); the stream remembers where it stopped: which piece,
-/// and how far into it. Only the glue being written is held; method JSON is copied from the
-/// rows. Not thread-safe: libmicrohttpd calls one connection's reader one call at a time.
+/// and how far into it. Glue and method JSON are copied from the encoder and its rows. Not thread-safe: libmicrohttpd calls one connection's reader one call at a time.
 final class FeedStream {
     private let encoder: FeedEncoder
     /// Told when the stream is released (by libmicrohttpd's free callback).
@@ -15,8 +14,6 @@ final class FeedStream {
     private var part = 0
     /// The bytes of the current piece already written.
     private var offset = 0
-    /// The current glue, built when its piece is reached.
-    private var glue: [UInt8] = []
     /// Every byte written so far.
     private(set) var written = 0
 
@@ -45,12 +42,9 @@ final class FeedStream {
             let copied: Int
             switch piece {
             case .glue:
-                if offset == 0 {
-                    glue.removeAll(keepingCapacity: true)
-                    encoder.appendGlue(before: row, to: &glue)
+                (length, copied) = encoder.withGlueBytes(before: row) { glue in
+                    (glue.count, Self.copy(glue, from: offset, into: buffer, at: filled))
                 }
-                length = glue.count
-                copied = glue.withUnsafeBytes { Self.copy($0, from: offset, into: buffer, at: filled) }
             case .defaultOn:
                 length = FeedEncoder.defaultOn.count
                 copied = FeedEncoder.defaultOn.withUnsafeBytes { Self.copy($0, from: offset, into: buffer, at: filled) }

@@ -342,15 +342,27 @@ private func refuse(_ error: VaultHTTPError, on connection: OpaquePointer) -> MH
     queue(VaultRequestHandler.errorResponse(error), on: connection, close: true)
 }
 
-/// Queues `response` on the connection. A change-feed page is streamed: libmicrohttpd asks
-/// `vaultServerFeedReader` for it a block at a time, with the exact `Content-Length` known up front,
-/// and releases the `FeedStream` through `vaultServerFeedRelease` once, however the answer ends.
+/// Queues `response` on the connection. A change-feed page larger than one block
+/// (`feedBlockBytes`) is streamed: libmicrohttpd asks `vaultServerFeedReader` for it a block at a
+/// time, with the exact `Content-Length` known up front, and releases the `FeedStream` through
+/// `vaultServerFeedRelease` once, however the answer ends. A smaller page is written whole first.
 private func queue(_ response: VaultHTTPResponse, on connection: OpaquePointer, close: Bool,
                    feedStreams: FeedStreamTally? = nil) -> MHD_Result {
     let created: OpaquePointer?
     switch response.body {
     case .bytes(let body):
         created = body.withUnsafeBytes { bytes in cmhd_response_copy(bytes.count, bytes.baseAddress) }
+    case .feed(let encoder) where encoder.byteCount <= feedBlockBytes:
+        // A page within one block is written whole into memory libmicrohttpd takes over: no
+        // more than the block a stream would get, and the head and body leave in one send.
+        guard let memory = malloc(encoder.byteCount) else { return cmhd_no() }
+        let written = FeedStream(encoder).read(into: UnsafeMutableRawBufferPointer(start: memory, count: encoder.byteCount))
+        guard written == encoder.byteCount else {
+            free(memory)
+            return cmhd_no()
+        }
+        created = cmhd_response_take(encoder.byteCount, memory)
+        if created == nil { free(memory) }
     case .feed(let encoder):
         let stream = Unmanaged.passRetained(FeedStream(encoder, tally: feedStreams))
         created = cmhd_response_stream(UInt64(encoder.byteCount), feedBlockBytes, vaultServerFeedReader, stream.toOpaque(),

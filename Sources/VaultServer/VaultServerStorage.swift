@@ -60,6 +60,15 @@ public protocol VaultStorageTransaction {
     func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord?
     /// Records the outcome of an op under its id.
     func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws
+    /// A hint before a batch: `opIds` are about to be looked up with `opRecord`, one by one, in
+    /// this transaction. A storage with costly round trips (PostgreSQL) reads them all at once
+    /// here and answers the lookups from that read; `opRecord` must answer exactly as without the
+    /// hint (its own `putOpRecord`s included). The default does nothing.
+    func prefetchOpRecords(_ key: CustomerKey, opIds: [String]) throws
+    /// A hint before a batch, like `prefetchOpRecords`: the instruments `ids` are about to be
+    /// looked up with `instrument`; `instrument` must answer exactly as without it. The default
+    /// does nothing.
+    func prefetchInstruments(_ key: CustomerKey, ids: [String]) throws
     /// The vault's secret for change-feed cursors: random, made once when the storage is created,
     /// the same for every server instance on this storage and across restarts. Ephemeral key
     /// hashes are keyed by a derivation of it too.
@@ -90,6 +99,12 @@ extension VaultStorageTransaction {
     public func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
         throw ExpiryPurgeUnsupported()
     }
+
+    /// Does nothing: every `opRecord` call reads the storage.
+    public func prefetchOpRecords(_ key: CustomerKey, opIds: [String]) throws {}
+
+    /// Does nothing: every `instrument` call reads the storage.
+    public func prefetchInstruments(_ key: CustomerKey, ids: [String]) throws {}
 
     /// Throws `EphemeralKeysUnsupported`: a storage written before ephemeral keys keeps compiling.
     public func insertEphemeralKey(_ record: EphemeralKeyRecord) throws { throw EphemeralKeysUnsupported() }

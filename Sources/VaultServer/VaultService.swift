@@ -134,6 +134,12 @@ struct VaultService: Sendable {
             var results: [WireOpResult] = []
             results.reserveCapacity(ops.count)
             var liveCount: Int?  // the customer's live instruments, counted once per batch when needed
+            let valid = ops.compactMap { prepared -> WireOp? in
+                if case .valid(let valid) = prepared { return valid.op }
+                return nil
+            }
+            try tx.prefetchOpRecords(key, opIds: valid.map(\.opId))
+            try tx.prefetchInstruments(key, ids: valid.map(\.instrumentId))
             for prepared in ops {
                 switch prepared {
                 case .rejected(let result):

@@ -9,12 +9,17 @@ import VaultServer
 /// Round trips dominate the cost of an op batch, so a write transaction queues what returns
 /// nothing (the lock, `put`, `putOpRecord`, the purge) with `executeLater`: it reaches the server,
 /// in order, in the same pipeline as the next read or the `COMMIT`. Sequences are fetched a few
-/// at a time while the lock is held (1, then 16, then 64 per fetch), which keeps them in commit
-/// order; unused ones are skipped numbers, which the feed tolerates. And because nobody else can
+/// at a time while the lock is held (1, then 16, then 64 per fetch; the first fetch of a batch
+/// announced by `prefetchOpRecords` takes one per op, up to 256), which keeps them in commit
+/// order; unused ones are skipped numbers, which the feed tolerates. A batch's op records are
+/// read in one statement (`prefetchOpRecords`), under the lock, instead of one round trip per
+/// op; the lookups are answered from that read and from the transaction's own `putOpRecord`s.
+/// And because nobody else can
 /// change a locked customer's rows until commit, a write transaction reads a small customer's
 /// rows once (up to `cacheLimit`, tombstones included) and answers `instrument` and
-/// `liveInstruments` from that copy, which its own `put`s and purges keep current; a customer with
-/// more rows is read row by row.
+/// `liveInstruments` from that copy, which its own `put`s and purges keep current; for a customer
+/// with more rows, the rows a batch names are read in one statement (`prefetchInstruments`), and
+/// any other row by itself.
 final class PostgresStorageTransaction: VaultStorageTransaction {
     private typealias SQL = PostgresVaultStatements
 
@@ -31,6 +36,20 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
     private var cache: [CustomerKey: [String: InstrumentRecord]] = [:]
     /// Locked customers with more than `cacheLimit` rows.
     private var uncached: Set<CustomerKey> = []
+    /// The op ids `prefetchOpRecords` read, per locked customer: `opRecord` answers these from
+    /// `opRecords` (absent there: no record).
+    private var prefetchedOpIds: [CustomerKey: Set<String>] = [:]
+    /// The op records read by `prefetchOpRecords` and written by `putOpRecord`, per customer.
+    private var opRecords: [CustomerKey: [String: StoredOpRecord]] = [:]
+    /// For a locked customer too large for `cache`: the rows `prefetchInstruments` read (and
+    /// `put` wrote since), answering `instrument` for the ids in `partialIds` (absent: no row).
+    private var partial: [CustomerKey: [String: InstrumentRecord]] = [:]
+    private var partialIds: [CustomerKey: Set<String>] = [:]
+    /// The size of the first sequence fetch: 1, or one per op of an announced batch.
+    private var firstSequenceFetch = 1
+
+    /// The most op ids read by one `prefetchOpRecords` statement, and the largest first fetch of sequences.
+    static let prefetchLimit = 256
 
     /// The most rows of one customer a write transaction loads at once.
     static let cacheLimit = 256
@@ -88,6 +107,7 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
 
     func instrument(_ key: CustomerKey, id: String) throws -> InstrumentRecord? {
         if let rows = try cachedRows(key) { return rows[id] }
+        if partialIds[key]?.contains(id) == true { return partial[key]?[id] }
         try lock(key)
         return try rows(SQL.instrument, [key.merchant, key.customer, id]).first
     }
@@ -122,6 +142,18 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
             instrument.deletedAt.map { String($0) },
         ])
         cache[key]?[instrument.id] = instrument
+        if writes, uncached.contains(key) { partial[key, default: [:]][instrument.id] = instrument }
+    }
+
+    /// For a customer with more rows than `cacheLimit`, reads the rows of `ids` in one statement
+    /// (a smaller customer's rows are all read once anyway, by `cachedRows`).
+    func prefetchInstruments(_ key: CustomerKey, ids: [String]) throws {
+        guard writes, !ids.isEmpty, ids.count <= Self.prefetchLimit, try cachedRows(key) == nil else { return }
+        let loaded = try rows(SQL.instrumentsById, [key.merchant, key.customer, Self.textArray(ids)])
+        var known = partial[key] ?? [:]
+        for row in loaded { known[row.id] = row }
+        partial[key] = known
+        partialIds[key, default: []].formUnion(ids)
     }
 
     /// A fresh value of `vault_change_seq`. Only valid once a customer lock is held, which is what
@@ -141,7 +173,7 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
 
     private func fetchSequence() throws -> Int64 {
         if let next = sequences.popLast() { return next }
-        let count = sequenceFetches == 0 ? 1 : (sequenceFetches == 1 ? 16 : 64)
+        let count = sequenceFetches == 0 ? firstSequenceFetch : (sequenceFetches == 1 ? 16 : 64)
         sequenceFetches += 1
         let result = try connection.execute(SQL.nextSequences, [String(count)])
         guard result.rowCount == count else { throw PostgresError(.unexpectedResult, message: "nextval returned \(result.rowCount) rows") }
@@ -171,6 +203,7 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
         try lock(key)
         try write(SQL.purgeTombstones, [key.merchant, key.customer, String(deletedAtOrBefore)])
         cache[key] = cache[key]?.filter { _, row in !(row.deleted && (row.deletedAt.map { $0 <= deletedAtOrBefore } ?? false)) }
+        partial[key] = partial[key]?.filter { _, row in !(row.deleted && (row.deletedAt.map { $0 <= deletedAtOrBefore } ?? false)) }
     }
 
     func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
@@ -181,10 +214,49 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
                 !(row.deleted && (row.deletedAt.map { $0 <= tombstonesDeletedAtOrBefore } ?? false))
             }
         }
+        for key in partial.keys {
+            partial[key] = partial[key]?.filter { _, row in
+                !(row.deleted && (row.deletedAt.map { $0 <= tombstonesDeletedAtOrBefore } ?? false))
+            }
+        }
+    }
+
+    /// Reads the records of `opIds` in one statement after taking the customer's lock, so that
+    /// it sees every batch committed before (write transactions only; a read one looks each up).
+    func prefetchOpRecords(_ key: CustomerKey, opIds: [String]) throws {
+        guard writes, !opIds.isEmpty, opIds.count <= Self.prefetchLimit else { return }
+        try lock(key)
+        if sequenceFetches == 0 { firstSequenceFetch = opIds.count }
+        let result = try connection.execute(SQL.opRecords, [key.merchant, key.customer, Self.textArray(opIds)])
+        var records = opRecords[key] ?? [:]
+        for row in 0..<result.rowCount {
+            let opId = result.string(row, 0)
+            records[opId] = StoredOpRecord(opId: opId, bodyHash: result.string(row, 1), resultJSON: result.string(row, 2),
+                                           createdAt: try result.int64(row, 3))
+        }
+        opRecords[key] = records
+        prefetchedOpIds[key, default: []].formUnion(opIds)
+    }
+
+    /// A PostgreSQL array literal of `texts` (`{"a","b\\"c"}`): every element quoted, `\` and `"`
+    /// escaped, so no element can end early or split (NUL is refused when the statement is sent).
+    static func textArray(_ texts: [String]) -> String {
+        var literal = "{"
+        for (index, text) in texts.enumerated() {
+            if index > 0 { literal += "," }
+            literal += "\""
+            for character in text.unicodeScalars {
+                if character == "\\" || character == "\"" { literal += "\\" }
+                literal.unicodeScalars.append(character)
+            }
+            literal += "\""
+        }
+        return literal + "}"
     }
 
     func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? {
         try lock(key)
+        if prefetchedOpIds[key]?.contains(opId) == true { return opRecords[key]?[opId] }
         let result = try connection.execute(SQL.opRecord, [key.merchant, key.customer, opId])
         guard result.rowCount > 0 else { return nil }
         return StoredOpRecord(opId: opId, bodyHash: result.string(0, 0), resultJSON: result.string(0, 1),
@@ -193,6 +265,7 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
 
     func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws {
         try lock(key)
+        if writes { opRecords[key, default: [:]][record.opId] = record }
         try write(SQL.putOpRecord, [
             key.merchant, key.customer, record.opId, record.bodyHash, record.resultJSON, String(record.createdAt),
         ])

@@ -16,6 +16,12 @@ enum PostgresVaultStatements {
             SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND id = $3
             """)
 
+    /// The rows of several ids at once (`$3` a text array literal), for a large customer's batch.
+    static let instrumentsById = PostgresStatement(
+        name: "vault_instruments_by_id", sql: """
+            SELECT \(columns) FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND id = ANY($3::text[])
+            """)
+
     /// Every row of a customer, tombstones included, up to `$3` of them (the transaction's cache).
     static let customerRows = PostgresStatement(
         name: "vault_customer_rows", sql: """
@@ -103,6 +109,13 @@ enum PostgresVaultStatements {
     static let opRecord = PostgresStatement(
         name: "vault_op_record", sql: """
             SELECT body_hash, result_json, created_at FROM vault_op_log WHERE merchant = $1 AND customer = $2 AND op_id = $3
+            """)
+
+    /// The records of several op ids at once (`$3` a text array literal), for a batch's lookups.
+    static let opRecords = PostgresStatement(
+        name: "vault_op_records", sql: """
+            SELECT op_id, body_hash, result_json, created_at FROM vault_op_log
+            WHERE merchant = $1 AND customer = $2 AND op_id = ANY($3::text[])
             """)
 
     static let putOpRecord = PostgresStatement(

@@ -1,5 +1,4 @@
 import CheckoutLocking
-import HTTPTransport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,10 +7,10 @@ import Glibc
 /// `checkout-bench --load-generator URL --api-key KEY [--connections N] [--seconds S] [--max-requests M]`:
 /// the second process of the server benchmark.
 ///
-/// Keeps N requests in flight over N kept-alive connections of one `HTTPTransport` (libcurl; HTTPS
-/// with `--ca-bundle PEM`) to a loopback URL, each task sending GET requests back to back, for S seconds or
-/// M requests in all, whichever comes first. Prints one JSON line: requests, errors, seconds and
-/// latency percentiles in microseconds. Refuses any host but loopback.
+/// Keeps N requests in flight over N kept-alive libcurl connections (`CurlLoadLoop`: one thread,
+/// one multi handle; HTTPS with `--ca-bundle PEM`) to a loopback URL, each connection sending GET
+/// requests back to back, for S seconds or M requests in all, whichever comes first. Prints one
+/// JSON line: requests, errors, seconds and latency percentiles in microseconds. Refuses any host but loopback.
 enum LoadGenerator {
     static let flag = "--load-generator"
 
@@ -43,30 +42,11 @@ enum LoadGenerator {
             FileHandle.standardError.write(Data("checkout-bench --load-generator: \(error)\n".utf8))
             return 2
         }
-        let tally = Locked(Tally())
-        let remaining = RequestBudget(options.maxRequests)
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(options.seconds * 1e9)
-        let transport = HTTPTransport(
-            baseURL: options.baseURL,
-            configuration: HTTPTransportConfiguration(timeout: 10, exchangeTimeout: 10, maxConnections: options.connections,
-                                                      tls: TLSOptions(caBundle: options.caBundle)))
         let start = DispatchTime.now().uptimeNanoseconds
-        await withTaskGroup(of: Tally.self) { group in
-            for _ in 0..<options.connections {
-                group.addTask { await runConnection(options, transport: transport, deadline: deadline, remaining: remaining) }
-            }
-            for await result in group {
-                tally.withLock { total in
-                    total.requests += result.requests
-                    total.errors += result.errors
-                    total.latencies += result.latencies
-                    for (status, count) in result.statusErrors { total.statusErrors[status, default: 0] += count }
-                    if total.firstError == nil { total.firstError = result.firstError }
-                }
-            }
-        }
+        let deadline = start + UInt64(options.seconds * 1e9)
+        // The loop blocks: it runs on a thread of its own, never on a task's.
+        let total = await onOwnThread { CurlLoadLoop.run(options, deadline: deadline) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let total = tally.withLock { $0 }
         let sorted = total.latencies.sorted().map(Double.init)
         let report: [String: Any] = [
             "requests": total.requests, "errors": total.errors, "seconds": seconds,
@@ -129,34 +109,5 @@ enum LoadGenerator {
             index += 1
         }
         return options
-    }
-
-    /// One connection's loop: send, read the whole response, record the latency, repeat.
-    static func runConnection(_ options: Options, transport: HTTPTransport, deadline: UInt64,
-                              remaining: RequestBudget) async -> Tally {
-        var tally = Tally()
-        tally.latencies.reserveCapacity(200_000)
-        let request = HTTPRequest(method: "GET", path: options.pathAndQuery,
-                                  headers: [HTTPHeaderField(name: "Authorization", value: "Bearer \(options.apiKey)"),
-                                            HTTPHeaderField(name: "Accept", value: "application/json")])
-        while DispatchTime.now().uptimeNanoseconds < deadline {
-            guard remaining.take() else { break }
-            let sent = DispatchTime.now().uptimeNanoseconds
-            do {
-                let response = try await transport.send(request)
-                let elapsed = DispatchTime.now().uptimeNanoseconds - sent
-                tally.requests += 1
-                tally.latencies.append(UInt32(min(elapsed / 1000, UInt64(UInt32.max))))
-                if response.status != 200 {
-                    tally.errors += 1
-                    tally.statusErrors[response.status, default: 0] += 1
-                }
-            } catch {
-                tally.errors += 1
-                if tally.firstError == nil { tally.firstError = error.description }
-                try? await Task.sleep(for: .milliseconds(1))
-            }
-        }
-        return tally
     }
 }

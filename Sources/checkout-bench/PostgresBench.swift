@@ -16,12 +16,21 @@ enum PostgresBench {
     /// The environment variable naming the database (the same one the tests read).
     static let variable = "CHECKOUTKIT_POSTGRES_URL"
 
+    /// The environment variable naming a database on a durable cluster (`fsync=on`,
+    /// `synchronous_commit=on`; `scripts/with-postgres.sh --durable` starts one).
+    static let durableVariable = "CHECKOUTKIT_POSTGRES_DURABLE_URL"
+
     /// One storage set-up under test.
     struct Backend {
         var label: String
         var name: String
         var instances: Int
-        var postgres: Bool
+        /// The database URL of a PostgreSQL set-up; nil for SQLite.
+        var url: String?
+        /// Whether the change feed is measured too (reads do not depend on durability: the
+        /// durable set-up measures op batches only).
+        var feed = true
+        var postgres: Bool { url != nil }
     }
 
     static func run(_ options: BenchOptions) async throws -> [Figure] {
@@ -31,11 +40,16 @@ enum PostgresBench {
                                + "(scripts/with-postgres.sh swift run -c release checkout-bench --only postgres)",
                            skipped: true)]
         }
-        let backends = [
-            Backend(label: "SQLite, 1 instance", name: "sqlite_1", instances: 1, postgres: false),
-            Backend(label: "PostgreSQL, 1 instance", name: "postgres_1", instances: 1, postgres: true),
-            Backend(label: "PostgreSQL, 2 instances", name: "postgres_2", instances: 2, postgres: true),
+        var backends = [
+            Backend(label: "SQLite, 1 instance", name: "sqlite_1", instances: 1, url: nil),
+            Backend(label: "PostgreSQL (fsync=off), 1 instance", name: "postgres_1", instances: 1, url: url),
+            Backend(label: "PostgreSQL (fsync=off), 2 instances", name: "postgres_2", instances: 2, url: url),
         ]
+        let durableURL = ProcessInfo.processInfo.environment[durableVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if let durableURL {
+            backends.append(Backend(label: "PostgreSQL (durable: fsync=on, synchronous_commit=on), 1 instance",
+                                    name: "postgres_durable_1", instances: 1, url: durableURL, feed: false))
+        }
         // Every set-up's servers run side by side for the whole section, and each round measures
         // all of them back to back in a rotated order: a PostgreSQL figure's ratio is the median of
         // the rounds' ratios to the SQLite run of the same round (paired, as the other sections).
@@ -44,7 +58,7 @@ enum PostgresBench {
         var servers: [String: [VaultServerHarness]] = [:]
         defer { servers.values.joined().forEach { $0.stop() } }
         for backend in backends {
-            let schema = backend.postgres ? try BenchSchema(baseURL: url) : nil
+            let schema = try backend.url.map { try BenchSchema(baseURL: $0) }
             if let schema { schemas.append(schema) }
             var harnesses: [VaultServerHarness] = []
             for index in 0..<backend.instances {
@@ -65,8 +79,10 @@ enum PostgresBench {
         var feedURLs: [String: [String]] = [:]
         for backend in backends {
             let harnesses = servers[backend.name] ?? []
-            feedURLs[backend.name] = try await prepareFeed(harnesses)
-            _ = try await feedRun(options, urls: feedURLs[backend.name] ?? [], seconds: 0.5)   // warm-up
+            if backend.feed {
+                feedURLs[backend.name] = try await prepareFeed(harnesses)
+                _ = try await feedRun(options, urls: feedURLs[backend.name] ?? [], seconds: 0.5)   // warm-up
+            }
             _ = try await opsRun(harnesses, round: 0, clients: clients, batchesPerClient: batchesPerClient,
                                  backend: backend.name)   // warm-up
         }
@@ -74,7 +90,7 @@ enum PostgresBench {
         var ops: [String: [Double]] = [:]
         for round in 0..<rounds {
             let order = (0..<backends.count).map { backends[($0 + round) % backends.count] }
-            for backend in order {
+            for backend in order where backend.feed {
                 feed[backend.name, default: []].append(try await feedRun(options, urls: feedURLs[backend.name] ?? [],
                                                                          seconds: seconds))
             }
@@ -88,32 +104,64 @@ enum PostgresBench {
         guard let sqliteFeed = feed["sqlite_1"], let sqliteOps = ops["sqlite_1"] else { return [] }
         var figures: [Figure] = []
         for backend in backends {
-            guard let f = feed[backend.name], let o = ops[backend.name] else { continue }
+            guard let o = ops[backend.name] else { continue }
             let isBaseline = !backend.postgres
-            let feedRates = Measure.summarize(f.map(\.rate)), opRates = Measure.summarize(o)
-            let feedRatio = Measure.summarize(zip(sqliteFeed, f).map { $0.rate / $1.rate }).median
+            let opRates = Measure.summarize(o)
             let opsRatio = Measure.summarize(zip(sqliteOps, o).map { $0 / $1 }).median
-            figures.append(Figure(
-                name: "postgres.change_feed_\(backend.name)_requests_per_second", value: feedRates.median, unit: "requests/s",
-                spread: feedRates.spread,
-                baseline: isBaseline ? nil : Measure.summarize(sqliteFeed.map(\.rate)).median,
-                baselineName: isBaseline ? nil : "SQLite, 1 instance",
-                ratio: isBaseline ? nil : feedRatio, pairs: isBaseline ? nil : f.count,
-                note: "\(backend.label): a 20-change page, 8 keep-alive connections from a second process per run, "
-                    + "split over the instances; \(rounds) x \(seconds) s; p99 \(Figure.format(Measure.summarize(f.map(\.p99)).median)) µs"))
+            // The op-batch target holds for one instance, with either cluster's settings.
+            let opsTarget = backend.instances == 1 && backend.postgres ? "<= 2x SQLite" : nil
+            if let f = feed[backend.name] {
+                let feedRates = Measure.summarize(f.map(\.rate))
+                let feedRatio = Measure.summarize(zip(sqliteFeed, f).map { $0.rate / $1.rate }).median
+                figures.append(Figure(
+                    name: "postgres.change_feed_\(backend.name)_requests_per_second", value: feedRates.median, unit: "requests/s",
+                    spread: feedRates.spread,
+                    baseline: isBaseline ? nil : Measure.summarize(sqliteFeed.map(\.rate)).median,
+                    baselineName: isBaseline ? nil : "SQLite, 1 instance",
+                    ratio: isBaseline ? nil : feedRatio, pairs: isBaseline ? nil : f.count,
+                    note: "\(backend.label): a 20-change page, 8 keep-alive connections from a second process per run, "
+                        + "split over the instances; \(rounds) x \(seconds) s; p99 \(Figure.format(Measure.summarize(f.map(\.p99)).median)) µs"))
+            }
             figures.append(Figure(
                 name: "postgres.op_batches_\(backend.name)_ops_per_second", value: opRates.median, unit: "ops/s",
                 spread: opRates.spread,
                 baseline: isBaseline ? nil : Measure.summarize(sqliteOps).median,
                 baselineName: isBaseline ? nil : "SQLite, 1 instance",
                 ratio: isBaseline ? nil : opsRatio, pairs: isBaseline ? nil : o.count,
-                note: "\(backend.label): \(clients) concurrent clients (one customer each, alternating over the instances) "
-                    + "pushing \(batchesPerClient) batches of \(batchSize) upserts each through HTTPRemoteVault"))
+                target: opsTarget, targetMet: opsTarget == nil ? nil : opsRatio <= 2,
+                note: "\(backend.label): \(clients) concurrent clients (a customer of their own per 1,000 ops, alternating over the instances) "
+                    + "pushing \(batchesPerClient) batches of \(batchSize) upserts each through HTTPRemoteVault"
+                    + (isBaseline ? "; SQLite in WAL mode with synchronous=NORMAL (a commit is not flushed to disk)" : "")))
+        }
+        figures += scalingFigures(feed: feed, ops: ops, rounds: rounds)
+        if durableURL == nil {
+            figures.append(Figure(name: "postgres.durable_skipped", value: .nan, unit: "",
+                                  note: "\(durableVariable) is not set; scripts/with-postgres.sh --durable starts a durable "
+                                      + "cluster (fsync=on, synchronous_commit=on) beside the throwaway one", skipped: true))
         }
         return figures
     }
 
+    /// Two instances against one on the same (throwaway) cluster, paired by round: the change
+    /// feed's gain and the op batches' (a ratio below 1 is slower).
+    static func scalingFigures(feed: [String: [(rate: Double, p99: Double)]], ops: [String: [Double]], rounds: Int) -> [Figure] {
+        guard let feed1 = feed["postgres_1"], let feed2 = feed["postgres_2"], let ops1 = ops["postgres_1"],
+              let ops2 = ops["postgres_2"] else { return [] }
+        let feedGain = Measure.summarize(zip(feed2, feed1).map { $0.rate / $1.rate }).median
+        let opsGain = Measure.summarize(zip(ops2, ops1).map { $0 / $1 }).median
+        return [
+            Figure(name: "postgres.change_feed_2_vs_1_instances", value: feedGain, unit: "x",
+                   target: ">= 1.3x", targetMet: feedGain >= 1.3,
+                   note: "requests/s of 2 instances over 1 on one cluster (fsync=off), median of \(rounds) round ratios"),
+            Figure(name: "postgres.op_batches_2_vs_1_instances", value: opsGain, unit: "x",
+                   target: ">= 1x (not slower)", targetMet: opsGain >= 1,
+                   note: "ops/s of 2 instances over 1 on one cluster (fsync=off), median of \(rounds) round ratios"),
+        ]
+    }
+
     static let batchSize = 100
+    /// Batches pushed for one customer before the client moves to the next (10 x 100 = the cap).
+    static let batchesPerCustomer = 10
 
     /// Seeds the feed's customer and returns the change-feed URL of every instance.
     static func prepareFeed(_ harnesses: [VaultServerHarness]) async throws -> [String] {
@@ -138,7 +186,7 @@ enum PostgresBench {
         return (reports.map(\.rate).reduce(0, +), reports.map(\.p99).max() ?? .nan)
     }
 
-    /// One run of op batches: concurrent clients, one customer each (new customers per `round`),
+    /// One run of op batches: concurrent clients, a customer of their own per 1,000 ops (new ones per `round`),
     /// client i on instance i % n; ops applied per second.
     static func opsRun(_ harnesses: [VaultServerHarness], round: Int, clients: Int, batchesPerClient: Int,
                        backend: String) async throws -> Double {
@@ -148,8 +196,11 @@ enum PostgresBench {
                 for client in 0..<clients {
                     let remote = remotes[client % remotes.count]
                     group.addTask {
-                        let scope = VaultScope(merchantId: VaultServerHarness.merchant, customerId: "c_ops_r\(round)_c\(client)")
                         for batch in 0..<batchesPerClient {
+                            // A fresh customer every `batchesPerCustomer` batches: one customer holds at most
+                            // `maxInstrumentsPerCustomer` (1,000) instruments.
+                            let scope = VaultScope(merchantId: VaultServerHarness.merchant,
+                                                   customerId: "c_ops_r\(round)_c\(client)_p\(batch / batchesPerCustomer)")
                             let ops = (0..<batchSize).map { item in
                                 let index = batch * batchSize + item
                                 let method = VaultBench.method(index, customer: client)

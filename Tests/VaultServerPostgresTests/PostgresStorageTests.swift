@@ -291,6 +291,62 @@ struct PostgresStorageTests {
         #expect(second > first[99])
     }
 
+    @Test("a batch's op records read at once answer as one-by-one lookups do, the batch's own records and awkward ids included")
+    func prefetchedOpRecords() throws {
+        let schema = try PostgresTestSchema()
+        defer { withExtendedLifetime(schema) {} }
+        let storage = try schema.storage()
+        // Ids that an array literal must quote and escape to keep whole.
+        let ids = ["op-plain", #"op "quoted""#, #"op\back"#, "op,comma", "op{brace}", "op NULL", "op-é"]
+        func record(_ id: String, _ hash: String) -> StoredOpRecord {
+            StoredOpRecord(opId: id, bodyHash: hash, resultJSON: #"{"opId":"x"}"#, createdAt: 7)
+        }
+        try storage.transaction { tx in
+            for id in ids.prefix(4) { try tx.putOpRecord(Self.key, record(id, "first")) }
+        }
+        let other = CustomerKey(merchant: "merchant_a", customer: "c2")
+        try storage.transaction { tx in try tx.putOpRecord(other, record("op-plain", "other")) }
+        let seen = try storage.transaction { tx -> [StoredOpRecord?] in
+            try tx.prefetchOpRecords(Self.key, opIds: ids + ["op-new"])
+            var seen = try ids.map { try tx.opRecord(Self.key, opId: $0) }
+            // The batch's own record is seen by a later lookup of the same id.
+            try tx.putOpRecord(Self.key, record("op-new", "second"))
+            seen.append(try tx.opRecord(Self.key, opId: "op-new"))
+            // An id that was not prefetched is still looked up.
+            seen.append(try tx.opRecord(Self.key, opId: "op-later"))
+            return seen
+        }
+        let expected: [StoredOpRecord?] = ids.prefix(4).map { record($0, "first") } + [nil, nil, nil]
+            + [record("op-new", "second"), nil]
+        #expect(seen == expected)
+        #expect(try storage.read { tx in try tx.opRecord(Self.key, opId: "op-new") } == record("op-new", "second"))
+        #expect(PostgresStorageTransaction.textArray(["a\"b", "c\\d"]) == #"{"a\"b","c\\d"}"#)
+    }
+
+    @Test("a customer over the cache's size: a batch's rows read at once answer as one-by-one lookups do")
+    func prefetchedInstrumentsOfALargeCustomer() throws {
+        let schema = try PostgresTestSchema()
+        defer { withExtendedLifetime(schema) {} }
+        let storage = try schema.storage()
+        let count = PostgresStorageTransaction.cacheLimit + 20
+        try storage.transaction { tx in
+            _ = try tx.instrument(Self.key, id: "x")
+            for index in 0..<count { try tx.put(Self.key, Self.row("r\(index)", sequence: try tx.nextSequence())) }
+        }
+        let ids = ["r0", "r7", "r\(count - 1)", "absent", #"r "q" \"#]
+        let direct = try storage.transaction { tx in try ids.map { try tx.instrument(Self.key, id: $0) } }
+        #expect(direct.compactMap { $0 }.count == 3)
+        let (prefetched, afterPut) = try storage.transaction { tx -> ([InstrumentRecord?], InstrumentRecord?) in
+            try tx.prefetchInstruments(Self.key, ids: ids)
+            let seen = try ids.map { try tx.instrument(Self.key, id: $0) }
+            try tx.put(Self.key, Self.row("absent", sequence: try tx.nextSequence(), version: 1))
+            return (seen, try tx.instrument(Self.key, id: "absent"))
+        }
+        #expect(prefetched == direct)
+        #expect(afterPut?.id == "absent")
+        #expect(try storage.read { tx in try tx.instrument(Self.key, id: "absent") } == afterPut)
+    }
+
     @Test("a read transaction refuses writes and sequences")
     func readIsReadOnly() throws {
         let schema = try PostgresTestSchema()

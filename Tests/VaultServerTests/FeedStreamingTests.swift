@@ -7,8 +7,9 @@ import Glibc
 import Testing
 @testable import VaultServer
 
-/// The change feed is streamed into libmicrohttpd (`FeedStream`), never built whole: these tests
-/// hold the wire to the whole encoding and the stream's lifetime to libmicrohttpd's free callback.
+/// A change-feed page over one block is streamed into libmicrohttpd (`FeedStream`), never built
+/// whole; a smaller one is written whole by the same stream first. These tests hold the wire to
+/// the whole encoding either way, and the stream's lifetime to libmicrohttpd's free callback.
 struct FeedStreamingTests {
     /// Stores `rows` for merchant A's `customer` straight into storage, as legacy rows (no limits).
     static func store(_ server: TestServer, customer: String, _ rows: [(id: String, name: String?, isDefault: Bool, deleted: Bool)]) throws {
@@ -52,11 +53,23 @@ struct FeedStreamingTests {
         #expect(answer.body == reference)
         #expect(await eventually { server.server.openFeedStreams == 0 })
 
-        // An empty feed streams too.
+        // An empty feed is served too.
         let empty = try RawHTTP.call(port: server.port, "GET", "/v1/customers/c_none/changes", key: TestServer.keyA)
         #expect(empty.status == 200)
         #expect(empty.body == (try Self.reference(server, customer: "c_none")))
         #expect(empty.header("content-length") == String(empty.body.count))
+
+        // A page within one block (written whole): a default, a tombstone, ids to escape.
+        var small: [(id: String, name: String?, isDefault: Bool, deleted: Bool)] = []
+        for index in 0..<20 { small.append(("tok_\(index)", index == 4 ? #"Ada "q" \ é"# : nil, index == 7, index == 11)) }
+        try Self.store(server, customer: "c2", small)
+        let smallReference = try Self.reference(server, customer: "c2")
+        #expect(smallReference.count > 2_000 && smallReference.count < 64 * 1024)
+        let smallAnswer = try RawHTTP.call(port: server.port, "GET", "/v1/customers/c2/changes?limit=1000", key: TestServer.keyA)
+        #expect(smallAnswer.status == 200)
+        #expect(smallAnswer.header("content-length") == String(smallReference.count))
+        #expect(smallAnswer.body == smallReference)
+        #expect(await eventually { server.server.openFeedStreams == 0 })
     }
 
     @Test("a client that reads half a large page and leaves releases its stream once; the server keeps serving")
