@@ -92,7 +92,7 @@ struct BenchOptions: Sendable {
     /// The built `checkout-bench` executable, for sections that spawn a second process.
     var executablePath: String
     /// Measured runs per figure (after one warm-up run); sections with long runs use fewer.
-    var repeats: Int { quick ? 2 : 5 }
+    var repeats: Int { quick ? 2 : 7 }
     /// `full` in a full run, `quickValue` with `--quick`.
     func scale(_ full: Int, quick quickValue: Int) -> Int { quick ? quickValue : full }
 

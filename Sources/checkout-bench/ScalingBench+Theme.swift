@@ -26,7 +26,7 @@ extension ScalingBench {
             }
             return seconds / Double(batch) * 1e3
         }
-        return figures("theme_resolve", unit: "ms", sizes: sizes, samples: samples, growth: .linear(slack: 1.4),
+        return figures("theme_resolve", unit: "ms", sizes: sizes, samples: samples, growth: .linear(slack: 1.2),
                        noun: "tokens", quick: options.quick,
                        what: "ThemeResolver.resolveTokens of a synthetic theme, alias chains of depth 10") { size in
             let median = Measure.summarize(samples[size] ?? []).median

@@ -66,8 +66,8 @@ enum ServerBench {
         }
 
         let connections = 8
-        let seconds = options.quick ? 1.0 : 4.0
-        let runs = options.quick ? 1 : 3
+        let seconds = options.quick ? 1.0 : 2.0
+        let runs = options.quick ? 1 : 7
         // The ceiling: libmicrohttpd with the vault server's daemon settings answering a fixed
         // 2-byte body, under the same load. Its runs alternate with the plain 20-change page's
         // (ceiling first in even rounds), so the ratio is a median of pair ratios.

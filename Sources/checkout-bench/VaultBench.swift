@@ -35,7 +35,7 @@ enum VaultBench {
         func removeDatabase(_ path: String) {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
-        let repeats = options.quick ? 2 : 3
+        let repeats = options.quick ? 2 : 7
         var figures: [Figure] = []
         let scope = VaultScope(merchantId: merchant, customerId: "c_0")
 
