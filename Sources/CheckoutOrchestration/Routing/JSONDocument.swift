@@ -24,18 +24,6 @@ enum JSONDocument {
         }
     }
 
-    /// The JSON type name of a value, for messages.
-    static func typeName(_ value: JSONValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
-
     /// `path` followed by an object member.
     static func member(_ path: String, _ key: String) -> String {
         let plain = !key.isEmpty && key.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
@@ -61,7 +49,7 @@ struct IssueCollector {
     /// The object at `path`, or an issue.
     mutating func object(_ value: JSONValue, _ path: String) -> JSONObject? {
         guard case .object(let members) = value else {
-            add(path, "must be an object, found \(JSONDocument.typeName(value))")
+            add(path, "must be an object, found \(value.kindName)")
             return nil
         }
         return members
@@ -81,7 +69,7 @@ struct IssueCollector {
             return nil
         }
         guard case .string(let text) = value, !text.isEmpty else {
-            add(JSONDocument.member(path, key), "must be a non-empty string, found \(JSONDocument.typeName(value))")
+            add(JSONDocument.member(path, key), "must be a non-empty string, found \(value.kindName)")
             return nil
         }
         return text
@@ -90,14 +78,14 @@ struct IssueCollector {
     /// A list of non-empty strings at `path`.
     mutating func strings(_ value: JSONValue, _ path: String) -> [String]? {
         guard case .array(let elements) = value else {
-            add(path, "must be an array of strings, found \(JSONDocument.typeName(value))")
+            add(path, "must be an array of strings, found \(value.kindName)")
             return nil
         }
         var result: [String] = []
         var ok = true
         for (index, element) in elements.enumerated() {
             guard case .string(let text) = element, !text.isEmpty else {
-                add("\(path)[\(index)]", "must be a non-empty string, found \(JSONDocument.typeName(element))")
+                add("\(path)[\(index)]", "must be a non-empty string, found \(element.kindName)")
                 ok = false
                 continue
             }
