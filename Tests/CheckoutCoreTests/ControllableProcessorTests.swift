@@ -4,10 +4,11 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2)))
 struct ControllableProcessorTests {
-    @Test func aScriptedCreateAnswersOnceThenTheSandboxAgain() async throws {
+    @Test func scriptedCreateAnswersAreUsedOnceEachThenTheSandboxAnswersAgain() async throws {
         let processor = ControllableProcessor()
         let offline = CheckoutError(.networkError, "offline")
-        processor.script(.createPayment, .fail(offline))
+        // The pipeline retries a network error twice: three failures fail the attempt.
+        processor.script(.createPayment, .fail(offline), .fail(offline), .fail(offline))
         let session = Fixtures.session(processor: processor)
         let harness = CheckoutHarness(session: session)
         await session.start()
@@ -23,7 +24,7 @@ struct ControllableProcessorTests {
         await harness.receive { if case .succeeded = $0 { true } else { false } }
         await harness.receiveOutcome { if case .success = $0 { true } else { false } }
         await harness.finish()
-        #expect(processor.callCount(.createPayment) == 2)
+        #expect(processor.callCount(.createPayment) == 4, "three scripted, one to the sandbox")
     }
 
     @Test func aHeldCallWaitsForItsReleaseAndIsCounted() async throws {
