@@ -19,6 +19,9 @@ let package = Package(
         // Deterministic doubles for hosts' own tests: an in-memory remote vault (the server's rules),
         // a manual sync clock, a hold on remote calls.
         .library(name: "CheckoutVaultTesting", targets: ["CheckoutVaultTesting"]),
+        // The core's doubles for hosts' own tests: a controllable processor, a test clock, and a
+        // harness that records every flow state and outcome and fails on any not asserted.
+        .library(name: "CheckoutCoreTesting", targets: ["CheckoutCoreTesting"]),
         .executable(name: "vault-server", targets: ["vault-server"]),
         .executable(name: "checkout", targets: ["checkout"]),
         // Backend orchestration: routing across processors, the payment ledger, signed events.
@@ -70,6 +73,10 @@ let package = Package(
         // Deterministic doubles for sync tests: an in-memory remote vault and a manual clock.
         .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutLocking"],
                 path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
+
+        // The core's testing product (Swift Testing for its failures): processor, clock, harness.
+        .target(name: "CheckoutCoreTesting", dependencies: ["CheckoutCore", "CheckoutLocking"],
+                path: "Sources/CheckoutCoreTesting", swiftSettings: swift6),
 
         // Orchestration (issue 18): PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events;
         // its PostgreSQL ledger in a separate target like VaultServerPostgres.
@@ -192,7 +199,7 @@ let package = Package(
                     path: "Tests/SpawningTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutScaffoldTests", dependencies: ["CheckoutScaffold", "CheckoutLocking", "Spawning"],
                     path: "Tests/CheckoutScaffoldTests", swiftSettings: swift6),
-        .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutLocking"],
+        .testTarget(name: "CheckoutCoreTests", dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutCoreTesting", "CheckoutLocking"],
                     path: "Tests/CheckoutCoreTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutJSONTests", dependencies: ["CheckoutJSON", "CheckoutTestSupport"],
                     path: "Tests/CheckoutJSONTests", swiftSettings: swift6),

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutTestSupport
 import Foundation
 import Testing
@@ -18,75 +19,78 @@ import Testing
     }
 
     @Test func startTwiceFetchesOnce() async {
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
         await session.start()
         await session.start()
-        #expect(processor.clientSessionCalls.count == 1)
+        #expect(processor.callCount(.clientSession) == 1)
         #expect(session.phase == .ready)
     }
 
     @Test func concurrentStartsFetchOnce() async {
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<50 { group.addTask { await session.start() } }
         }
-        #expect(processor.clientSessionCalls.count == 1)
+        #expect(processor.callCount(.clientSession) == 1)
         #expect(session.phase == .ready)
     }
 
     @Test func refreshWhileInitializingIsANoOp() async {
-        let processor = ControlledProcessor()
-        processor.hold()
+        let processor = ControllableProcessor()
+        processor.hold(.clientSession)
         let session = Fixtures.session(processor: processor)
         let start = Task { await session.start() }
-        #expect(await eventually { processor.waitingCount == 1 })
+        #expect(await processor.waitForHeldCall(.clientSession))
         await session.refresh()
-        #expect(processor.clientSessionCalls.count == 1)
+        #expect(processor.callCount(.clientSession) == 1)
         #expect(session.phase == .initializing)
-        processor.release()
+        processor.release(.clientSession)
         await start.value
         #expect(session.phase == .ready)
-        #expect(processor.clientSessionCalls.count == 1)
+        #expect(processor.callCount(.clientSession) == 1)
     }
 
     @Test func concurrentRefreshesCollapseIntoOneFetch() async throws {
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
         await session.start()
-        processor.hold()
+        processor.hold(.clientSession)
         processor.advertise([AdvertisedPaymentMethod(id: "pm_paypal", type: .payPal)])
         let first = Task { await session.refresh() }
         let second = Task { await session.refresh() }
-        #expect(await eventually { processor.waitingCount == 1 })
-        processor.release()
+        #expect(await processor.waitForHeldCall(.clientSession))
+        processor.release(.clientSession)
         await first.value
         await second.value
-        #expect(processor.clientSessionCalls.count == 2, "one for start, one shared by both refreshes")
+        #expect(processor.callCount(.clientSession) == 2, "one for start, one shared by both refreshes")
         #expect(session.paymentMethods.map(\.id) == ["pm_paypal"])
         let selection = try #require(session.selection)
         #expect(selection.state == PaymentMethodSelectionState(paymentMethods: session.paymentMethods))
     }
 
     @Test func aCancelledRefreshCallerReturnsAtOnceWhileTheFetchGoesOn() async throws {
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
         await session.start()
-        processor.hold()
+        processor.hold(.clientSession)
         processor.advertise([AdvertisedPaymentMethod(id: "pm_paypal", type: .payPal)])
         let cancelled = Task { await session.refresh() }
-        #expect(await eventually { processor.waitingCount == 1 })
+        #expect(await processor.waitForHeldCall(.clientSession))
         cancelled.cancel()
         await cancelled.value  // returns while the fetch is still held
-        #expect(processor.waitingCount == 1)
-        processor.release()
-        #expect(await eventually { session.paymentMethods.map(\.id) == ["pm_paypal"] })  // the fetch went on
-        #expect(processor.clientSessionCalls.count == 2)
+        #expect(processor.waitingCount(.clientSession) == 1)
+        // The session's methods change before the selection's, so the selection's new state says the fetch went on.
+        let states = try #require(session.selection).states()
+        processor.release(.clientSession)
+        #expect(await firstElement(of: states) { $0.paymentMethods.map(\.id) == ["pm_paypal"] } != nil)
+        #expect(session.paymentMethods.map(\.id) == ["pm_paypal"])  // the fetch went on
+        #expect(processor.callCount(.clientSession) == 2)
     }
 
     @Test func refreshFailureIsDeliveredAndSessionStaysReady() async {
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
         await session.start()
         processor.failClientSession(with: CheckoutError(.networkError, "offline"))
@@ -96,7 +100,7 @@ import Testing
     }
 
     @Test func cancelThenStartAgain() async throws {
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
         await session.start()
         let firstSelection = try #require(session.selection)
@@ -107,19 +111,19 @@ import Testing
         #expect(session.paymentMethods.isEmpty)
         await session.start()
         #expect(session.phase == .ready)
-        #expect(processor.clientSessionCalls.count == 2)
+        #expect(processor.callCount(.clientSession) == 2)
         let secondSelection = try #require(session.selection)
         #expect(firstSelection !== secondSelection)
     }
 
     @Test func cancelDuringInitializationDiscardsTheStaleStart() async {
-        let processor = ControlledProcessor()
-        processor.hold()
+        let processor = ControllableProcessor()
+        processor.hold(.clientSession)
         let session = Fixtures.session(processor: processor)
         let start = Task { await session.start() }
-        #expect(await eventually { processor.waitingCount == 1 })
+        #expect(await processor.waitForHeldCall(.clientSession))
         session.cancel()
-        processor.release()
+        processor.release(.clientSession)
         await start.value
         #expect(session.phase == .initializing, "the cancelled run must not become ready")
         await session.start()
@@ -138,7 +142,7 @@ import Testing
 
     @Test func failureWhileInitializingEndsTheRun() async {
         let expired = Fixtures.token(expiresIn: -10)
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(token: expired, processor: processor)
         await session.start()
         #expect(session.phase == .initializing)
@@ -151,7 +155,7 @@ import Testing
         await session.start()
         session.dismiss()
         #expect(session.deliveredOutcomes.count == 1, "nothing after the run ended")
-        #expect(processor.clientSessionCalls.count == 0)
+        #expect(processor.callCount(.clientSession) == 0)
     }
 
     @Test func invalidTokenFailsWithTypedError() async {
@@ -213,7 +217,7 @@ import Testing
     }
 
     @Test func hookAbortFailsTheAttemptWithDefaultMessage() async throws {
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
         session.onBeforePaymentCreate = { _ in .abort(message: nil) }
         await session.start()
@@ -221,7 +225,7 @@ import Testing
         let aborted = CheckoutError(.paymentAborted, "Payment creation aborted")
         #expect(state == .failed(aborted))
         #expect(session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(aborted, checkoutData: nil)])
-        #expect(processor.sandbox.createPaymentCallCount == 0)
+        #expect(processor.backing.createPaymentCallCount == 0)
 
         session.onBeforePaymentCreate = { _ in .abort(message: "Basket changed") }
         let again = try await session.flow(for: .payPal).submit()
@@ -233,7 +237,7 @@ import Testing
         // onBeforePaymentCreate is set". (This test used to pin the opposite: provider still called.)
         let calls = Counter()
         let seen = Recorder<PaymentCreationData>()
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor, idempotencyKey: { "provider-\(calls.increment())" })
         await session.start()
         let flow = try session.flow(for: .payPal)
@@ -257,7 +261,7 @@ import Testing
     @Test func hookKeyIsTheKeyTheProcessorSees() async throws {
         // The sandbox answers a repeated idempotency key with the first payment: so two attempts
         // under the same hook key produce one payment.
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor, idempotencyKey: { UUID().uuidString })
         session.onBeforePaymentCreate = { _ in .continue(idempotencyKey: "fixed") }
         await session.start()
@@ -268,13 +272,13 @@ import Testing
         session.onBeforePaymentCreate = { _ in .continue(idempotencyKey: "fixed") }
         let second = try await session.flow(for: .payPal).submit()
         #expect(first == second)
-        #expect(processor.sandbox.paymentCount == 1)
+        #expect(processor.backing.paymentCount == 1)
     }
 
     @Test func networkErrorRetriesReuseTheKeyAndNewAttemptsGetANewOne() async throws {
         let keys = Counter()
         let registry = Fixtures.registry([.paymentCard, .payPal, .adyenIdeal]) { "4000000000009995" }
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(registry: registry, processor: processor,
                                        idempotencyKey: { "k\(keys.increment())" })
         await session.start()
@@ -283,7 +287,7 @@ import Testing
             Issue.record("expected success after one retried network error, got \(state)")
             return
         }
-        #expect(processor.sandbox.createPaymentCallCount == 2)
+        #expect(processor.backing.createPaymentCallCount == 2)
         #expect(keys.count == 1, "the retry reused the attempt's key")
     }
 

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 import CheckoutTestSupport
 import Foundation
@@ -84,10 +85,11 @@ struct SeedFidelityTests {
         let scope = VaultScope(merchantId: "merchant_a", customerId: "customer_1")
         try await vault.inner.save(Fixtures.savedCard("vt_saved_card_0001"), for: scope)
         vault.hold()
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor, vault: vault)
         let start = Task { await session.start() }
-        #expect(await eventually { vault.waiting == 1 })
+        // Ready is published before the saved methods are read (and the read stays held until release()).
+        #expect(await firstElement(of: session.phases()) { $0 == .ready } != nil)
         let selection = try #require(session.selection, "ready while the saved methods load")
         #expect(selection.state.isLoading)
         #expect(selection.vaultedPaymentMethods.isEmpty, "empty while loading, as the seed says")
@@ -97,11 +99,11 @@ struct SeedFidelityTests {
         #expect(!selection.state.isLoading)
         #expect(selection.vaultedPaymentMethods.map(\.id) == ["vt_saved_card_0001"])
 
-        processor.hold()
+        processor.hold(.clientSession)
         let refresh = Task { await session.refresh() }
-        #expect(await eventually { processor.waitingCount == 1 })
+        #expect(await processor.waitForHeldCall(.clientSession))
         #expect(selection.state.isLoading, "refresh() sets isLoading")
-        processor.release()
+        processor.release(.clientSession)
         await refresh.value
         #expect(!selection.state.isLoading)
 
@@ -186,7 +188,7 @@ struct SeedFidelityTests {
     @Test(arguments: [CheckoutError(.networkError, "connection reset"), CheckoutError(.timeout, "no answer"),
                       CheckoutError(.paymentFailed, "processor error 500")])
     func aFailureDuringStartIsOneFailureThatEndsTheRun(error: CheckoutError) async throws {
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         processor.failClientSession(with: error)
         let session = Fixtures.session(processor: processor)
         let early = session.outcomes()
@@ -200,7 +202,7 @@ struct SeedFidelityTests {
         await session.start()
         await session.refresh()
         session.dismiss()
-        #expect(processor.clientSessionCalls.count == 1, "the ended run does not start again")
+        #expect(processor.callCount(.clientSession) == 1, "the ended run does not start again")
         #expect(session.deliveredOutcomes == expected, "nothing after the failure that ended the run")
     }
 
@@ -209,7 +211,7 @@ struct SeedFidelityTests {
     @Test func aFailureCarriesThePaymentAndOrderIds() async throws {
         var token = Fixtures.token()
         token.order = OrderDetails(orderId: "order-7")
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(token: token, registry: Fixtures.registry { "4000000000000002" },
                                        processor: processor)
         await session.start()
@@ -221,7 +223,7 @@ struct SeedFidelityTests {
         #expect(error == Self.declined)
         #expect(data?.orderId == "order-7")
         let paymentId = try #require(data?.paymentId)
-        #expect(try await processor.sandbox.paymentStatus(paymentId: paymentId).status == .declined,
+        #expect(try await processor.backing.paymentStatus(paymentId: paymentId).status == .declined,
                 "the id is the declined payment's")
 
         session.onBeforePaymentCreate = { _ in .abort(message: nil) }
@@ -331,7 +333,7 @@ struct SeedFidelityTests {
         // The shopper completes the challenge out of band; the flow finds the success by polling,
         // without asking for vaulting again: the pipeline remembers that the creation asked.
         let vault = InMemoryVaultProvider()
-        let processor = ControlledProcessor()
+        let processor = ControllableProcessor()
         let session = Fixtures.session(registry: Fixtures.registry { "4000000000003220" }, processor: processor,
                                        vault: vault)
         await session.start()
@@ -343,9 +345,9 @@ struct SeedFidelityTests {
         let token = try #require(flow.lastToken.withLock { $0 })
         let pipeline = flow.context.pipeline
         let paymentId = "pay_2"  // the sandbox numbers tokens and payments from one counter: tok_1, then pay_2
-        #expect(try await processor.sandbox.paymentStatus(paymentId: paymentId).status == .pending)
+        #expect(try await processor.backing.paymentStatus(paymentId: paymentId).status == .pending)
         #expect(try await pipeline.pollStatus(paymentId: paymentId, token: token) == nil, "still pending")
-        _ = try await processor.sandbox.resumePayment(paymentId: paymentId, resumeToken: "challenge-success")
+        _ = try await processor.backing.resumePayment(paymentId: paymentId, resumeToken: "challenge-success")
         guard case .succeeded(let result) = try await pipeline.pollStatus(paymentId: paymentId, token: token) else {
             Issue.record("expected the poll to find the success")
             return

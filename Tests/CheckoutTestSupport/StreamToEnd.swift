@@ -26,3 +26,25 @@ public func readToEnd<Element: Sendable>(_ stream: AsyncStream<Element>,
         return first
     }
 }
+
+/// The first element of `stream` that `matches` accepts, raced against a deadline as `readToEnd`
+/// is: nil when the stream ended first or nothing matched within `timeout`. A wait on a published
+/// value without polling, e.g. a detached refresh replacing a selection's methods.
+///
+///     #expect(await firstElement(of: selection.states()) { $0.paymentMethods.count == 1 } != nil)
+public func firstElement<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: Duration = TestWait.timeout,
+                                            where matches: @escaping @Sendable (Element) -> Bool) async -> Element? {
+    await withTaskGroup(of: Element?.self) { group in
+        group.addTask {
+            for await element in stream where matches(element) { return element }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
