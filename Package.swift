@@ -114,7 +114,7 @@ let package = Package(
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout",
-                          dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "SQLiteKit",
+                          dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport",
                                          "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
                                          "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
                                          "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
