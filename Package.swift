@@ -202,6 +202,9 @@ let package = Package(
                     path: "Tests/SQLiteKitTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutTestSupport", "CheckoutVault", "SQLiteKit", "CheckoutCore", "CheckoutJSON"],
                     path: "Tests/CheckoutVaultTests", swiftSettings: swift6),
+        // CheckoutVault as a host sees it: this target must never depend on (or import) SQLiteKit.
+        .testTarget(name: "CheckoutVaultAPITests", dependencies: ["CheckoutVault", "CheckoutCore"],
+                    path: "Tests/CheckoutVaultAPITests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCryptoTests", dependencies: ["CheckoutCrypto"],
                     path: "Tests/CheckoutCryptoTests", swiftSettings: swift6),
         .testTarget(name: "CardPaymentMethodTests", dependencies: ["CheckoutTestSupport", "CardPaymentMethod", "CheckoutCore", "CheckoutLocking"],
