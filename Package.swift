@@ -121,7 +121,7 @@ let package = Package(
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout",
-                          dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport", "SQLiteKit",
+                          dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport",
                                          "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
                                          "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
                                          "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
@@ -209,6 +209,9 @@ let package = Package(
                     path: "Tests/SQLiteKitTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutVaultTests", dependencies: ["CheckoutTestSupport", "CheckoutVault", "SQLiteKit", "CheckoutCore", "CheckoutJSON"],
                     path: "Tests/CheckoutVaultTests", swiftSettings: swift6),
+        // CheckoutVault as a host sees it: this target must never depend on (or import) SQLiteKit.
+        .testTarget(name: "CheckoutVaultAPITests", dependencies: ["CheckoutVault", "CheckoutCore"],
+                    path: "Tests/CheckoutVaultAPITests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCryptoTests", dependencies: ["CheckoutCrypto"],
                     path: "Tests/CheckoutCryptoTests", swiftSettings: swift6),
         .testTarget(name: "CardPaymentMethodTests", dependencies: ["CheckoutTestSupport", "CardPaymentMethod", "CheckoutCore", "CheckoutLocking"],

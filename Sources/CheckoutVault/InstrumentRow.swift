@@ -1,5 +1,5 @@
 import CheckoutCore
-import SQLiteKit
+internal import SQLiteKit
 
 /// Column layout and by-index encoding/decoding of `payment_instrument` rows (the fast path:
 /// no `Codable`, no column-name lookups).

@@ -1,4 +1,4 @@
-import SQLiteKit
+internal import SQLiteKit
 
 /// The vault store's schema, as named migrations. Shipped migrations are never edited.
 enum VaultSchema {

@@ -1,6 +1,6 @@
 import CheckoutCore
 import Foundation
-import SQLiteKit
+internal import SQLiteKit
 
 extension VaultStore {
     private static let listSQL = """
@@ -18,7 +18,7 @@ extension VaultStore {
 
     /// The customer's saved methods: default first, then most recently used (or saved), then by token.
     public func instruments(scope: VaultScope) throws -> [VaultedPaymentMethod] {
-        try pool.read { database in
+        try read { database in
             try database.withStatement(Self.listSQL) { statement in
                 try statement.bind(scope.merchantId, at: 1)
                 try statement.bind(scope.customerId, at: 2)
@@ -31,7 +31,7 @@ extension VaultStore {
 
     /// The customer's rows with their sync bookkeeping, in list order (tombstones last when included).
     public func storedInstruments(scope: VaultScope, includeDeleted: Bool = false) throws -> [StoredInstrument] {
-        try pool.read { database in
+        try read { database in
             try database.withStatement(includeDeleted ? Self.listWithDeletedSQL : Self.listSQL) { statement in
                 try statement.bind(scope.merchantId, at: 1)
                 try statement.bind(scope.customerId, at: 2)
@@ -44,7 +44,7 @@ extension VaultStore {
 
     /// One row by token, tombstone included (check `isDeleted`); nil when the store never had it.
     public func instrument(token: String, scope: VaultScope) throws -> StoredInstrument? {
-        try pool.read { database in
+        try read { database in
             try database.withStatement("""
                 SELECT \(InstrumentRow.columns) FROM payment_instrument \
                 WHERE merchant_id = ? AND customer_id = ? AND token = ?
@@ -61,7 +61,7 @@ extension VaultStore {
     ///
     /// For exports, diagnostics and benchmarks: decodes by column index without building an array.
     public func forEachInstrument(_ body: (VaultScope, StoredInstrument) throws -> Void) throws {
-        try pool.read { database in
+        try read { database in
             try database.withStatement("""
                 SELECT merchant_id, customer_id, \(InstrumentRow.columns) FROM payment_instrument \
                 ORDER BY merchant_id, customer_id, token
@@ -116,7 +116,7 @@ extension VaultStore {
         guard !methods.isEmpty else { return [] }
         let now = clock()
         let opIds = methods.map { _ in SafeIdentifier.random() }
-        try pool.write { database in
+        try write { database in
             // Each save is stamped one later than the previous: the customer's counter hands out
             // the whole run at once.
             var tick = try Self.reserveTicks(database, scope: scope, count: methods.count, now: now)
@@ -156,7 +156,7 @@ extension VaultStore {
         try Self.check(token: token)
         let now = clock()
         let opId = SafeIdentifier.random()
-        return try pool.write { database in
+        return try write { database in
             guard let base = try Self.version(database, scope: scope, token: token, includeDeleted: false) else {
                 return false
             }
@@ -182,7 +182,7 @@ extension VaultStore {
         try Self.check(token: token)
         let now = clock()
         let opId = SafeIdentifier.random()
-        try pool.write { database in
+        try write { database in
             let current = try database.withStatement("""
                 SELECT version, is_default FROM payment_instrument \
                 WHERE merchant_id = ? AND customer_id = ? AND token = ? AND deleted = 0
@@ -218,7 +218,7 @@ extension VaultStore {
         try Self.check(scope)
         try Self.check(token: token)
         let now = clock()
-        try pool.write { database in
+        try write { database in
             // An unknown token takes no stamp (the counter only moves for a row that moves).
             guard try Self.version(database, scope: scope, token: token, includeDeleted: false) != nil else { return }
             let tick = try Self.reserveTicks(database, scope: scope, count: 1, now: now)

@@ -1,12 +1,12 @@
 import CheckoutJSON
 import CheckoutCore
 import Foundation
-import SQLiteKit
+internal import SQLiteKit
 
 extension VaultStore {
     /// The oldest `limit` queued operations of the customer, in the order they were made.
     public func pendingOps(scope: VaultScope, limit: Int = 100) throws -> [OutboxOperation] {
-        let rows = try pool.read { database in
+        let rows = try read { database in
             try database.withStatement("""
                 SELECT op_id, kind, token, payload, base_version, attempts, last_error, created FROM outbox \
                 WHERE merchant_id = ? AND customer_id = ? ORDER BY seq LIMIT ?
@@ -51,7 +51,7 @@ extension VaultStore {
 
     /// How many operations of the customer wait to be pushed.
     public func pendingCount(scope: VaultScope) throws -> Int {
-        try pool.read { database in
+        try read { database in
             try database.withStatement("SELECT count(*) FROM outbox WHERE merchant_id = ? AND customer_id = ?") {
                 try $0.bind(scope.merchantId, at: 1)
                 try $0.bind(scope.customerId, at: 2)
@@ -62,14 +62,14 @@ extension VaultStore {
 
     /// How many operations wait to be pushed, over every scope of the file.
     func pendingCountOfAllScopes() throws -> Int {
-        try pool.read { database in
+        try read { database in
             try database.withStatement("SELECT count(*) FROM outbox") { try $0.step() ? $0.int(at: 0) : 0 }
         }
     }
 
     /// Every scope with queued operations (for an engine syncing all customers of the file).
     public func pendingScopes() throws -> [VaultScope] {
-        try pool.read { database in
+        try read { database in
             try database.withStatement(
                 "SELECT DISTINCT merchant_id, customer_id FROM outbox ORDER BY merchant_id, customer_id") { statement in
                 var scopes: [VaultScope] = []
@@ -92,7 +92,7 @@ extension VaultStore {
                             rejected: [(opId: String, reason: String)] = []) throws {
         guard !applied.isEmpty || !rejected.isEmpty else { return }
         let now = clock()
-        try pool.write { database in
+        try write { database in
             var scopes: [VaultScope] = []
             // The server's default per scope, read once and written once (before, now).
             var defaults: [VaultScope: (before: ServerDefault, now: ServerDefault)] = [:]
@@ -154,7 +154,7 @@ extension VaultStore {
     public func recordOpFailure(opId: String, error: String) throws {
         let note = PaymentDataRedactor.redact(error)
         try VaultDataGuard.checkText(note, field: "the error note")
-        try pool.write { database in
+        try write { database in
             try database.run("UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE op_id = ?") {
                 try $0.bind(note, at: 1)
                 try $0.bind(opId, at: 2)

@@ -1,5 +1,5 @@
 import CheckoutCore
-import SQLiteKit
+internal import SQLiteKit
 
 /// The default the server holds, as this device last learned it, and the rule that makes the
 /// cache show it: once a customer has nothing queued, the local default is the server's.
@@ -34,7 +34,7 @@ extension VaultStore {
     /// The server's default as this device knows it: nil when unknown, else the token (or
     /// `.some(nil)` when the server holds no default).
     public func knownServerDefault(scope: VaultScope) throws -> String?? {
-        let value = try pool.read { try Self.readServerDefault($0, scope: scope) }
+        let value = try read { try Self.readServerDefault($0, scope: scope) }
         return value.known ? .some(value.token) : nil
     }
 

@@ -1,5 +1,5 @@
 import CheckoutCore
-import SQLiteKit
+internal import SQLiteKit
 
 extension VaultStore {
     /// Applies one page of the remote change feed and advances the cursor, in one transaction.
@@ -24,7 +24,7 @@ extension VaultStore {
         }
         if let newCursor { try VaultDataGuard.checkText(newCursor, field: "the sync cursor") }
         let now = clock()
-        return try pool.write { database in
+        return try write { database in
             let pending = try Self.pendingTokens(database, scope: scope)
             var serverDefault = try Self.readServerDefault(database, scope: scope)
             // A pull from the start of the feed sees every live instrument: what it finds is the whole truth.
@@ -91,7 +91,7 @@ extension VaultStore {
 
     /// The customer's cursor and last sync time.
     public func syncState(scope: VaultScope) throws -> SyncState {
-        try pool.read { database in
+        try read { database in
             try database.withStatement(
                 "SELECT cursor, last_synced FROM sync_state WHERE merchant_id = ? AND customer_id = ?") {
                 try $0.bind(scope.merchantId, at: 1)
@@ -106,7 +106,7 @@ extension VaultStore {
     /// every row without queued operations, keeps the outbox and the rows it refers to, clears the cursor.
     public func resetSynced(scope: VaultScope) throws {
         try Self.check(scope)
-        try pool.write { database in
+        try write { database in
             try database.run("""
                 DELETE FROM payment_instrument WHERE merchant_id = ?1 AND customer_id = ?2 \
                 AND token NOT IN (SELECT token FROM outbox WHERE merchant_id = ?1 AND customer_id = ?2)

@@ -1,6 +1,6 @@
 import CheckoutCore
 import Foundation
-import SQLiteKit
+internal import SQLiteKit
 
 /// The local vault: an SQLite cache of customers' saved payment methods plus an outbox of local
 /// changes for the sync engine.
@@ -12,25 +12,28 @@ import SQLiteKit
 /// like a security code, are refused with `CheckoutError.Code.sensitiveDataRejected`.
 ///
 /// Errors: domain problems are `CheckoutError` (`sensitiveDataRejected`, `invalidPaymentData`,
-/// `vaultFailure` for an unknown instrument); storage problems are `SQLiteError` with a stable
-/// code (`diskFull`, `corrupt`, `notADatabase`, `cannotOpen`, `readOnly`, `newerSchema`, `busy`).
-/// A failed call changes nothing.
+/// `vaultFailure` for an unknown instrument); storage problems are `VaultStorageError` with a
+/// stable code (`diskFull`, `corrupt`, `notADatabase`, `cannotOpen`, `readOnly`, `newerSchema`,
+/// `busy`). A failed call changes nothing.
 public final class VaultStore: Sendable {
     /// The database file.
     public var path: String { pool.path }
+    /// Internal: reach it through `read`, `write` and `writeWithoutTransaction` (VaultStore+Storage.swift),
+    /// which turn SQLiteKit's errors into `VaultStorageError`.
     let pool: DatabasePool
     let clock: @Sendable () -> Int64
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     ///
     /// - Parameters:
-    ///   - configuration: SQLite connection settings (WAL, busy timeout, page cap...).
+    ///   - configuration: how the database is opened (WAL, busy timeout, page cap...).
     ///   - clock: the current time in Unix milliseconds; injectable for tests.
-    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(),
+    /// - Throws: `VaultStorageError` (`cannotOpen`, `notADatabase`, `corrupt`, `newerSchema`, ...).
+    public init(path: String, configuration: Configuration = Configuration(),
                 clock: @escaping @Sendable () -> Int64 = VaultStore.systemClock) throws {
-        self.pool = try DatabasePool(path: path, configuration: configuration)
+        self.pool = try VaultStorageError.mapping { try DatabasePool(path: path, configuration: configuration.database) }
         self.clock = clock
-        try pool.writeWithoutTransaction { database in try VaultSchema.migrator.migrate(database) }
+        try writeWithoutTransaction { database in try VaultSchema.migrator.migrate(database) }
     }
 
     /// The wall clock in Unix milliseconds.

@@ -50,6 +50,25 @@ import Testing
         #expect(hits.isEmpty, "\(hits)")
     }
 
+    @Test("a file that is not a vault database: exit 1 with the storage code and SQLite's message, as before the vault had its own error")
+    func notADatabase() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = directory.appendingPathComponent("vault.sqlite").path
+        try Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: db))
+        let scope = ["--db", db, "--merchant", "merchant_a", "--customer", "customer_1"]
+        for json in [[], ["--json"]] {
+            let listed = try await CLI.run(["vault", "list"] + scope + json, in: directory)
+            #expect(listed.status == 1, "\(listed)")
+            #expect(listed.stderr == "error: the vault database failed: not-a-database: file is not a database\n", "\(listed)")
+        }
+        let synced = try await CLI.run(["vault", "sync"] + scope + ["--remote", "http://127.0.0.1:9", "--api-key", "k"],
+                                       in: directory)
+        #expect(synced.status == 1, "\(synced)")
+        #expect(synced.stderr.hasPrefix("error: cannot open the vault database \(db): SQLite error not-a-database (26): "
+                                        + "file is not a database"), "\(synced)")
+    }
+
     @Test("the default store's directory is created 0700 and the database, -wal and -shm 0600")
     func defaultStoreIsOwnerOnly() async throws {
         let directory = try CLI.temporaryDirectory()

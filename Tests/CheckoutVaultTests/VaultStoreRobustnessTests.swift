@@ -21,7 +21,7 @@ struct VaultStoreRobustnessTests {
         let path = directory.path("vault.sqlite")
         let content = Data((0..<8_192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         try content.write(to: URL(fileURLWithPath: path))
-        let error = try #require(throws: SQLiteError.self) { try VaultStore(path: path) }
+        let error = try #require(throws: VaultStorageError.self) { try VaultStore(path: path) }
         #expect(error.code == .notADatabase)
         #expect(try Self.bytes(path) == content)
     }
@@ -37,12 +37,12 @@ struct VaultStoreRobustnessTests {
         // Keep the header page, scramble every other page.
         for index in pageSize..<content.count { content[index] = UInt8(truncatingIfNeeded: index &* 131 &+ 17) }
         try content.write(to: URL(fileURLWithPath: path))
-        let outcome: SQLiteError?
+        let outcome: VaultStorageError?
         do {
             let store = try VaultStore(path: path)
             _ = try store.instruments(scope: Fixtures.alice)
             outcome = nil
-        } catch let error as SQLiteError {
+        } catch let error as VaultStorageError {
             outcome = error
         }
         #expect(outcome?.code == .corrupt)
@@ -58,7 +58,7 @@ struct VaultStoreRobustnessTests {
             let database = try Database(path: path)
             try database.run("INSERT INTO \(DatabaseMigrator.tableName) (name, applied_at) VALUES ('2099-01-future', 0)")
         }
-        let error = try #require(throws: SQLiteError.self) { try VaultStore(path: path) }
+        let error = try #require(throws: VaultStorageError.self) { try VaultStore(path: path) }
         #expect(error.code == .newerSchema)
         let database = try Database(path: path)
         let tokens = try database.withStatement("SELECT token FROM payment_instrument ORDER BY token") { row in
@@ -74,7 +74,7 @@ struct VaultStoreRobustnessTests {
         let directory = try TemporaryDirectory()
         // /proc refuses new files even for root, so it stands in for a read-only directory.
         let path = kind == "missing" ? directory.path("absent/vault.sqlite") : "/proc/vault-\(UUID().uuidString).sqlite"
-        let error = try #require(throws: SQLiteError.self) { try VaultStore(path: path) }
+        let error = try #require(throws: VaultStorageError.self) { try VaultStore(path: path) }
         #expect(error.code == .cannotOpen)
         #expect(!FileManager.default.fileExists(atPath: path))
     }
@@ -85,11 +85,11 @@ struct VaultStoreRobustnessTests {
         let path = directory.path("vault.sqlite")
         try Self.seed(path)
         let pages = try Database(path: path).withStatement("PRAGMA page_count") { try $0.step() ? $0.int(at: 0) : 0 }
-        var configuration = DatabaseConfiguration()
+        var configuration = VaultStore.Configuration()
         configuration.maxPageCount = pages + 2
         let store = try VaultStore(path: path, configuration: configuration, clock: Fixtures.clock)
         var written = 0
-        let error = try #require(throws: SQLiteError.self) {
+        let error = try #require(throws: VaultStorageError.self) {
             for index in 0..<500 {
                 let name = "Holder " + String(repeating: "x", count: 40) + "\(index)"
                 try store.upsert(Fixtures.card("full\(index)", name: name), scope: Fixtures.bob)
@@ -114,13 +114,13 @@ struct VaultStoreRobustnessTests {
             try store.applyRemotePage(scope: Fixtures.alice, changes: [.upsert(Fixtures.card("a"), version: 1)], newCursor: "c1")
         }
         let pages = try Database(path: path).withStatement("PRAGMA page_count") { try $0.step() ? $0.int(at: 0) : 0 }
-        var configuration = DatabaseConfiguration()
+        var configuration = VaultStore.Configuration()
         configuration.maxPageCount = pages + 2
         let store = try VaultStore(path: path, configuration: configuration, clock: Fixtures.clock)
         let changes = (0..<300).map { index in
             RemoteChange.upsert(Fixtures.card("p\(index)", name: String(repeating: "n", count: 1_000)), version: 1)
         }
-        let error = try #require(throws: SQLiteError.self) {
+        let error = try #require(throws: VaultStorageError.self) {
             try store.applyRemotePage(scope: Fixtures.alice, changes: changes, newCursor: "c2")
         }
         #expect(error.code == .diskFull)

@@ -1,7 +1,6 @@
 import CheckoutCore
 import CheckoutVault
 import Foundation
-import SQLiteKit
 
 /// A fresh directory under the system temporary directory, removed when released.
 final class TemporaryDirectory {
@@ -41,7 +40,7 @@ enum Fixtures {
 
     /// A store in `directory` with the fixed clock.
     static func store(in directory: TemporaryDirectory, name: String = "vault.sqlite",
-                      configuration: DatabaseConfiguration = DatabaseConfiguration()) throws -> VaultStore {
+                      configuration: VaultStore.Configuration = VaultStore.Configuration()) throws -> VaultStore {
         try VaultStore(path: directory.path(name), configuration: configuration, clock: clock)
     }
 }

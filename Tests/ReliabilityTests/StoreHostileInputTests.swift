@@ -2,7 +2,6 @@ import CheckoutTestSupport
 import CheckoutCore
 import CheckoutVault
 import Foundation
-import SQLiteKit
 import Testing
 
 extension Reliability.HostileInput {
@@ -104,7 +103,7 @@ extension Reliability.HostileInput {
                     failures.fail(index, "a refused call changed the database")
                 }
                 if before != nil { compared += 1 }
-            } catch let error as SQLiteError {
+            } catch let error as VaultStorageError {
                 failures.checkStrings(of: error, index)
                 failures.fail(index, "SQLite refused hostile text: \(error.code)")
             } catch {

@@ -1,6 +1,5 @@
 import CheckoutKit
 import Foundation
-import SQLiteKit
 
 /// `checkout vault`: saves, lists, deletes and picks the default of a customer's saved payment
 /// methods in the local vault store (SQLite).
@@ -170,7 +169,7 @@ enum VaultCommand: CLICommand {
                 if json { try output.json(["id": token, "isDefault": true]) } else { output.line("default: \(VaultTokenMask.mask(token))") }
             }
             return 0
-        } catch let error as SQLiteError {
+        } catch let error as VaultStorageError {
             throw CommandFailure(message: "the vault database failed: \(error.code): \(error.message)")
         }
     }

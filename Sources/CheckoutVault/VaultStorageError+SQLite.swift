@@ -1,0 +1,19 @@
+internal import SQLiteKit
+
+extension VaultStorageError {
+    /// The vault's form of an SQLiteKit error: the same code (by its stable wire form), message,
+    /// extended result code and SQL, so logs and CLI output read exactly as before.
+    init(_ error: SQLiteError) {
+        self.init(Code(error.code.rawValue), message: error.message, sql: error.sql, resultCode: error.extendedResultCode)
+    }
+
+    /// Runs `body`, turning an SQLiteKit error into a `VaultStorageError`; every other error
+    /// (a `CheckoutError` from the store's own checks) passes through unchanged.
+    static func mapping<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw VaultStorageError(error)
+        }
+    }
+}
