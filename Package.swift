@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "CheckoutCrypto", dependencies: ["COpenSSL"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
         // The one strict, bounded JSON reader (tokenizer, JSONValue, typed fields): every JSON byte goes through it.
         .target(name: "CheckoutJSON", path: "Sources/CheckoutJSON", swiftSettings: swift6),
-        // Pure domain: no I/O, no C.
+        // Pure domain: no I/O; its one C call is libuuid's, for SafeIdentifier (every id the package makes).
         .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CheckoutJSON", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
         .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking", "CheckoutCore", "CheckoutJSON"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
