@@ -1,0 +1,1 @@
+../VaultServerTests/ObservedTransaction.swift
