@@ -49,9 +49,7 @@ final class GatedStorage: VaultServerStorage {
     func arm() { armed.withLock { $0 = true } }
 
     func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
-        try inner.transaction { tx in
-            try body(ObservedTransaction(inner: tx, onOpRecord: { [self] in opLookup() }))
-        }
+        try inner.transaction { tx in try body(GatedTransaction(inner: tx, storage: self)) }
     }
 
     func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
@@ -59,11 +57,49 @@ final class GatedStorage: VaultServerStorage {
     }
 
     /// Called at every op lookup: the first one after `arm()` holds its thread at the gate.
-    private func opLookup() {
+    fileprivate func opLookup() {
         let gate = armed.withLock { armed in defer { armed = false }; return armed }
         guard gate else { return }
         entered.signal()
         _ = release.waitBounded()  // a test that never releases fails on its own expectations
+    }
+}
+
+/// A transaction that forwards every call, passing the gate of its `GatedStorage` at `opRecord`.
+private struct GatedTransaction: VaultStorageTransaction {
+    let inner: any VaultStorageTransaction
+    let storage: GatedStorage
+
+    func instrument(_ key: CustomerKey, id: String) throws -> InstrumentRecord? { try inner.instrument(key, id: id) }
+    func liveInstruments(_ key: CustomerKey) throws -> [InstrumentRecord] { try inner.liveInstruments(key) }
+    func changes(_ key: CustomerKey, after: Int64, limit: Int, maxBytes: Int) throws -> [InstrumentRecord] {
+        try inner.changes(key, after: after, limit: limit, maxBytes: maxBytes)
+    }
+    func put(_ key: CustomerKey, _ instrument: InstrumentRecord) throws { try inner.put(key, instrument) }
+    func nextSequence() throws -> Int64 { try inner.nextSequence() }
+    func hasTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws -> Bool {
+        try inner.hasTombstones(key, deletedAtOrBefore: deletedAtOrBefore)
+    }
+    func purgeHorizon(_ key: CustomerKey) throws -> Int64 { try inner.purgeHorizon(key) }
+    func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws {
+        try inner.purgeTombstones(key, deletedAtOrBefore: deletedAtOrBefore)
+    }
+    func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
+        try inner.purgeExpired(tombstonesDeletedAtOrBefore: tombstonesDeletedAtOrBefore, opsCreatedAtOrBefore: opsCreatedAtOrBefore)
+    }
+    func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? {
+        storage.opLookup()
+        return try inner.opRecord(key, opId: opId)
+    }
+    func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws { try inner.putOpRecord(key, record) }
+    func cursorSecret() throws -> [UInt8] { try inner.cursorSecret() }
+    func insertEphemeralKey(_ record: EphemeralKeyRecord) throws { try inner.insertEphemeralKey(record) }
+    func ephemeralKey(secretHash: String) throws -> EphemeralKeyRecord? { try inner.ephemeralKey(secretHash: secretHash) }
+    func revokeEphemeralKey(merchant: String, id: String, at: Int64) throws -> Bool {
+        try inner.revokeEphemeralKey(merchant: merchant, id: id, at: at)
+    }
+    func purgeEphemeralKeys(merchant: String, expiredAtOrBefore: Int64) throws {
+        try inner.purgeEphemeralKeys(merchant: merchant, expiredAtOrBefore: expiredAtOrBefore)
     }
 }
 

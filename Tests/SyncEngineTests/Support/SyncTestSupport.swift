@@ -79,14 +79,9 @@ final class CountingStorage: VaultServerStorage {
 
     var count: Int { counter.load(ordering: .sequentiallyConsistent) }
 
-    /// Counts every transaction a request runs, not the server's background purge (`ExpiryPurger`,
-    /// every minute, in a transaction of its own): a slow run must not count a purge as a request.
     func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
-        let purge = Locked(false)
-        defer { if !purge.withLock({ $0 }) { counter.add(1, ordering: .sequentiallyConsistent) } }
-        return try inner.transaction { tx in
-            try body(ObservedTransaction(inner: tx, onPurgeExpired: { purge.withLock { $0 = true } }))
-        }
+        counter.add(1, ordering: .sequentiallyConsistent)
+        return try inner.transaction(body)
     }
 
     func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {

@@ -1,1 +1,0 @@
-../VaultServerTests/ObservedTransaction.swift
