@@ -77,6 +77,10 @@ final class CountingStorage: VaultServerStorage {
         self.counter = Atomic(0)
     }
 
+    /// Read snapshots only. The server's background purge (`ExpiryPurger`, every minute) runs
+    /// transactions, never reads, so a count of reads cannot be moved by it on a slow run.
+    let reads = Atomic<Int>(0)
+
     var count: Int { counter.load(ordering: .sequentiallyConsistent) }
 
     func transaction<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
@@ -86,6 +90,7 @@ final class CountingStorage: VaultServerStorage {
 
     func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T {
         counter.add(1, ordering: .sequentiallyConsistent)
+        reads.add(1, ordering: .sequentiallyConsistent)
         return try inner.read(body)
     }
 }
@@ -125,6 +130,9 @@ final class LoopbackVaultServer: Sendable {
         stop()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
     }
+
+    /// Read snapshots taken by the running server (requests that only read: the change feed, lists).
+    var readCount: Int { running.withLock { $0?.storage.reads.load(ordering: .sequentiallyConsistent) } ?? 0 }
 
     /// Authenticated requests served so far (over restarts).
     var requestCount: Int {
