@@ -23,11 +23,15 @@ public final class DemoRunner: Sendable {
         public var color: Bool
         /// A configuration directory, or nil for the embedded defaults.
         public var configDirectory: URL?
+        /// An existing directory for the demo's databases, kept afterwards so they can be inspected
+        /// (the tests scan every byte for card numbers); nil makes a temporary one and removes it.
+        public var workspace: URL?
 
-        public init(verbose: Bool = false, color: Bool = false, configDirectory: URL? = nil) {
+        public init(verbose: Bool = false, color: Bool = false, configDirectory: URL? = nil, workspace: URL? = nil) {
             self.verbose = verbose
             self.color = color
             self.configDirectory = configDirectory
+            self.workspace = workspace
         }
     }
 
@@ -61,8 +65,9 @@ public final class DemoRunner: Sendable {
     /// Runs every step. Returns normally when the demo completed; throws `Failure` naming the step.
     public func run() async throws(Failure) {
         let workspace: URL
+        let temporary = options.workspace == nil
         do {
-            workspace = FileManager.default.temporaryDirectory
+            workspace = options.workspace ?? FileManager.default.temporaryDirectory
                 .appendingPathComponent("checkout-demo-\(SafeIdentifier.random())", isDirectory: true)
             try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -71,7 +76,7 @@ public final class DemoRunner: Sendable {
         }
         defer {
             emergencyStop()
-            try? FileManager.default.removeItem(at: workspace)
+            if temporary { try? FileManager.default.removeItem(at: workspace) }
         }
         let context = try await step("set-up") { try await self.setUp(workspace: workspace) }
         defer { context.engine.stopSynchronously() }

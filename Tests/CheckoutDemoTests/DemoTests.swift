@@ -11,9 +11,9 @@ import Testing
         var all: [String] { storage.withLock { $0 } }
     }
 
-    func runDemo(verbose: Bool = false) async throws -> [String] {
+    func runDemo(verbose: Bool = false, workspace: URL? = nil) async throws -> [String] {
         let lines = Lines()
-        let runner = DemoRunner(options: .init(verbose: verbose), write: { lines.append($0) })
+        let runner = DemoRunner(options: .init(verbose: verbose, workspace: workspace), write: { lines.append($0) })
         try await runner.run()
         return lines.all
     }
@@ -63,6 +63,24 @@ import Testing
                 #expect(!text.contains(number))
             }
             #expect(text.contains("✔ demo complete"))
+        }
+    }
+
+    @Test("the demo's databases (device vault, vault server, WAL files) hold no card number it used")
+    func demoStoresNoCardNumber() async throws {
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("demo-scan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        _ = try await runDemo(workspace: workspace)
+        let files = try #require(FileManager.default.enumerator(at: workspace, includingPropertiesForKeys: nil))
+            .compactMap { $0 as? URL }.filter { !$0.hasDirectoryPath }
+        #expect(files.contains { $0.lastPathComponent.hasSuffix(".sqlite") }, "the demo kept no database: \(files)")
+        for file in files {
+            let bytes = try Data(contentsOf: file)
+            for number in ["4242424242424242", "4242 4242 4242 4242", "4000000000000002", "4000 0000 0000 0002",
+                           "5555555555554444", "5555 5555 5555 4444", "378282246310005"] {
+                #expect(bytes.range(of: Data(number.utf8)) == nil, "\(number) in \(file.lastPathComponent)")
+            }
         }
     }
 }
