@@ -85,28 +85,24 @@ enum WireOpReader {
         var instrumentId: String?
         var baseVersion: Int64?
         var method: VaultedPaymentMethod?
-        var seen = 0
-        func first(_ bit: Int) throws(JSONScanner.Failure) {
-            guard seen & bit == 0 else { throw JSONScanner.Failure() }
-            seen |= bit
-        }
+        var seen = JSONMemberSet()
         try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
             switch key {
             case "opId":
-                try first(1)
+                try seen.first(1)
                 opId = try scanner.readString()
             case "kind":
-                try first(2)
+                try seen.first(2)
                 guard let value = WireOp.Kind(rawValue: try scanner.readString()) else { throw JSONScanner.Failure() }
                 kind = value
             case "instrumentId":
-                try first(4)
+                try seen.first(4)
                 instrumentId = try scanner.readString()
             case "baseVersion":
-                try first(8)
+                try seen.first(8)
                 if try !scanner.readNullIfPresent() { baseVersion = try scanner.readInt64() }
             case "method":
-                try first(16)
+                try seen.first(16)
                 if try !scanner.readNullIfPresent() { method = try JSONScanner.vaultedMethod(&scanner) }
             default:
                 try scanner.skipUnknownValue()

@@ -46,33 +46,29 @@ extension JSONScanner {
 
     static func instrumentData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> PaymentInstrumentData {
         var data = PaymentInstrumentData()
-        var seen = 0
-        func first(_ bit: Int) throws(JSONScanner.Failure) {
-            guard seen & bit == 0 else { throw JSONScanner.Failure() }
-            seen |= bit
-        }
+        var seen = JSONMemberSet()
         try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
             switch key {
             case "network":
-                try first(1)
+                try seen.first(1)
                 if try !scanner.readNullIfPresent() { data.network = CardNetwork(rawValue: try scanner.readString()) }
             case "first6Digits":
-                try first(2)
+                try seen.first(2)
                 if try !scanner.readNullIfPresent() { data.first6Digits = try scanner.readString() }
             case "last4Digits":
-                try first(4)
+                try seen.first(4)
                 if try !scanner.readNullIfPresent() { data.last4Digits = try scanner.readString() }
             case "expirationMonth":
-                try first(8)
+                try seen.first(8)
                 if try !scanner.readNullIfPresent() { data.expirationMonth = try scanner.readInt() }
             case "expirationYear":
-                try first(16)
+                try seen.first(16)
                 if try !scanner.readNullIfPresent() { data.expirationYear = try scanner.readInt() }
             case "cardholderName":
-                try first(32)
+                try seen.first(32)
                 if try !scanner.readNullIfPresent() { data.cardholderName = try scanner.readString() }
             case "binData":
-                try first(64)
+                try seen.first(64)
                 if try !scanner.readNullIfPresent() { data.binData = try binData(&scanner) }
             default:
                 try scanner.skipUnknownValue()
