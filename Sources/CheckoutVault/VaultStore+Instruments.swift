@@ -120,7 +120,8 @@ extension VaultStore {
             // Each save is stamped one later than the previous: the customer's counter hands out
             // the whole run at once.
             var tick = try Self.reserveTicks(database, scope: scope, count: methods.count, now: now)
-            // The two statements of every method, taken from the cache once per call.
+            // The two statements of every method, taken from the cache once per call (reset there)
+            // and rewound after each use; the defer rewinds them when a step throws.
             let row = try database.cachedStatement(InstrumentRow.localUpsertReturningVersion)
             let outbox = try database.cachedStatement(Self.enqueueSQL)
             defer {
@@ -133,16 +134,15 @@ extension VaultStore {
                 }
                 // The row's server version before this save (tombstones included; 0 for a new row):
                 // the local upsert never changes it, so the upsert itself returns it.
-                row.reset()
                 try InstrumentRow.bind(method, scope: scope, version: 0, lastUsed: tick, updated: now, to: row)
                 guard try row.step() else { throw CheckoutError(.vaultFailure, "the saved method's row was not written") }
                 let base = row.int64(at: 0)
                 row.reset()
                 tick += 1
-                outbox.reset()
                 try Self.bindEnqueue(outbox, id: opIds[index], scope: scope, kind: .upsert, token: method.id,
                                      payload: payloads[index], baseVersion: base, now: now)
                 try outbox.run()
+                outbox.reset()
             }
         }
         return opIds

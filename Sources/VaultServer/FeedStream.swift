@@ -4,7 +4,8 @@ import CheckoutLocking
 ///
 /// libmicrohttpd asks for the next bytes each time the connection can take more
 /// (`MHD_create_response_from_callback`); the stream remembers where it stopped: which piece,
-/// and how far into it. Glue and method JSON are copied from the encoder and its rows. Not thread-safe: libmicrohttpd calls one connection's reader one call at a time.
+/// and how far into it. Glue and method JSON are copied from the encoder and its rows. Not
+/// thread-safe: libmicrohttpd calls one connection's reader one call at a time.
 final class FeedStream {
     private let encoder: FeedEncoder
     /// Told when the stream is released (by libmicrohttpd's free callback).
