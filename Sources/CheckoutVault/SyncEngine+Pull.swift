@@ -8,7 +8,7 @@ extension SyncEngine {
     /// `configuration.maxPagesPerRound` pages, or once `roundTimeBudget` is spent, the pull stops
     /// with `report.partial` set; the stored cursor is where the next round resumes.
     func pull(_ scope: VaultScope, into report: inout SyncReport) async throws {
-        var cursor = try store.cursor(scope: scope)
+        var cursor = try await store.nonblocking.cursor(scope: scope)
         let started = clock.nowMillis()
         let budget = configuration.roundTimeBudget.components
         let budgetMillis = budget.seconds * 1000 + budget.attoseconds / 1_000_000_000_000_000
@@ -28,7 +28,7 @@ extension SyncEngine {
                     page = try await fetchPage(scope, after: cursor)
                 }
             } catch let error as RemoteVaultError where error.requiresReset && !report.didReset && cursor != nil {
-                try store.resetSynced(scope: scope)
+                try await store.nonblocking.resetSynced(scope: scope)
                 report.didReset = true
                 cursor = nil
                 continue
@@ -50,7 +50,7 @@ extension SyncEngine {
                 prefetched = Task { try await self.fetchPage(scope, after: from) }
             }
             do {
-                try store.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor)
+                try await store.nonblocking.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")
             }

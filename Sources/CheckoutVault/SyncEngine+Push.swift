@@ -7,11 +7,11 @@ extension SyncEngine {
     func push(_ scope: VaultScope, into report: inout SyncReport) async throws {
         while true {
             let limit = min(configuration.pushBatchSize, learnedBatchLimit.withLock { $0 } ?? .max)
-            let pending = try store.pendingOps(scope: scope, limit: limit)
+            let pending = try await store.nonblocking.pendingOps(scope: scope, limit: limit)
             guard !pending.isEmpty else { return }
             try await pushBatch(Self.batchPrefix(pending), scope: scope, into: &report)
             // Every op of the batch was settled, so the queue moved on; guard anyway against a loop.
-            if try store.pendingOps(scope: scope, limit: 1).first?.id == pending.first?.id {
+            if try await store.nonblocking.pendingOps(scope: scope, limit: 1).first?.id == pending.first?.id {
                 throw SyncError(.storeFailure, "the outbox did not advance after a push")
             }
         }
@@ -79,7 +79,7 @@ extension SyncEngine {
             results = try await withRetry({
                 try await remote.push(scope: scope, ops: outbound)
             }, onFailure: { error in
-                for op in ops { try store.recordOpFailure(opId: op.id, error: error.description) }
+                for op in ops { try await store.nonblocking.recordOpFailure(opId: op.id, error: error.description) }
             })
         } catch let error as RemoteVaultError where Self.isContentRefusal(error) {
             if case .httpStatus(413, _, _, _) = error, ops.count > 1 {
@@ -95,19 +95,19 @@ extension SyncEngine {
             guard case .httpStatus(let status, let code, let message, _) = error, let op = ops.first else { throw error }
             let rejection = SyncRejection(opId: op.id, scope: scope, kind: op.kind, token: op.token, verdict: .rejected,
                                           reason: code ?? "http-\(status)", message: message)
-            try store.completeOps(rejected: [(op.id, rejection.reason)])
+            try await store.nonblocking.completeOps(rejected: [(op.id, rejection.reason)])
             report.rejected += 1
             report.rejections.append(rejection)
             rejectionHub.send(rejection)
             return
         }
-        try settle(ops, results: results, scope: scope, into: &report)
+        try await settle(ops, results: results, scope: scope, into: &report)
     }
 
     /// Applies the server's verdicts to the store: one transaction for the queue, then the
     /// server's state of conflicting instruments (the server decides).
     private func settle(_ ops: [OutboxOperation], results: [OpResult], scope: VaultScope,
-                        into report: inout SyncReport) throws {
+                        into report: inout SyncReport) async throws {
         var byId: [String: OpResult] = [:]
         for result in results { byId[result.opId] = result }
         guard results.count == ops.count, byId.count == ops.count else {
@@ -145,11 +145,12 @@ extension SyncEngine {
                 }
             }
         }
-        try store.completeOps(applied: applied, rejected: rejected)
+        try await store.nonblocking.completeOps(applied: applied, rejected: rejected)
         if !adopted.isEmpty {
             let changes = adopted.keys.sorted().compactMap { adopted[$0] }
             do {
-                try store.applyRemotePage(scope: scope, changes: changes, newCursor: try store.cursor(scope: scope))
+                let cursor = try await store.nonblocking.cursor(scope: scope)
+                try await store.nonblocking.applyRemotePage(scope: scope, changes: changes, newCursor: cursor)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a state the vault refuses: \(error.message)")
             }

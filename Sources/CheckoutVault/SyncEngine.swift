@@ -231,6 +231,12 @@ public final class SyncEngine: Sendable {
         trigger.fire(.localWrite)
     }
 
+    /// `notifyLocalWrite()` for async callers: the pending count is read without blocking the task.
+    func notifyLocalWriteNonblocking() async {
+        await refreshPendingCount()
+        trigger.fire(.localWrite)
+    }
+
     /// Tells the engine the network is back: the background loop stops any backoff and syncs now.
     /// (Linux has no reachability API; the app calls this from whatever signal it has.)
     public func reconnected() {
@@ -353,11 +359,11 @@ public final class SyncEngine: Sendable {
     // MARK: Rounds and status
 
     /// The scopes a full round covers: the configured ones, then every scope with queued ops.
-    func syncedScopes() throws -> [VaultScope] {
+    func syncedScopes() async throws -> [VaultScope] {
         var scopes = configuration.scopes
         if configuration.includePendingScopes {
             do {
-                scopes += try store.pendingScopes()
+                scopes += try await store.nonblocking.pendingScopes()
             } catch {
                 throw SyncError(.storeFailure, "cannot read the outbox: \(error)")
             }
@@ -373,7 +379,7 @@ public final class SyncEngine: Sendable {
         let configured = Set(configuration.scopes)
         var own: [VaultScope] = []
         var foreign: [VaultScope] = []
-        for scope in try syncedScopes() {
+        for scope in try await syncedScopes() {
             if !configured.contains(scope), let identity = try? await remote.identity(scope: scope), !identity.covers(scope) {
                 foreign.append(scope)
             } else {
@@ -432,7 +438,7 @@ public final class SyncEngine: Sendable {
         do {
             let report = try await runRound(scope)
             let now = clock.nowMillis()
-            let pending = totalPendingCount()
+            let pending = await totalPendingCount()
             publish { state in
                 state.activeRounds -= 1
                 state.failures[scope] = nil
@@ -444,7 +450,7 @@ public final class SyncEngine: Sendable {
             }
             return report
         } catch {
-            let pending = totalPendingCount()
+            let pending = await totalPendingCount()
             let cancelled = error is CancellationError || Task.isCancelled
             let failure = cancelled ? nil : Self.syncError(error)
             publish { state in
@@ -472,8 +478,8 @@ public final class SyncEngine: Sendable {
         var report = SyncReport()
         try await pull(scope, into: &report)
         try await push(scope, into: &report)
-        report.pending = try store.pendingCount(scope: scope)
-        report.cursor = try store.cursor(scope: scope)
+        report.pending = try await store.nonblocking.pendingCount(scope: scope)
+        report.cursor = try await store.nonblocking.cursor(scope: scope)
         return report
     }
 
@@ -505,32 +511,40 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    /// Re-reads the pending count from the store and publishes it.
+    /// Re-reads the pending count from the store and publishes it, blocking the calling thread
+    /// for the read (the engine's init and the synchronous `notifyLocalWrite()`).
     func refreshPendingCount() {
-        guard let pending = totalPendingCount() else { return }
+        guard let pending = try? store.perform(pendingCountWork()) else { return }
+        publish { $0.pendingCount = pending }
+    }
+
+    /// Re-reads the pending count from the store without blocking and publishes it.
+    func refreshPendingCount() async {
+        guard let pending = await totalPendingCount() else { return }
         publish { $0.pendingCount = pending }
     }
 
     /// The queued operations over every synced scope; nil when the store cannot be read.
-    private func totalPendingCount() -> Int? {
-        do {
-            // With every pending scope synced, the sum over the synced scopes is the whole outbox
-            // (less the ops of other merchants' scopes, which this engine's key never syncs): one
-            // count instead of a scan for the scopes plus a count per scope after every round.
-            if configuration.includePendingScopes {
-                let foreign = state.withLock { $0.foreignScopes }
-                return try foreign.reduce(store.pendingCountOfAllScopes()) { $0 - (try store.pendingCount(scope: $1)) }
-            }
-            return try syncedScopes().reduce(0) { $0 + (try store.pendingCount(scope: $1)) }
-        } catch {
-            return nil
+    private func totalPendingCount() async -> Int? {
+        try? await store.perform(pendingCountWork())
+    }
+
+    /// The read that counts the queued operations of every synced scope, on one connection.
+    private func pendingCountWork() -> StoreWork<Int> {
+        // With every pending scope synced, the sum over the synced scopes is the whole outbox
+        // (less the ops of other merchants' scopes, which this engine's key never syncs): one
+        // count instead of a scan for the scopes plus a count per scope after every round.
+        if configuration.includePendingScopes {
+            return VaultStore.pendingCountWork(allScopesExcept: Array(state.withLock { $0.foreignScopes }))
         }
+        var seen = Set<VaultScope>()
+        return VaultStore.pendingCountWork(scopes: configuration.scopes.filter { seen.insert($0).inserted })
     }
 
     /// Calls `operation`, retrying retryable remote failures up to the policy's attempts with
     /// backoff on the engine's clock. `onFailure` sees every failure (to count attempts).
     func withRetry<T>(_ operation: () async throws -> T,
-                      onFailure: (RemoteVaultError) throws -> Void = { _ in }) async throws -> T {
+                      onFailure: (RemoteVaultError) async throws -> Void = { _ in }) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
@@ -538,7 +552,7 @@ public final class SyncEngine: Sendable {
                 return try await operation()
             } catch let error as RemoteVaultError {
                 try Task.checkCancellation()
-                try onFailure(error)
+                try await onFailure(error)
                 guard error.isRetryableForSync, attempt < configuration.retry.maxAttempts else { throw error }
                 let delay = random.withLock {
                     configuration.retry.delay(afterFailures: attempt, retryAfter: error.retryAfter, using: &$0)

@@ -16,4 +16,9 @@ extension VaultStorageError {
             throw VaultStorageError(error)
         }
     }
+
+    /// `error` as the store throws it: an SQLiteKit error as a `VaultStorageError`, any other unchanged.
+    static func mapped(_ error: any Error) -> any Error {
+        (error as? SQLiteError).map { VaultStorageError($0) } ?? error
+    }
 }

@@ -18,7 +18,11 @@ extension VaultStore {
 
     /// The customer's saved methods: default first, then most recently used (or saved), then by token.
     public func instruments(scope: VaultScope) throws -> [VaultedPaymentMethod] {
-        try read { database in
+        try perform(Self.instrumentsWork(scope: scope))
+    }
+
+    static func instrumentsWork(scope: VaultScope) -> StoreWork<[VaultedPaymentMethod]> {
+        .read { database in
             try database.withStatement(Self.listSQL) { statement in
                 try statement.bind(scope.merchantId, at: 1)
                 try statement.bind(scope.customerId, at: 2)
@@ -31,7 +35,11 @@ extension VaultStore {
 
     /// The customer's rows with their sync bookkeeping, in list order (tombstones last when included).
     public func storedInstruments(scope: VaultScope, includeDeleted: Bool = false) throws -> [StoredInstrument] {
-        try read { database in
+        try perform(Self.storedInstrumentsWork(scope: scope, includeDeleted: includeDeleted))
+    }
+
+    static func storedInstrumentsWork(scope: VaultScope, includeDeleted: Bool) -> StoreWork<[StoredInstrument]> {
+        .read { database in
             try database.withStatement(includeDeleted ? Self.listWithDeletedSQL : Self.listSQL) { statement in
                 try statement.bind(scope.merchantId, at: 1)
                 try statement.bind(scope.customerId, at: 2)
@@ -44,7 +52,11 @@ extension VaultStore {
 
     /// One row by token, tombstone included (check `isDeleted`); nil when the store never had it.
     public func instrument(token: String, scope: VaultScope) throws -> StoredInstrument? {
-        try read { database in
+        try perform(Self.instrumentWork(token: token, scope: scope))
+    }
+
+    static func instrumentWork(token: String, scope: VaultScope) -> StoreWork<StoredInstrument?> {
+        .read { database in
             try database.withStatement("""
                 SELECT \(InstrumentRow.columns) FROM payment_instrument \
                 WHERE merchant_id = ? AND customer_id = ? AND token = ?
@@ -93,6 +105,11 @@ extension VaultStore {
     /// upsert (which returns the base version) and its outbox row.
     @discardableResult
     public func upsert(_ methods: [VaultedPaymentMethod], scope: VaultScope) throws -> [String] {
+        try perform(upsertWork(methods, scope: scope))
+    }
+
+    /// Checks the methods (nothing is written when one fails), then the save's transaction.
+    func upsertWork(_ methods: [VaultedPaymentMethod], scope: VaultScope) throws -> StoreWork<[String]> {
         try Self.check(scope)
         var payloads: [String] = []
         payloads.reserveCapacity(methods.count)
@@ -113,10 +130,10 @@ extension VaultStore {
             try VaultDataGuard.checkText(payload, field: "the payload")
             payloads.append(payload)
         }
-        guard !methods.isEmpty else { return [] }
+        guard !methods.isEmpty else { return .done([]) }
         let now = clock()
         let opIds = methods.map { _ in SafeIdentifier.random() }
-        try write { database in
+        return .write { [payloads] database in
             // Each save is stamped one later than the previous: the customer's counter hands out
             // the whole run at once.
             var tick = try Self.reserveTicks(database, scope: scope, count: methods.count, now: now)
@@ -144,19 +161,23 @@ extension VaultStore {
                 try outbox.run()
                 outbox.reset()
             }
+            return opIds
         }
-        return opIds
     }
 
     /// Soft-deletes an instrument and queues a `delete` operation. Returns false (and queues
     /// nothing) when the customer has no such live instrument.
     @discardableResult
     public func delete(token: String, scope: VaultScope) throws -> Bool {
+        try perform(deleteWork(token: token, scope: scope))
+    }
+
+    func deleteWork(token: String, scope: VaultScope) throws -> StoreWork<Bool> {
         try Self.check(scope)
         try Self.check(token: token)
         let now = clock()
         let opId = SafeIdentifier.random()
-        return try write { database in
+        return .write { database in
             guard let base = try Self.version(database, scope: scope, token: token, includeDeleted: false) else {
                 return false
             }
@@ -178,11 +199,15 @@ extension VaultStore {
     /// Makes `token` the customer's only default and queues a `setDefault` operation (nothing is
     /// queued when it already is the default). Throws `vaultFailure` for an unknown instrument.
     public func setDefault(token: String, scope: VaultScope) throws {
+        try perform(setDefaultWork(token: token, scope: scope))
+    }
+
+    func setDefaultWork(token: String, scope: VaultScope) throws -> StoreWork<Void> {
         try Self.check(scope)
         try Self.check(token: token)
         let now = clock()
         let opId = SafeIdentifier.random()
-        try write { database in
+        return .write { database in
             let current = try database.withStatement("""
                 SELECT version, is_default FROM payment_instrument \
                 WHERE merchant_id = ? AND customer_id = ? AND token = ? AND deleted = 0
@@ -215,10 +240,14 @@ extension VaultStore {
     ///
     /// Last-used order is this device's own ordering, so it is not queued for sync.
     public func markUsed(token: String, scope: VaultScope) throws {
+        try perform(markUsedWork(token: token, scope: scope))
+    }
+
+    func markUsedWork(token: String, scope: VaultScope) throws -> StoreWork<Void> {
         try Self.check(scope)
         try Self.check(token: token)
         let now = clock()
-        try write { database in
+        return .write { database in
             // An unknown token takes no stamp (the counter only moves for a row that moves).
             guard try Self.version(database, scope: scope, token: token, includeDeleted: false) != nil else { return }
             let tick = try Self.reserveTicks(database, scope: scope, count: 1, now: now)

@@ -6,24 +6,35 @@ internal import SQLiteKit
 extension VaultStore {
     /// The oldest `limit` queued operations of the customer, in the order they were made.
     public func pendingOps(scope: VaultScope, limit: Int = 100) throws -> [OutboxOperation] {
-        let rows = try read { database in
-            try database.withStatement("""
-                SELECT op_id, kind, token, payload, base_version, attempts, last_error, created FROM outbox \
-                WHERE merchant_id = ? AND customer_id = ? ORDER BY seq LIMIT ?
-                """) { statement in
-                try statement.bind(scope.merchantId, at: 1)
-                try statement.bind(scope.customerId, at: 2)
-                try statement.bind(max(0, limit), at: 3)
-                var rows: [(id: String, kind: String, token: String, payload: String?, base: Int64, attempts: Int,
-                            lastError: String?, created: Int64)] = []
-                while try statement.step() {
-                    rows.append((statement.string(at: 0), statement.string(at: 1), statement.string(at: 2),
-                                 statement.optionalString(at: 3), statement.int64(at: 4), statement.int(at: 5),
-                                 statement.optionalString(at: 6), statement.int64(at: 7)))
-                }
-                return rows
+        try perform(Self.pendingOpsWork(scope: scope, limit: limit))
+    }
+
+    static func pendingOpsWork(scope: VaultScope, limit: Int) -> StoreWork<[OutboxOperation]> {
+        .read { database in try decodeOps(try pendingRows(database, scope: scope, limit: limit), scope: scope) }
+    }
+
+    private typealias PendingRow = (id: String, kind: String, token: String, payload: String?, base: Int64, attempts: Int,
+                                    lastError: String?, created: Int64)
+
+    private static func pendingRows(_ database: Database, scope: VaultScope, limit: Int) throws -> [PendingRow] {
+        try database.withStatement("""
+            SELECT op_id, kind, token, payload, base_version, attempts, last_error, created FROM outbox \
+            WHERE merchant_id = ? AND customer_id = ? ORDER BY seq LIMIT ?
+            """) { statement in
+            try statement.bind(scope.merchantId, at: 1)
+            try statement.bind(scope.customerId, at: 2)
+            try statement.bind(max(0, limit), at: 3)
+            var rows: [PendingRow] = []
+            while try statement.step() {
+                rows.append((statement.string(at: 0), statement.string(at: 1), statement.string(at: 2),
+                             statement.optionalString(at: 3), statement.int64(at: 4), statement.int(at: 5),
+                             statement.optionalString(at: 6), statement.int64(at: 7)))
             }
+            return rows
         }
+    }
+
+    private static func decodeOps(_ rows: [PendingRow], scope: VaultScope) throws -> [OutboxOperation] {
         let decoder = JSONDecoder()
         return try rows.map { row in
             guard let kind = OutboxOperation.Kind(rawValue: row.kind) else {
@@ -51,25 +62,41 @@ extension VaultStore {
 
     /// How many operations of the customer wait to be pushed.
     public func pendingCount(scope: VaultScope) throws -> Int {
-        try read { database in
-            try database.withStatement("SELECT count(*) FROM outbox WHERE merchant_id = ? AND customer_id = ?") {
-                try $0.bind(scope.merchantId, at: 1)
-                try $0.bind(scope.customerId, at: 2)
-                return try $0.step() ? $0.int(at: 0) : 0
-            }
+        try perform(Self.pendingCountWork(scope: scope))
+    }
+
+    private static func pendingCount(_ database: Database, scope: VaultScope) throws -> Int {
+        try database.withStatement("SELECT count(*) FROM outbox WHERE merchant_id = ? AND customer_id = ?") {
+            try $0.bind(scope.merchantId, at: 1)
+            try $0.bind(scope.customerId, at: 2)
+            return try $0.step() ? $0.int(at: 0) : 0
         }
     }
 
-    /// How many operations wait to be pushed, over every scope of the file.
-    func pendingCountOfAllScopes() throws -> Int {
-        try read { database in
-            try database.withStatement("SELECT count(*) FROM outbox") { try $0.step() ? $0.int(at: 0) : 0 }
+    static func pendingCountWork(scope: VaultScope) -> StoreWork<Int> {
+        .read { database in try pendingCount(database, scope: scope) }
+    }
+
+    /// How many operations of these scopes wait, read on one connection.
+    static func pendingCountWork(scopes: [VaultScope]) -> StoreWork<Int> {
+        .read { database in try scopes.reduce(0) { $0 + (try pendingCount(database, scope: $1)) } }
+    }
+
+    /// How many operations wait over every scope of the file but `excluded`, read on one connection.
+    static func pendingCountWork(allScopesExcept excluded: [VaultScope]) -> StoreWork<Int> {
+        .read { database in
+            let all = try database.withStatement("SELECT count(*) FROM outbox") { try $0.step() ? $0.int(at: 0) : 0 }
+            return try excluded.reduce(all) { $0 - (try pendingCount(database, scope: $1)) }
         }
     }
 
     /// Every scope with queued operations (for an engine syncing all customers of the file).
     public func pendingScopes() throws -> [VaultScope] {
-        try read { database in
+        try perform(Self.pendingScopesWork())
+    }
+
+    static func pendingScopesWork() -> StoreWork<[VaultScope]> {
+        .read { database in
             try database.withStatement(
                 "SELECT DISTINCT merchant_id, customer_id FROM outbox ORDER BY merchant_id, customer_id") { statement in
                 var scopes: [VaultScope] = []
@@ -90,14 +117,26 @@ extension VaultStore {
     /// removed so the cache matches the server. Unknown ids (already settled) are ignored.
     public func completeOps(applied: [(opId: String, newVersion: Int64)] = [],
                             rejected: [(opId: String, reason: String)] = []) throws {
-        guard !applied.isEmpty || !rejected.isEmpty else { return }
+        try perform(completeOpsWork(applied: applied.map { OpSettlement(opId: $0.opId, newVersion: $0.newVersion) },
+                                    rejected: rejected.map(\.opId)))
+    }
+
+    /// An applied op and the version the server gave its instrument.
+    struct OpSettlement: Sendable {
+        var opId: String
+        var newVersion: Int64
+    }
+
+    func completeOpsWork(applied: [OpSettlement], rejected: [String]) -> StoreWork<Void> {
+        guard !applied.isEmpty || !rejected.isEmpty else { return .done(()) }
         let now = clock()
-        try write { database in
+        return .write { database in
             var scopes: [VaultScope] = []
             // The server's default per scope, read once and written once (before, now).
             var defaults: [VaultScope: (before: ServerDefault, now: ServerDefault)] = [:]
-            for (opId, newVersion) in applied {
-                guard let op = try Self.takeOp(database, id: opId) else { continue }
+            for settlement in applied {
+                let newVersion = settlement.newVersion
+                guard let op = try Self.takeOp(database, id: settlement.opId) else { continue }
                 let scope = VaultScope(merchantId: op.merchantId, customerId: op.customerId)
                 if !scopes.contains(scope) { scopes.append(scope) }
                 if defaults[scope] == nil {
@@ -129,7 +168,7 @@ extension VaultStore {
                     try $0.bind(op.seq, at: 5)
                 }
             }
-            for (opId, _) in rejected {
+            for opId in rejected {
                 guard let op = try Self.takeOp(database, id: opId) else { continue }
                 let scope = VaultScope(merchantId: op.merchantId, customerId: op.customerId)
                 if !scopes.contains(scope) { scopes.append(scope) }
@@ -152,9 +191,13 @@ extension VaultStore {
 
     /// Records a retryable push failure: one more attempt, and the error (scrubbed of card numbers).
     public func recordOpFailure(opId: String, error: String) throws {
+        try perform(Self.recordOpFailureWork(opId: opId, error: error))
+    }
+
+    static func recordOpFailureWork(opId: String, error: String) throws -> StoreWork<Void> {
         let note = PaymentDataRedactor.redact(error)
         try VaultDataGuard.checkText(note, field: "the error note")
-        try write { database in
+        return .write { database in
             try database.run("UPDATE outbox SET attempts = attempts + 1, last_error = ? WHERE op_id = ?") {
                 try $0.bind(note, at: 1)
                 try $0.bind(opId, at: 2)

@@ -34,8 +34,14 @@ extension VaultStore {
     /// The server's default as this device knows it: nil when unknown, else the token (or
     /// `.some(nil)` when the server holds no default).
     public func knownServerDefault(scope: VaultScope) throws -> String?? {
-        let value = try read { try Self.readServerDefault($0, scope: scope) }
-        return value.known ? .some(value.token) : nil
+        try perform(Self.knownServerDefaultWork(scope: scope))
+    }
+
+    static func knownServerDefaultWork(scope: VaultScope) -> StoreWork<String??> {
+        .read { database in
+            let value = try readServerDefault(database, scope: scope)
+            return value.known ? .some(value.token) : nil
+        }
     }
 
     static func readServerDefault(_ database: Database, scope: VaultScope) throws -> ServerDefault {

@@ -11,6 +11,10 @@ extension VaultStore {
     /// rejects the whole page and nothing (not even the cursor) moves.
     @discardableResult
     public func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws -> RemotePageResult {
+        try perform(applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor))
+    }
+
+    func applyRemotePageWork(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws -> StoreWork<RemotePageResult> {
         try Self.check(scope)
         for change in changes {
             try Self.check(token: change.token)
@@ -24,7 +28,7 @@ extension VaultStore {
         }
         if let newCursor { try VaultDataGuard.checkText(newCursor, field: "the sync cursor") }
         let now = clock()
-        return try write { database in
+        return .write { database in
             let pending = try Self.pendingTokens(database, scope: scope)
             var serverDefault = try Self.readServerDefault(database, scope: scope)
             // A pull from the start of the feed sees every live instrument: what it finds is the whole truth.
@@ -91,7 +95,11 @@ extension VaultStore {
 
     /// The customer's cursor and last sync time.
     public func syncState(scope: VaultScope) throws -> SyncState {
-        try read { database in
+        try perform(Self.syncStateWork(scope: scope))
+    }
+
+    static func syncStateWork(scope: VaultScope) -> StoreWork<SyncState> {
+        .read { database in
             try database.withStatement(
                 "SELECT cursor, last_synced FROM sync_state WHERE merchant_id = ? AND customer_id = ?") {
                 try $0.bind(scope.merchantId, at: 1)
@@ -105,8 +113,12 @@ extension VaultStore {
     /// Starts the customer's sync over (the server no longer knows the cursor, HTTP 410): removes
     /// every row without queued operations, keeps the outbox and the rows it refers to, clears the cursor.
     public func resetSynced(scope: VaultScope) throws {
+        try perform(Self.resetSyncedWork(scope: scope))
+    }
+
+    static func resetSyncedWork(scope: VaultScope) throws -> StoreWork<Void> {
         try Self.check(scope)
-        try write { database in
+        return .write { database in
             try database.run("""
                 DELETE FROM payment_instrument WHERE merchant_id = ?1 AND customer_id = ?2 \
                 AND token NOT IN (SELECT token FROM outbox WHERE merchant_id = ?1 AND customer_id = ?2)

@@ -7,6 +7,11 @@
 // committed, and with a server `S <pending>` after a sync round (`E` when the round failed).
 // Tokens are `r<N>-<i>`: every run writes new tokens, so each is upserted at most once.
 // Exit 2 on usage errors, 1 when the store cannot be opened.
+//
+//   vault-crash-child --db PATH --nested-call
+//
+// Saves one instrument, then calls the store from inside one of its own read closures (a listing
+// inside `forEachInstrument`): SQLiteKit's nesting precondition must stop the process with its message.
 import CheckoutCore
 import CheckoutVault
 import Foundation
@@ -18,6 +23,7 @@ struct ChildOptions {
     var count = 0
     var server: URL?
     var apiKey = ""
+    var nestedCall = false
 }
 
 func usageFailure(_ message: String) -> Never {
@@ -39,10 +45,11 @@ func parseOptions(_ arguments: [String]) -> ChildOptions {
         case "--count": options.count = Int(value(argument)) ?? -1
         case "--server": options.server = URL(string: value(argument))
         case "--api-key": options.apiKey = value(argument)
+        case "--nested-call": options.nestedCall = true
         default: usageFailure("unknown argument '\(argument.prefix(40))'")
         }
     }
-    guard !options.database.isEmpty, options.run >= 0, options.count > 0 else {
+    guard !options.database.isEmpty, options.nestedCall || (options.run >= 0 && options.count > 0) else {
         usageFailure("usage: vault-crash-child --db PATH --run N --count K [--server URL --api-key KEY]")
     }
     return options
@@ -72,6 +79,16 @@ do {
     FileHandle.standardError.write(Data("vault-crash-child: cannot open the store: \(error)\n".utf8))
     exit(1)
 }
+if options.nestedCall {
+    do {
+        try store.upsert(instrument("nested-0", index: 0), scope: scope)
+        try store.forEachInstrument { scope, _ in _ = try store.instruments(scope: scope) }
+    } catch {
+        FileHandle.standardError.write(Data("vault-crash-child: \(error)\n".utf8))
+    }
+    exit(0)
+}
+
 let engine = options.server.map { url in
     SyncEngine(store: store, remote: HTTPRemoteVault(baseURL: url, apiKey: options.apiKey, timeout: 10),
                configuration: .init(scopes: [scope], pushBatchSize: 7, interval: nil, retry: .noRetry))

@@ -7,22 +7,22 @@ import Testing
 
 @Suite("DatabasePool")
 struct DatabasePoolTests {
-    @Test("concurrent writers from many tasks never lose a write")
+    @Test("concurrent async writers from many tasks never lose a write")
     func concurrentWrites() async throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.path("db.sqlite"))
-        try pool.writeWithoutTransaction { try $0.execute("CREATE TABLE counter (n INTEGER); INSERT INTO counter VALUES (0)") }
+        try await pool.writeWithoutTransaction { try $0.execute("CREATE TABLE counter (n INTEGER); INSERT INTO counter VALUES (0)") }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<100 {
                 group.addTask {
                     for _ in 0..<20 {
-                        try pool.write { try $0.run("UPDATE counter SET n = n + 1") }
+                        try await pool.write { try $0.run("UPDATE counter SET n = n + 1") }
                     }
                 }
             }
             try await group.waitForAll()
         }
-        let count = try pool.read { database in
+        let count = try await pool.read { database in
             try database.withStatement("SELECT n FROM counter") { try $0.step() ? $0.int(at: 0) : -1 }
         }
         #expect(count == 2_000)
@@ -70,5 +70,47 @@ struct DatabasePoolTests {
             try pool.read { try $0.execute("INSERT INTO t VALUES (1)") }
         }
         #expect(error.code == .readOnly)
+    }
+
+    @Test("async and blocking readers beyond the reader count all finish, never more than the count at once")
+    func readersWaitInLine() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = DatabaseConfiguration()
+        configuration.maximumReaderCount = 2
+        let pool = try DatabasePool(path: directory.path("db.sqlite"), configuration: configuration)
+        try await pool.write { try $0.execute("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (7)") }
+        let occupancy = Occupancy()
+        let body: @Sendable (Database) throws -> Int = { database in
+            occupancy.enter()
+            defer { occupancy.leave() }
+            // Long enough for the others to pile up behind the two readers.
+            Thread.sleep(forTimeInterval: 0.005)
+            return try database.withStatement("SELECT x FROM t") { try $0.step() ? $0.int(at: 0) : -1 }
+        }
+        let blockingDone = DispatchGroup()
+        let blockingValues = Locked<[Int]>([])
+        for _ in 0..<6 {
+            blockingDone.enter()
+            Thread {
+                if let value = try? pool.read(body) { blockingValues.withLock { $0.append(value) } }
+                blockingDone.leave()
+            }.start()
+        }
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<30 { group.addTask { try await pool.read(body) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(blockingDone.waitBounded(), "a blocking reader never got a reader")
+        #expect(values == Array(repeating: 7, count: 30))
+        #expect(blockingValues.withLock { $0 } == Array(repeating: 7, count: 6))
+        #expect((1...2).contains(occupancy.most))
+    }
+
+    /// How many reader closures run at once, and the most there ever were.
+    final class Occupancy: Sendable {
+        private let state = Locked<(now: Int, most: Int)>((0, 0))
+        var most: Int { state.withLock { $0.most } }
+        func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
+        func leave() { state.withLock { $0.now -= 1 } }
     }
 }

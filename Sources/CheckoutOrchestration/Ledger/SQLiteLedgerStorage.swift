@@ -1,13 +1,11 @@
-import Dispatch
 import Foundation
 import SQLiteKit
 
 /// The ledger in a SQLite file (the embedded default), on `SQLiteKit`'s WAL pool with full
 /// synchronous commits (a committed state change survives a crash and a power cut). Work runs on
-/// the storage's own dispatch queue, never on a task thread.
+/// the pool's own queues (its `async` read and write), never on a task thread.
 public final class SQLiteLedgerStorage: LedgerStorage {
     private let pool: DatabasePool
-    private let queue = DispatchQueue(label: "checkoutkit.ledger.sqlite", attributes: .concurrent)
 
     /// The migrations, named and never edited once shipped.
     static let migrator: DatabaseMigrator = {
@@ -55,20 +53,12 @@ public final class SQLiteLedgerStorage: LedgerStorage {
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any LedgerTransaction) throws -> T) async throws -> T {
-        try await run { try self.pool.write { database in try body(SQLiteLedgerTransaction(database: database)) } }
+        try await pool.write { database in try body(SQLiteLedgerTransaction(database: database)) }
     }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any LedgerTransaction) throws -> T) async throws -> T {
-        try await run {
-            try self.pool.read { database in
-                try database.transaction(.deferred) { try body(SQLiteLedgerTransaction(database: database)) }
-            }
-        }
-    }
-
-    private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try work() }) }
+        try await pool.read { database in
+            try database.transaction(.deferred) { try body(SQLiteLedgerTransaction(database: database)) }
         }
     }
 }

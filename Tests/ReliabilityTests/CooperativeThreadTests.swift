@@ -1,0 +1,118 @@
+import CheckoutTestSupport
+import CardPaymentMethod
+import CheckoutCore
+import CheckoutLocking
+import CheckoutVault
+import Foundation
+import SQLiteKit
+import Spawning
+import Synchronization
+import Testing
+
+/// The vault never holds one of Swift's cooperative threads while SQLite waits.
+///
+/// Another connection (as another process would) holds the database's write lock. More tasks than
+/// the cooperative pool has threads save to the vault and wait for it. While they wait, a checkout
+/// session starts (which lists the customer's saved methods: a read) and a card is validated. A
+/// store whose `async` methods ran SQLite on the task's thread would put every cooperative thread
+/// into SQLite's busy wait: nothing else could run until the lock was released, and the holder
+/// below would see no session before its deadline.
+@Suite(.timeLimit(.minutes(2)))
+struct CooperativeThreads {
+    static let scope = VaultScope(merchantId: "merchant_a", customerId: "coop-customer")
+
+    @Test("tasks waiting on a locked vault leave the cooperative threads free for a session start and a card validation")
+    func lockedVaultBlocksNoTask() async throws {
+        let directory = try ReliabilityTemp.directory("cooperative")
+        let path = directory.appendingPathComponent("vault.sqlite").path
+        var configuration = VaultStore.Configuration()
+        // The waiting saves must outlast the holder's deadline, not fail with `busy` before it.
+        configuration.busyTimeoutMilliseconds = 60_000
+        let store = try VaultStore(path: path, configuration: configuration)
+
+        let lockTaken = DispatchSemaphore(value: 0)
+        let othersDone = DispatchSemaphore(value: 0)
+        let lockReleased = DispatchSemaphore(value: 0)
+        let doneWhileLocked = Locked<Bool?>(nil)
+        let holder = Thread {
+            do {
+                let database = try Database(path: path)
+                try database.execute("BEGIN IMMEDIATE")
+                lockTaken.signal()
+                // Generous: with blocked cooperative threads the session never comes while the lock is held.
+                let done = othersDone.wait(timeout: .now() + 15) == .success
+                doneWhileLocked.withLock { $0 = done }
+                try database.execute("COMMIT")
+            } catch {
+                lockTaken.signal()
+            }
+            lockReleased.signal()
+        }
+        holder.start()
+        try #require(lockTaken.waitBounded(), "the lock holder never started")
+
+        let writers = max(8, 4 * ProcessInfo.processInfo.activeProcessorCount)
+        let started = StartedCount()
+        let saves = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<writers {
+                    group.addTask {
+                        started.value.add(1, ordering: .relaxed)
+                        try await store.save(ReliabilityFixture.card("coop-\(index)", last4: String(format: "%04d", index)),
+                                             for: Self.scope)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        // Every save has started and waits for the lock (each one is a task of its own).
+        while started.value.load(ordering: .relaxed) < writers { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(100))
+
+        let session = try Self.session(vault: store)
+        await session.start()
+        let phase = session.phase
+        let validation = try CardValidator(table: CardNetworkTable(data: Reliability.config("card-networks.json")))
+            .validate(number: "4242424242424242", cvv: "123", expiry: "12/39")
+        othersDone.signal()
+
+        #expect(phase == .ready)
+        #expect(validation.isValid)
+        try #require(lockReleased.waitBounded(), "the lock holder never finished")
+        #expect(doneWhileLocked.withLock { $0 } == true, "the session and validation only finished after the lock was released")
+        try await saves.value
+        #expect(try store.instruments(scope: Self.scope).count == writers)
+    }
+
+    @Test("a store call from inside the store's own read closure stops the process with a message that says so")
+    func nestedCallIsAPrecondition() async throws {
+        let executable = try BuiltExecutable.require("vault-crash-child")
+        let directory = try ReliabilityTemp.directory("nested-call")
+        let log = directory.appendingPathComponent("nested.log").path
+        let child = try ChildProcess(executable: executable.path,
+                                     arguments: ["--db", directory.appendingPathComponent("vault.sqlite").path, "--nested-call"],
+                                     standardOutput: .discard, standardError: .file(log))
+        let ended = await child.waitForExit()
+        let message = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // A precondition traps (SIGILL or SIGTRAP on Linux); an exit would mean the nesting went unnoticed.
+        #expect(ended == .signaled(SIGILL) || ended == .signaled(SIGTRAP), "the child ended with \(ended): \(message)")
+        #expect(message.contains("pool calls do not nest"), "stderr: \(message)")
+    }
+
+    /// How many saves have begun (shared by the save tasks).
+    final class StartedCount: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    static func session(vault: any VaultProvider) throws -> CheckoutSession {
+        let registry = PaymentMethodRegistry()
+        try registry.register(CardPaymentHandler(table: try CardNetworkTable(data: try Reliability.config("card-networks.json"))))
+        let token = ClientToken(merchantId: scope.merchantId, customerId: scope.customerId, amount: 1000,
+                                currency: "EUR", country: "NL", allowedCardNetworks: [.visa, .mastercard],
+                                expiresAt: Date().addingTimeInterval(3600),
+                                paymentMethods: [AdvertisedPaymentMethod(id: "pm_card", type: .paymentCard)])
+        return CheckoutSession(clientToken: token.encoded(),
+                               configuration: CheckoutConfiguration(paymentMethods: [.init(type: .paymentCard)]),
+                               registry: registry, processor: SandboxProcessor(), vault: vault)
+    }
+}
