@@ -464,3 +464,26 @@ int cbench_vault_full_scan(const char *path, long *out) {
     *out = total;
     return 0;
 }
+
+// =============================================================================================
+// Another process's write lock (not a measured figure: the busy-vault benchmark's setup)
+// =============================================================================================
+
+void *cbench_hold_write_lock(const char *path) {
+    sqlite3 *db;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        sqlite3_close_v2(db);
+        return NULL;
+    }
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+        sqlite3_close_v2(db);
+        return NULL;
+    }
+    return db;
+}
+
+void cbench_release_write_lock(void *lock) {
+    sqlite3 *db = lock;
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    sqlite3_close_v2(db);
+}

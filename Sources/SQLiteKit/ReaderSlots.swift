@@ -52,7 +52,9 @@ final class ReaderSlots: Sendable {
 
     /// A permit, suspending the task (never blocking its thread) while none is free.
     func acquire() async -> PooledConnection? {
-        await withCheckedContinuation { continuation in
+        // A free permit is taken without a suspension (the common case).
+        if let granted = state.withLock({ $0.take() }) { return granted }
+        return await withCheckedContinuation { continuation in
             let granted = state.withLock { state -> PooledConnection?? in
                 if let granted = state.take() { return granted }
                 state.waiters.append(.task(continuation))

@@ -192,6 +192,7 @@ enum VaultBench {
             name: "vault.rss_growth_\(label)_rows", value: Double(rssAfter - rssBefore) / 1_048_576, unit: "MiB",
             note: "process RSS \(rssAfter / 1_048_576) MiB with the \(label)-row store open after list and scan; database file \(fileBytes / 1_048_576) MiB; C fill took \(String(format: "%.1f", fill)) s"))
         withExtendedLifetime(big) {}
+        figures += try await nonblocking(options, scratch: scratch)
         return figures
     }
 }

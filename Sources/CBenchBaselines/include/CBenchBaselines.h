@@ -68,4 +68,11 @@ int cbench_vault_list(const char *path, const char *merchant, const char *const 
 /// The store's full-scan query (`forEachInstrument`), every row decoded into a C struct.
 int cbench_vault_full_scan(const char *path, long *out);
 
+/// Opens `path` on a connection of its own and takes the database's write lock (`BEGIN IMMEDIATE`),
+/// as another process writing the file would; NULL when it cannot. Setup, not a measured figure.
+void *cbench_hold_write_lock(const char *path);
+
+/// Commits and closes a connection from `cbench_hold_write_lock`, releasing the lock.
+void cbench_release_write_lock(void *lock);
+
 #endif

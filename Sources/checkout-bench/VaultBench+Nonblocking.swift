@@ -1,0 +1,158 @@
+import CBenchBaselines
+import CheckoutKit
+import Foundation
+
+/// The vault's non-blocking calls (`VaultStore.nonblocking`, which `VaultProvider` and the sync
+/// engine use): the old workloads through them against the blocking calls, and session starts
+/// while the vault is locked by another connection against session starts on an idle vault.
+extension VaultBench {
+    static func nonblocking(_ options: BenchOptions, scratch: ScratchDirectory) async throws -> [Figure] {
+        let repeats = options.quick ? 2 : 7
+        var figures: [Figure] = []
+        var counter = 0
+        func freshPath() -> String {
+            counter += 1
+            return scratch.url.appendingPathComponent("nonblocking\(counter).sqlite").path
+        }
+        func removeDatabase(_ path: String) {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+
+        // 1. The local-save workload of `vault.local_upsert_with_outbox`, awaited.
+        let customers = options.scale(500, quick: 100)
+        let perCustomer = 10
+        let batches = (0..<customers).map { customer in
+            (VaultScope(merchantId: merchant, customerId: "c_\(customer)"), (0..<perCustomer).map { method($0, customer: customer) })
+        }
+        let save = try await Measure.paired(repeats) {
+            let path = freshPath()
+            defer { removeDatabase(path) }
+            let store = try VaultStore(path: path)
+            var saved = 0
+            let seconds = try await Measure.seconds {
+                for (scope, methods) in batches { saved += try await store.nonblocking.upsert(methods, scope: scope).count }
+            }
+            guard saved == customers * perCustomer else { throw BenchFailure("vault: upsert returned \(saved) op ids") }
+            return seconds
+        } baseline: {
+            let path = freshPath()
+            defer { removeDatabase(path) }
+            let store = try VaultStore(path: path)
+            return try Measure.seconds {
+                for (scope, methods) in batches { _ = try store.upsert(methods, scope: scope) }
+            }
+        }
+        figures.append(Figure(
+            name: "vault.local_upsert_nonblocking", value: Double(customers * perCustomer) / save.subject.median, unit: "rows/s",
+            spread: save.subject.spread, baseline: Double(customers * perCustomer) / save.baseline.median,
+            baselineName: "blocking call", ratio: save.ratio, pairs: save.pairs,
+            target: "ratio <= 1.1x", targetMet: save.ratio <= 1.1,
+            note: "the local-save workload through store.nonblocking.upsert (the writer's queue, the task suspended) "
+                + "against the blocking upsert on the calling thread"))
+
+        // 2. Lists of 20 through the readers' queue.
+        let listCustomers = options.scale(5_000, quick: 500)
+        let listPath = freshPath()
+        defer { removeDatabase(listPath) }
+        let listStore = try VaultStore(path: listPath)
+        try check(cbench_vault_fill(listPath, merchant, listCustomers, 20, now()), "fill")
+        var random = RetryPolicy.Generator(seed: 43)
+        let lists = options.scale(4_000, quick: 500)
+        let scopes = (0..<lists).map { _ in VaultScope(merchantId: merchant, customerId: "c_\(Int(random.next() % UInt64(listCustomers)))") }
+        let list = try await Measure.paired(repeats) {
+            var total = 0
+            let seconds = try await Measure.seconds {
+                for scope in scopes { total += try await listStore.nonblocking.instruments(scope: scope).count }
+            }
+            guard total == lists * 20 else { throw BenchFailure("vault: listed \(total) rows") }
+            return seconds
+        } baseline: {
+            try Measure.seconds { for scope in scopes { _ = try listStore.instruments(scope: scope) } }
+        }
+        figures.append(Figure(
+            name: "vault.list_20_nonblocking", value: list.subject.median / Double(lists) * 1e6, unit: "µs/list",
+            spread: list.subject.spread, baseline: list.baseline.median / Double(lists) * 1e6,
+            baselineName: "blocking call", ratio: list.ratio, pairs: list.pairs,
+            target: "ratio <= 1.25x", targetMet: list.ratio <= 1.25,
+            note: "instruments(scope:) of \(lists) random customers of \(listCustomers) through store.nonblocking "
+                + "(a reader permit awaited, the read on the readers' queue) against the blocking call"))
+
+        figures.append(try await sessionsWhileLocked(options, repeats: repeats, path: freshPath()))
+        return figures
+    }
+
+    /// Session starts (each lists the customer's saved methods) while another connection holds the
+    /// vault's write lock and saves wait for it, against the same starts on an idle vault.
+    private static func sessionsWhileLocked(_ options: BenchOptions, repeats: Int, path: String) async throws -> Figure {
+        var configuration = VaultStore.Configuration()
+        // The waiting saves outlast the measurement instead of failing with `busy`.
+        configuration.busyTimeoutMilliseconds = 120_000
+        let store = try VaultStore(path: path, configuration: configuration)
+        let base = try SessionBench.fiftyMethods()
+        let tokenScope = VaultScope(merchantId: "merchant_a", customerId: "customer_1")
+        _ = try store.upsert((0..<5).map { method($0, customer: 1) }, scope: tokenScope)
+        let count = options.scale(5_000, quick: 500)
+        let concurrency = 64
+        let waitingSaves = 4 * ProcessInfo.processInfo.activeProcessorCount
+
+        @Sendable func startSessions() async throws -> Double {
+            try await Measure.seconds {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for worker in 0..<concurrency {
+                        group.addTask {
+                            for _ in stride(from: worker, to: count, by: concurrency) {
+                                let session = CheckoutSession(clientToken: base.token, configuration: base.configuration,
+                                                              registry: base.registry, processor: base.processor, vault: store)
+                                await session.start()
+                                guard session.phase == .ready, session.selection?.vaultedPaymentMethods.count == 5 else {
+                                    throw BenchFailure("vault: a session beside the locked vault did not load its 5 saved methods")
+                                }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+        }
+
+        var round = 0
+        let paired = try await Measure.paired(repeats) {
+            round += 1
+            guard let lock = cbench_hold_write_lock(path) else { throw BenchFailure("vault: cannot take the write lock") }
+            let busyScope = VaultScope(merchantId: merchant, customerId: "busy_\(round)")
+            let saves = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<waitingSaves {
+                        group.addTask { try await store.nonblocking.upsert(method(index, customer: 9), scope: busyScope) }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            // The saves are queued behind the lock before the sessions start.
+            try await Task.sleep(for: .milliseconds(50))
+            let seconds: Double
+            do {
+                seconds = try await startSessions()
+            } catch {
+                cbench_release_write_lock(lock)
+                _ = await saves.result
+                throw error
+            }
+            cbench_release_write_lock(lock)
+            try await saves.value
+            guard try store.instruments(scope: busyScope).count == waitingSaves else {
+                throw BenchFailure("vault: the saves behind the lock did not all land")
+            }
+            return seconds
+        } baseline: {
+            try await startSessions()
+        }
+        return Figure(
+            name: "vault.sessions_while_vault_locked", value: Double(count) / paired.subject.median, unit: "starts/s",
+            spread: paired.subject.spread, baseline: Double(count) / paired.baseline.median, baselineName: "idle vault",
+            ratio: paired.ratio, pairs: paired.pairs, target: "ratio <= 1.2x", targetMet: paired.ratio <= 1.2,
+            note: "\(count) session starts (50 methods, 5 saved cards listed from the vault), \(concurrency) at a time, "
+                + "while another connection holds the vault's write lock and \(waitingSaves) saves wait for it "
+                + "(with blocking SQLite calls those saves held every cooperative thread until the lock went: no start ran)")
+    }
+}
