@@ -226,6 +226,8 @@ public final class SyncEngine: Sendable {
 
     /// Tells the engine the store was written locally: the pending count is refreshed and the
     /// background loop (if started) runs a round, unless it is backing off after a failure.
+    /// The count is read on the calling thread (one short read); `SyncingVaultProvider`, which
+    /// calls this after every write, reads it without blocking its task.
     public func notifyLocalWrite() {
         refreshPendingCount()
         trigger.fire(.localWrite)
