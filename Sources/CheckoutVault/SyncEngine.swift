@@ -118,9 +118,8 @@ public final class SyncEngine: Sendable {
         var foreignScopes: Set<VaultScope> = []
         var pendingCount = 0
         var loop: Task<Void, Never>?
-        var stopping = false
-        /// `start()` was called while stopping: the loop starts once the stop is complete.
-        var startAfterStop = false
+        /// The loop's start/stop rules; `loop` exists exactly while it says the loop runs.
+        var run = SyncEngineLoopMachine()
     }
 
     /// Creates an engine (reading the store's pending count for the first status); nothing talks to
@@ -252,11 +251,7 @@ public final class SyncEngine: Sendable {
     /// `stop()` is still waiting for rounds to end, it starts the loop when `stop()` returns.
     public func start() {
         state.withLock { state in
-            guard state.loop == nil else { return }
-            if state.stopping {
-                state.startAfterStop = true
-                return
-            }
+            guard state.run.handle(.start) == [.startLoop] else { return }
             state.loop = Task { [self] in await runLoop() }
         }
     }
@@ -265,9 +260,8 @@ public final class SyncEngine: Sendable {
     /// Pending operations stay in the outbox; `start()` may be called again later.
     public func stop() async {
         let loop = state.withLock { state -> Task<Void, Never>? in
+            guard state.run.handle(.stop).contains(.cancelLoop) else { return nil }
             defer { state.loop = nil }
-            state.stopping = true
-            state.startAfterStop = false  // a stop after a start-during-stop wins
             return state.loop
         }
         loop?.cancel()
@@ -283,11 +277,8 @@ public final class SyncEngine: Sendable {
         }
         await loop?.value
         state.withLock { state in
-            state.stopping = false
-            if state.startAfterStop, state.loop == nil {
-                state.loop = Task { [self] in await runLoop() }
-            }
-            state.startAfterStop = false
+            guard state.run.handle(.stopFinished) == [.startLoop] else { return }
+            state.loop = Task { [self] in await runLoop() }
         }
     }
 
@@ -412,7 +403,7 @@ public final class SyncEngine: Sendable {
                 finishRound(scope, id: id)
                 return try result.get()
             }
-            if state.stopping { task.cancel() }
+            if state.run.handle(.roundCreated) == [.cancelRound] { task.cancel() }
             if entry.running == nil {
                 entry.running = Round(id: id, task: task)
             } else {

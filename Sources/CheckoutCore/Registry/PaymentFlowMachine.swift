@@ -6,7 +6,9 @@ import CheckoutLocking
 /// It owns the flow's `PaymentFlowState` (published in order through a `StateBroadcaster`),
 /// numbers attempts so that a result arriving after `cancel()` or a restart changes nothing,
 /// remembers the payment waiting for a redirect or challenge and lets exactly one caller claim
-/// it. The rules:
+/// it. The rules themselves are the value-type `PaymentFlowStateMachine`; this class keeps it
+/// behind a lock, feeds it events and performs its actions after unlocking (publishing through an
+/// `ActionQueue`, so observers see states in transition order). The rules:
 /// - `beginAttempt()` refuses while `processing`, awaiting an action or `succeeded`; from `idle`,
 ///   `failed` or `cancelled` it starts a new attempt and moves to `processing`.
 /// - `apply(_:attempt:token:)` maps a pipeline step to `succeeded`, `failed`,
@@ -28,66 +30,52 @@ import CheckoutLocking
 /// ```
 public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// One submitted attempt of a flow; results are applied only while it is the current one.
-    public struct Attempt: Sendable, Hashable, CustomStringConvertible {
-        /// 1 for the first attempt, then counting every new attempt and every cancellation.
-        public let number: Int
-
-        /// `attempt N`.
-        public var description: String { "attempt \(number)" }
-    }
+    public typealias Attempt = PaymentFlowStateMachine.Attempt
 
     /// Who is completing the pending payment right now, so that only one caller does.
-    public enum Claim: Sendable, Equatable {
-        /// A `resume(with:)` call (a return URL or a challenge result).
-        case resume
-        /// A status poll.
-        case poll
-    }
+    public typealias Claim = PaymentFlowStateMachine.Claim
 
     /// The payment waiting for the shopper: kept from `apply` until the attempt ends.
-    public struct PendingAction: Sendable, Equatable {
-        /// The processor's payment id.
-        public let paymentId: String
-        /// The token the payment was created with; resuming needs it again.
-        public let token: PaymentMethodToken
-        /// What the shopper must do (the redirect's `returnURL` is the one to expect back).
-        public let action: RequiredAction
-        /// Who is completing it; nil while nobody is.
-        public fileprivate(set) var claim: Claim?
-    }
+    public typealias PendingAction = PaymentFlowStateMachine.PendingAction
 
     /// The guarded state as a flow sees it inside `withCurrent(_:)`: read-only except `extra`
     /// and the pending payment's claim.
     public struct Current: Sendable {
-        /// The flow's state.
-        public fileprivate(set) var state = PaymentFlowState.idle
-        /// The current attempt (number 0 before the first `beginAttempt()`).
-        public fileprivate(set) var attempt = Attempt(number: 0)
-        /// The payment waiting for a redirect or challenge, if any.
-        public fileprivate(set) var pending: PendingAction?
+        /// The rules and their state.
+        fileprivate var machine = PaymentFlowStateMachine()
         /// Flow-specific data.
         public var extra: Extra
-        fileprivate var lastPaymentId: String?
 
         fileprivate init(extra: Extra) { self.extra = extra }
+
+        /// The flow's state.
+        public var state: PaymentFlowState { machine.state }
+        /// The current attempt (number 0 before the first `beginAttempt()`).
+        public var attempt: Attempt { machine.attempt }
+        /// The payment waiting for a redirect or challenge, if any.
+        public var pending: PendingAction? { machine.pending }
 
         /// Claims the pending payment for `claim` when nobody has; returns it, or nil when there
         /// is none or it is already claimed.
         public mutating func claimPending(_ claim: Claim) -> PendingAction? {
-            guard var pending, pending.claim == nil else { return nil }
-            pending.claim = claim
-            self.pending = pending
-            return pending
+            Self.claimed(machine.handle(.claimPending(claim)))
         }
 
         /// Gives the pending payment back when `claim` holds it (the claimant could not finish it).
         public mutating func releaseClaim(_ claim: Claim) {
-            if pending?.claim == claim { pending?.claim = nil }
+            _ = machine.handle(.releaseClaim(claim, attempt: machine.attempt))
+        }
+
+        /// The pending payment a claim transition handed over, if it did.
+        fileprivate static func claimed(_ transition: PaymentFlowStateMachine.Transition) -> PendingAction? {
+            for case .completePending(let pending, _) in transition.actions { return pending }
+            return nil
         }
     }
 
     private let storage: Locked<Current>
     private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
+    private let publications = ActionQueue<PaymentFlowState>()
 
     /// Creates an `idle` machine holding `extra`.
     public init(extra: Extra) { storage = Locked(Current(extra: extra)) }
@@ -105,7 +93,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
 
     /// The processor's id of the current attempt's payment once created: the pending one, else
     /// the one the attempt ended with. Nil again when a new attempt starts.
-    public var paymentId: String? { storage.withLock { $0.pending?.paymentId ?? $0.lastPaymentId } }
+    public var paymentId: String? { storage.withLock { $0.machine.paymentId } }
 
     /// Whether `attempt` is still the current one (not cancelled, not superseded).
     public func isCurrent(_ attempt: Attempt) -> Bool { storage.withLock { $0.attempt == attempt } }
@@ -121,19 +109,16 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// Starts a new attempt and moves to `processing`, or returns nil (changing nothing) while an
     /// attempt is in progress or after success. `reset` prepares `extra` for the new attempt.
     public func beginAttempt(resetting reset: (inout Extra) -> Void = { _ in }) -> Attempt? {
-        storage.withLock { current in
-            switch current.state {
-            case .processing, .awaitingRedirect, .awaitingChallenge, .succeeded:
-                return nil
-            case .idle, .failed, .cancelled:
-                current.attempt = Attempt(number: current.attempt.number + 1)
-                current.pending = nil
-                current.lastPaymentId = nil
+        let started = storage.withLock { current -> Attempt? in
+            let transition = handle(.beginAttempt, &current)
+            for case .startAttempt(let attempt) in transition.actions {
                 reset(&current.extra)
-                transition(&current, to: .processing)
-                return current.attempt
+                return attempt
             }
+            return nil
         }
+        publish()
+        return started
     }
 
     /// Applies a pipeline step to the attempt it belongs to and returns the state reached.
@@ -143,28 +128,9 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// there is nothing to resume with, so an action then changes nothing either.
     @discardableResult
     public func apply(_ step: PaymentPipeline.Step, attempt: Attempt, token: PaymentMethodToken?) -> PaymentFlowState {
-        storage.withLock { current in
-            guard current.attempt == attempt, current.state != .cancelled else { return current.state }
-            switch step {
-            case .succeeded(let result):
-                current.lastPaymentId = result.paymentId
-                current.pending = nil
-                transition(&current, to: .succeeded(result))
-            case .failed(let error):
-                endPending(&current)
-                transition(&current, to: .failed(error))
-            case .actionRequired(let paymentId, let action):
-                guard let token else { break }
-                current.pending = PendingAction(paymentId: paymentId, token: token, action: action)
-                switch action {
-                case .redirect(let url, _):
-                    transition(&current, to: .awaitingRedirect(url))
-                case .challenge(let challengeId):
-                    transition(&current, to: .awaitingChallenge(challengeId: challengeId))
-                }
-            }
-            return current.state
-        }
+        let state = storage.withLock { handle(.step(step, attempt: attempt, token: token), &$0).state }
+        publish()
+        return state
     }
 
     /// Tokenizes with `tokenize`, then creates the payment of `attempt` through `pipeline` and
@@ -206,12 +172,14 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// - Throws: `CheckoutError` `.invalidReturn` when no challenge is waiting or another resume
     ///   already claimed it; nothing changes then.
     public func claimChallenge() throws -> (Attempt, PendingAction) {
-        try storage.withLock { current in
-            guard case .awaitingChallenge = current.state, let pending = current.claimPending(.resume) else {
-                throw CheckoutError(.invalidReturn, "no challenge is waiting for a result")
+        let claimed = storage.withLock { current -> (Attempt, PendingAction)? in
+            for case .completePending(let pending, let attempt) in handle(.claimChallenge, &current).actions {
+                return (attempt, pending)
             }
-            return (current.attempt, pending)
+            return nil
         }
+        guard let claimed else { throw CheckoutError(.invalidReturn, "no challenge is waiting for a result") }
+        return claimed
     }
 
     /// Finishes the pending challenge with the shopper's result through `pipeline`: the whole
@@ -230,9 +198,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
 
     /// Gives the pending payment of `attempt` back when `claim` still holds it.
     public func releaseClaim(_ claim: Claim, attempt: Attempt) {
-        storage.withLock { current in
-            if current.attempt == attempt { current.releaseClaim(claim) }
-        }
+        storage.withLock { current in _ = handle(.releaseClaim(claim, attempt: attempt), &current) }
     }
 
     /// Cancels the flow: ends the current attempt (its late results are ignored) and moves to
@@ -242,7 +208,9 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// - Returns: what `cleanup` returned, or nil when nothing was cancelled.
     @discardableResult
     public func cancel<Result: Sendable>(cleanup: (inout Extra) -> Result) -> Result? {
-        storage.withLock { current in cancel(&current, cleanup: cleanup) }
+        let result = storage.withLock { current in cancel(.cancel, &current, cleanup: cleanup) }
+        publish()
+        return result
     }
 
     /// Cancels the flow; see `cancel(cleanup:)`. Returns whether it was cancelled now.
@@ -253,38 +221,38 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// attempt opened) and returns the state reached.
     @discardableResult
     public func cancel(_ attempt: Attempt) -> PaymentFlowState {
-        storage.withLock { current in
-            if current.attempt == attempt { _ = cancel(&current, cleanup: { _ in () }) }
+        let state = storage.withLock { current in
+            _ = cancel(.cancelAttempt(attempt), &current, cleanup: { _ in () })
             return current.state
         }
+        publish()
+        return state
     }
 
     // MARK: Private
 
-    private func cancel<Result: Sendable>(_ current: inout Current, cleanup: (inout Extra) -> Result) -> Result? {
-        switch current.state {
-        case .succeeded, .cancelled:
-            return nil
-        default:
-            current.attempt = Attempt(number: current.attempt.number + 1)
-            endPending(&current)
-            let result = cleanup(&current.extra)
-            transition(&current, to: .cancelled)
-            return result
-        }
+    /// Feeds `event` to the rules and queues the states to publish (inside the lock, so the
+    /// queue's order is the transitions' order).
+    private func handle(_ event: PaymentFlowStateMachine.Event, _ current: inout Current)
+        -> PaymentFlowStateMachine.Transition {
+        let transition = current.machine.handle(event)
+        var states: [PaymentFlowState] = []
+        for case .publish(let state) in transition.actions { states.append(state) }
+        publications.enqueue(states)
+        return transition
     }
 
-    /// Drops the pending payment, remembering its id as the attempt's payment.
-    private func endPending(_ current: inout Current) {
-        if let pending = current.pending { current.lastPaymentId = pending.paymentId }
-        current.pending = nil
+    /// Handles a cancelling event, running `cleanup` on `extra` when it released an attempt.
+    private func cancel<Result: Sendable>(_ event: PaymentFlowStateMachine.Event, _ current: inout Current,
+                                          cleanup: (inout Extra) -> Result) -> Result? {
+        let transition = handle(event, &current)
+        guard transition.actions.contains(.releaseAttempt) else { return nil }
+        return cleanup(&current.extra)
     }
 
-    /// Sets the state and publishes it (inside the lock, so subscribers see the order).
-    private func transition(_ current: inout Current, to state: PaymentFlowState) {
-        guard current.state != state else { return }
-        current.state = state
-        broadcaster.send(state)
+    /// Publishes the queued states, outside the lock, in order.
+    private func publish() {
+        publications.drain { broadcaster.send($0) }
     }
 }
 

@@ -20,11 +20,9 @@ public final class CheckoutSession: Sendable {
     /// Called before each payment is created; may supply an idempotency key or abort.
     public typealias BeforePaymentCreateHandler = @Sendable (PaymentCreationData) async -> PaymentCreationDecision
 
-    private enum Status: Equatable { case notStarted, starting, ready, ended }
-
     private struct Run: Sendable {
-        var generation = 0
-        var status = Status.notStarted
+        /// The run rules: generation, status, terminal, whether a refresh runs.
+        var machine = CheckoutSessionRunMachine()
         var clientSession: ClientSession?
         var resolution: [ResolvedPaymentMethod] = []
         var diagnostics: [SessionDiagnostic] = []
@@ -34,7 +32,6 @@ public final class CheckoutSession: Sendable {
         var pipeline: PaymentPipeline?
         var flows: [PaymentMethodType: any PaymentFlow] = [:]
         var refreshTask: Task<Void, Never>?
-        var terminal = false
         var delivered: [CheckoutOutcome] = []
         var subscribers: [Int: AsyncStream<CheckoutOutcome>.Continuation] = [:]
         var nextSubscriber = 0
@@ -57,7 +54,19 @@ public final class CheckoutSession: Sendable {
     public let catalog: StringCatalog
     private let phaseState = StateBroadcaster(Phase.initializing)
     private let run = Locked(Run())
+    /// What the run's transitions leave to do outside the lock, in their order.
+    private let effects = ActionQueue<Effect>()
     private let hookStorage: Locked<HookStorage>
+
+    /// A side effect of a run transition, performed after unlocking.
+    private enum Effect: Sendable {
+        case phase(Phase)
+        case yield(CheckoutOutcome, to: [AsyncStream<CheckoutOutcome>.Continuation])
+        case finish([AsyncStream<CheckoutOutcome>.Continuation])
+        case stopLoading(SelectionSession)
+        case cancelRefresh(Task<Void, Never>)
+        case cancelFlows([any PaymentFlow])
+    }
 
     /// Creates a session; nothing happens until `start()`.
     ///
@@ -105,7 +114,7 @@ public final class CheckoutSession: Sendable {
         let (stream, continuation) = AsyncStream<CheckoutOutcome>.makeStream(bufferingPolicy: .unbounded)
         let id: Int? = run.withLock { run in
             for outcome in run.delivered { continuation.yield(outcome) }
-            guard !run.terminal else { return nil }
+            guard !run.machine.terminal else { return nil }
             let id = run.nextSubscriber
             run.nextSubscriber += 1
             run.subscribers[id] = continuation
@@ -157,9 +166,8 @@ public final class CheckoutSession: Sendable {
     /// A failure here is delivered as `.failure` and ends the run.
     public func start() async {
         let generation: Int? = run.withLock { run in
-            guard run.status == .notStarted else { return nil }
-            run.status = .starting
-            return run.generation
+            for case .load(let generation) in run.machine.handle(.start) { return generation }
+            return nil
         }
         guard let generation else { return }
         do {
@@ -186,12 +194,10 @@ public final class CheckoutSession: Sendable {
             }
         } catch {
             let error = PaymentPipeline.checkoutError(error)
-            let current = run.withLock { run -> Bool in
-                guard run.generation == generation else { return false }
-                run.status = .ended
-                return true
+            run.withLock { run in
+                record(.failure(error, checkoutData: nil), run.machine.handle(.startFailed(generation: generation)), &run)
             }
-            if current { deliver(.failure(error, checkoutData: nil), generation: generation, endsRun: true) }
+            performEffects()
         }
     }
 
@@ -200,18 +206,27 @@ public final class CheckoutSession: Sendable {
     /// caller returns at once; the shared fetch goes on.
     public func refresh() async {
         let task: Task<Void, Never>? = run.withLock { run in
-            guard run.status == .ready, let clientSession = run.clientSession else { return nil }
-            if let existing = run.refreshTask { return existing }
-            let generation = run.generation
-            let selection = run.selection
-            // `isLoading` is set by the task itself (outside this lock: the selection's lock is
-            // taken before this one when it makes flows), so it cannot be cleared before it is set.
-            let task = Task {
-                selection?.setLoading(true)
-                await self.performRefresh(generation: generation, token: clientSession.token)
+            // Ready implies a client session; without one the machine refuses anyway.
+            guard let clientSession = run.clientSession else { return nil }
+            for action in run.machine.handle(.refresh) {
+                switch action {
+                case .joinRefresh:
+                    return run.refreshTask
+                case .startRefresh(let generation):
+                    let selection = run.selection
+                    // `isLoading` is set by the task itself (outside this lock: the selection's lock is
+                    // taken before this one when it makes flows), so it cannot be cleared before it is set.
+                    let task = Task {
+                        selection?.setLoading(true)
+                        await self.performRefresh(generation: generation, token: clientSession.token)
+                    }
+                    run.refreshTask = task
+                    return task
+                default:
+                    break
+                }
             }
-            run.refreshTask = task
-            return task
+            return nil
         }
         if let task { await awaitShared(task) {} }
     }
@@ -219,28 +234,24 @@ public final class CheckoutSession: Sendable {
     /// Tears the run down: drops child sessions and flows, returns to `initializing` and makes
     /// the session startable again. Idempotent.
     public func cancel() {
-        let (flows, refresh, subscribers): ([any PaymentFlow], Task<Void, Never>?,
-                                            [AsyncStream<CheckoutOutcome>.Continuation]) = run.withLock { run in
-            let flows = Array(run.flows.values)
-            let refresh = run.refreshTask
-            let subscribers = Array(run.subscribers.values)
-            let nextSubscriber = run.nextSubscriber
-            let generation = run.generation
-            run = Run()
-            run.nextSubscriber = nextSubscriber
-            run.generation = generation &+ 1
-            return (flows, refresh, subscribers)
+        run.withLock { run in
+            guard run.machine.handle(.cancel) == [.tearDown] else { return }
+            var effects: [Effect] = [.finish(Array(run.subscribers.values))]
+            if let refresh = run.refreshTask { effects.append(.cancelRefresh(refresh)) }
+            effects += [.cancelFlows(Array(run.flows.values)), .phase(.initializing)]
+            self.effects.enqueue(effects)
+            var next = Run()
+            next.machine = run.machine
+            next.nextSubscriber = run.nextSubscriber
+            run = next
         }
-        for subscriber in subscribers { subscriber.finish() }
-        refresh?.cancel()
-        for flow in flows { Task { await flow.cancel() } }
-        phaseState.send(.initializing)
+        performEffects()
     }
 
     /// The shopper left: delivers `.dismissed` unless the run already ended with an outcome.
     public func dismiss() {
-        let generation = run.withLock { $0.generation }
-        deliver(.dismissed, generation: generation, endsRun: true)
+        run.withLock { run in record(.dismissed, run.machine.handle(.dismiss), &run) }
+        performEffects()
     }
 
     // MARK: Flows
@@ -259,7 +270,8 @@ public final class CheckoutSession: Sendable {
 
     private func makeFlow(_ type: PaymentMethodType, input: PaymentFlowInput) throws -> any PaymentFlow {
         try run.withLock { run in
-            guard run.status == .ready, let clientSession = run.clientSession, let pipeline = run.pipeline else {
+            guard run.machine.handle(.makeFlow) == [.makeFlow], let clientSession = run.clientSession,
+                  let pipeline = run.pipeline else {
                 throw CheckoutError(.notReady, "the checkout session is not ready")
             }
             if input == .none, let existing = run.flows[type] { return existing }
@@ -302,8 +314,8 @@ public final class CheckoutSession: Sendable {
             },
             note: { [weak self] diagnostic in self?.note(diagnostic, generation: generation) })
         let installed = run.withLock { run -> Bool in
-            guard run.generation == generation, run.status == .starting else { return false }
-            run.status = .ready
+            guard run.machine.handle(.loaded(generation: generation)) == [.install] else { return false }
+            effects.enqueue([.phase(.ready)])
             run.clientSession = clientSession
             run.resolution = resolution.methods
             run.diagnostics = resolution.diagnostics
@@ -311,9 +323,8 @@ public final class CheckoutSession: Sendable {
             run.selection = selection
             return true
         }
-        guard installed else { return nil }
-        phaseState.send(.ready)
-        return selection
+        performEffects()
+        return installed ? selection : nil
     }
 
     private func performRefresh(generation: Int, token: ClientToken) async {
@@ -323,7 +334,7 @@ public final class CheckoutSession: Sendable {
                                                      strings: catalog.strings(for: CheckoutLocale.choose(token: token, configuration: configuration)))
             let pipeline = makePipeline(clientSession: clientSession, generation: generation)
             let selection = run.withLock { run -> SelectionSession? in
-                guard run.generation == generation else { return nil }
+                guard run.machine.handle(.refreshed(generation: generation)) == [.storeRefresh] else { return nil }
                 run.refreshTask = nil
                 run.clientSession = clientSession
                 run.resolution = resolution.methods
@@ -334,16 +345,15 @@ public final class CheckoutSession: Sendable {
             }
             selection?.replaceMethods(resolution.methods.map(\.method))
         } catch {
-            let (current, selection) = run.withLock { run -> (Bool, SelectionSession?) in
-                guard run.generation == generation else { return (false, nil) }
+            let failure = CheckoutOutcome.failure(PaymentPipeline.checkoutError(error), checkoutData: nil)
+            run.withLock { run in
+                let actions = run.machine.handle(.refreshFailed(generation: generation))
+                guard actions.contains(.stopLoading) else { return }
                 run.refreshTask = nil
-                return (true, run.selection)
+                if let selection = run.selection { effects.enqueue([.stopLoading(selection)]) }
+                record(failure, actions, &run)
             }
-            selection?.setLoading(false)
-            if current {
-                deliver(.failure(PaymentPipeline.checkoutError(error), checkoutData: nil), generation: generation,
-                        endsRun: false)
-            }
+            performEffects()
         }
     }
 
@@ -365,22 +375,48 @@ public final class CheckoutSession: Sendable {
 
     /// Applies the completion rules and fans the outcome out to subscribers.
     private func deliver(_ outcome: CheckoutOutcome, generation: Int, endsRun: Bool) {
-        let finished: [AsyncStream<CheckoutOutcome>.Continuation] = run.withLock { run in
-            guard run.generation == generation, !run.terminal else { return [] }
-            if endsRun { run.terminal = true }
+        run.withLock { run in record(outcome, run.machine.handle(.deliver(generation: generation, endsRun: endsRun)), &run) }
+        performEffects()
+    }
+
+    /// Keeps `outcome` and queues it for the current subscribers when `actions` say to deliver
+    /// it (inside the lock: a later subscriber gets it by replay, never twice).
+    private func record(_ outcome: CheckoutOutcome, _ actions: [CheckoutSessionRunMachine.Action], _ run: inout Run) {
+        for case .deliver(let endsRun) in actions {
             run.delivered.append(outcome)
-            for continuation in run.subscribers.values { continuation.yield(outcome) }
-            guard endsRun else { return [] }
-            defer { run.subscribers.removeAll() }
-            return Array(run.subscribers.values)
+            let subscribers = Array(run.subscribers.values)
+            effects.enqueue([.yield(outcome, to: subscribers)])
+            if endsRun {
+                run.subscribers.removeAll()
+                effects.enqueue([.finish(subscribers)])
+            }
         }
-        for continuation in finished { continuation.finish() }
+    }
+
+    /// Performs the queued effects, outside the lock, in the order the transitions made them.
+    private func performEffects() {
+        effects.drain { effect in
+            switch effect {
+            case .phase(let phase):
+                phaseState.send(phase)
+            case .yield(let outcome, let subscribers):
+                for continuation in subscribers { continuation.yield(outcome) }
+            case .finish(let subscribers):
+                for continuation in subscribers { continuation.finish() }
+            case .stopLoading(let selection):
+                selection.setLoading(false)
+            case .cancelRefresh(let task):
+                task.cancel()
+            case .cancelFlows(let flows):
+                for flow in flows { Task { await flow.cancel() } }
+            }
+        }
     }
 
     /// Records a note raised while ready (kept until the run ends).
     private func note(_ diagnostic: SessionDiagnostic, generation: Int) {
         run.withLock { run in
-            guard run.generation == generation else { return }
+            guard run.machine.handle(.note(generation: generation)) == [.record] else { return }
             run.runtimeDiagnostics.append(diagnostic)
         }
     }
