@@ -1,7 +1,7 @@
 import Foundation
 
 /// A usage error: the command line itself is wrong. Exit code 2.
-struct UsageError: Error, CustomStringConvertible {
+struct UsageError: Error, Equatable, CustomStringConvertible {
     let message: String
     var description: String { message }
 }
@@ -12,8 +12,8 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// One `checkout` subcommand. Parsing is hand-written (no outside packages), but every
-/// command has help text and exits 0 (ok), 1 (domain failure) or 2 (usage error).
+/// One `checkout` subcommand: help text, and exit 0 (ok), 1 (domain failure) or 2 (usage error).
+/// A command that declares its options conforms to `DeclaredCommand`, which derives all but `run`.
 protocol CLICommand {
     /// The word after `checkout`, e.g. `theme`.
     static var name: String { get }
@@ -31,36 +31,6 @@ protocol CLICommand {
 extension CLICommand {
     /// The command's one help text, whatever the words.
     static func help(for words: [String]) -> String { help }
-}
-
-/// Where a command writes. stdout carries results (JSON with `--json`); stderr carries diagnostics.
-struct Output: Sendable {
-    /// Whether colour may be used on stdout (a terminal, and `NO_COLOR` unset).
-    let colorEnabled: Bool
-
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        colorEnabled = !noColor && isatty(STDOUT_FILENO) == 1
-    }
-
-    func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
-    func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
-    }
-
-    /// Wraps `text` in an ANSI style when colour is enabled.
-    func styled(_ text: String, _ code: String) -> String {
-        colorEnabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
-    }
-
-    /// Serialises a JSON-compatible value with sorted keys and prints it on one line.
-    func json(_ value: Any) throws {
-        let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
 }
 
 /// The remaining command-line words of a command, consumed option by option.

@@ -30,6 +30,23 @@ struct CardOptions {
         return resolved
     }
 
+    /// The four options' declarations, with each command's help text (the labels are fixed:
+    /// `--number N|-`, `--expiry E`, `--cvv C|-`, `--name S`).
+    static func specs(number: [String], expiry: [String], cvv: [String], name: [String]) -> [OptionSpec] {
+        [
+            OptionSpec(name: "--number", value: "N|-", help: number),
+            OptionSpec(name: "--expiry", value: "E", help: expiry),
+            OptionSpec(name: "--cvv", value: "C|-", help: cvv),
+            OptionSpec(name: "--name", value: "S", help: name),
+        ]
+    }
+
+    /// The four options of a command line parsed with `specs` declared.
+    static func from(_ parsed: ParsedCommandLine) -> CardOptions {
+        CardOptions(number: parsed.value("--number"), expiry: parsed.value("--expiry"), cvv: parsed.value("--cvv"),
+                  name: parsed.value("--name"))
+    }
+
     /// Consumes the four options (each at most once).
     static func parse(_ arguments: inout Arguments) throws -> CardOptions {
         CardOptions(number: try arguments.option("--number"), expiry: try arguments.option("--expiry"),

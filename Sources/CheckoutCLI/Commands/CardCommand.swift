@@ -6,54 +6,56 @@ import Foundation
 /// Prints one result (a JSON object with `--json`); exit 0 valid, 1 invalid, 2 usage error.
 /// Nothing the user typed is ever echoed in an error: a word that may hold card data is described,
 /// not quoted.
-enum CardCommand: CLICommand {
-    static let name = "card"
-    static let summary = "Validate a card number, expiry, CVV and cardholder name"
-    static let help = """
-        USAGE: checkout card validate --number N|- [--expiry E] [--cvv C|-] [--name S]
-                                      [--allowed VISA,MASTERCARD] [--json] [--config-dir DIR]
+enum CardCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "card",
+        summary: "Validate a card number, expiry, CVV and cardholder name",
+        usage: """
+            USAGE: checkout card validate --number N|- [--expiry E] [--cvv C|-] [--name S]
+                                          [--allowed VISA,MASTERCARD] [--json] [--config-dir DIR]
+            """,
+        about: """
+            Detects the card network (longest matching prefix of the configuration's card-networks.json)
+            and checks the number (spaces and dashes allowed; 13-19 digits, Luhn, the network's lengths,
+            the allowed networks), and when given the expiry (MM/YY, MM/YYYY, MMYY, M/YY; valid through
+            the end of its month; at most 20 years ahead), the CVV (the network's length) and the
+            cardholder name.
+            """,
+        options: CardOptions.specs(number: [
+            "The card number (required). `-` reads it from standard input (a prompt",
+            "without echo on a terminal): better than an argument, which shows in",
+            "`ps`, /proc/*/cmdline and the shell's history.",
+        ], expiry: ["The expiry date."], cvv: ["The security code; `-` reads it from standard input (after the number)."],
+           name: ["The cardholder name."]) + [
+            .valued("--allowed", "LIST", help: "Comma-separated networks the merchant accepts (default: any)."),
+            .valued("--locale", "TAG", help: "Add each error's message in this language (\"message\" in --json), e.g. de",
+                    "(falls back de-CH -> de -> en); the codes never change."),
+            .flag("--json", help: "Print one JSON object:",
+                  "{\"network\": \"VISA\" | null, \"valid\": true|false,",
+                  " \"errors\": [{\"field\": \"cardNumber\", \"code\": \"invalid-card-number\"}],",
+                  " \"formatted\": \"4242 42•• •••• 4242\", \"masked\": \"424242••••••4242\"}",
+                  "(`formatted` is the mask in the card's grouping: never the full number)"),
+            ConfigLocation.option,
+            .showHelp,
+        ],
+        footer: """
+            ERROR CODES: required, invalid-card-number, unsupported-card-type, invalid-cvv,
+            invalid-expiry-date, card-expired, invalid-cardholder-name, invalid-cardholder-name-length.
 
-        Detects the card network (longest matching prefix of the configuration's card-networks.json)
-        and checks the number (spaces and dashes allowed; 13-19 digits, Luhn, the network's lengths,
-        the allowed networks), and when given the expiry (MM/YY, MM/YYYY, MMYY, M/YY; valid through
-        the end of its month; at most 20 years ahead), the CVV (the network's length) and the
-        cardholder name.
-
-        OPTIONS:
-          --number N|-        The card number (required). `-` reads it from standard input (a prompt
-                              without echo on a terminal): better than an argument, which shows in
-                              `ps`, /proc/*/cmdline and the shell's history.
-          --expiry E          The expiry date.
-          --cvv C|-           The security code; `-` reads it from standard input (after the number).
-          --name S            The cardholder name.
-          --allowed LIST      Comma-separated networks the merchant accepts (default: any).
-          --locale TAG        Add each error's message in this language ("message" in --json), e.g. de
-                              (falls back de-CH -> de -> en); the codes never change.
-          --json              Print one JSON object:
-                              {"network": "VISA" | null, "valid": true|false,
-                               "errors": [{"field": "cardNumber", "code": "invalid-card-number"}],
-                               "formatted": "4242 42•• •••• 4242", "masked": "424242••••••4242"}
-                              (`formatted` is the mask in the card's grouping: never the full number)
-          \(ConfigLocation.helpLine)
-          --help              Show this help.
-
-        ERROR CODES: required, invalid-card-number, unsupported-card-type, invalid-cvv,
-        invalid-expiry-date, card-expired, invalid-cardholder-name, invalid-cardholder-name-length.
-
-        EXIT CODES: 0 valid; 1 invalid (or the configuration cannot be loaded); 2 usage error.
-        """
+            EXIT CODES: 0 valid; 1 invalid (or the configuration cannot be loaded); 2 usage error.
+            """)
 
     private enum Subcommand: String, CaseIterable {
         case validate
     }
 
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
-        // Options first, so an option's value is never mistaken for the subcommand.
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
+        // Options first (the parse), so an option's value is never mistaken for the subcommand.
         let json = arguments.flag("--json")
-        let options = try CardOptions.parse(&arguments)
-        let allowedText = try arguments.option("--allowed")
-        let localeText = try arguments.option("--locale")
-        let defaults = try ConfigLocation.defaults(&arguments)
+        let options = CardOptions.from(arguments)
+        let allowedText = arguments.value("--allowed")
+        let localeText = arguments.value("--locale")
+        let defaults = try ConfigLocation.defaults(arguments)
         let _: Subcommand = try arguments.choice("subcommand")
         try arguments.finish()
         guard options.number != nil else { throw UsageError(message: "missing required option --number") }

@@ -4,26 +4,26 @@ import Dispatch
 import Foundation
 
 /// `checkout demo`: the README's first command.
-enum DemoCommand: CLICommand {
-    static let name = "demo"
-    static let summary = "Run the whole product end to end on the embedded defaults (seconds)"
-    static let help = """
-    USAGE: checkout demo [--verbose] [--config-dir DIR]
+enum DemoCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "demo",
+        summary: "Run the whole product end to end on the embedded defaults (seconds)",
+        usage: "USAGE: checkout demo [--verbose] [--config-dir DIR]",
+        about: """
+            Starts a vault server on a free loopback port with a temporary SQLite database, a local vault
+            that syncs with it over HTTP, and sandbox checkout sessions; then shows the payment-method list
+            laid out with the theme tokens, pays by card, with a declined card and a retry, by redirect, and
+            with the saved card (CVV recapture), goes offline, changes the vault, and shows the sync
+            converging when the server is back. Exits 0 when every step passed, 1 naming the failed step.
+            """,
+        options: [
+            .flag("--verbose", help: "also print state snapshots"),
+            ConfigLocation.option,
+        ])
 
-    Starts a vault server on a free loopback port with a temporary SQLite database, a local vault
-    that syncs with it over HTTP, and sandbox checkout sessions; then shows the payment-method list
-    laid out with the theme tokens, pays by card, with a declined card and a retry, by redirect, and
-    with the saved card (CVV recapture), goes offline, changes the vault, and shows the sync
-    converging when the server is back. Exits 0 when every step passed, 1 naming the failed step.
-
-    OPTIONS:
-      --verbose           also print state snapshots
-      \(ConfigLocation.helpLine)
-    """
-
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let verbose = arguments.flag("--verbose")
-        let defaults = try ConfigLocation.defaults(&arguments)
+        let defaults = try ConfigLocation.defaults(arguments)
         try arguments.finish()
         let configDirectory: URL? = if case .directory(let directory) = defaults.source { directory } else { nil }
         let runner = DemoRunner(options: .init(verbose: verbose, color: output.colorEnabled,

@@ -5,43 +5,43 @@ import Foundation
 /// `checkout layout`: lays out a checkout component with the resolved theme and prints its frames.
 ///
 /// Shows, without any UI, where every slot goes and how a token override moves it.
-enum LayoutCommand: CLICommand {
-    static let name = "layout"
-    static let summary = "Print the frames of a checkout component laid out with the theme"
-    static let help = """
-        USAGE: checkout layout payment-methods|vaulted|card-form|delete-confirmation [options] [--json]
-
-        Lays out one component with the design tokens and prints its frames (points, origin top-left).
-
-        COMPONENTS:
-          payment-methods     header, then method rows (or the empty state)
-          vaulted             header, saved-method rows, the CVV field when recapture is required, submit
-          card-form           card fields (expiry and CVV share a row), network selector, billing, submit
-          delete-confirmation the panel asking before a saved method is deleted
-
-        OPTIONS:
-          --methods N         Rows in payment-methods or vaulted (0...1000, default 3).
-          --empty             No rows: lay out the empty state (same as --methods 0).
-          --cvv               vaulted: the selected method requires CVV recapture.
-          --network-selector  card-form: show the co-badged network selector.
-          --billing           card-form: add a billing section (first/last name, address, city,
-                              postal code, country).
-          --errors            card-form: the sample field errors of `checkout preview` (invalid card number,
-                              expired card, invalid CVV), each adding a <field>Error line.
-          --accessibility     Add each slot's localized accessibility label, hint and role (in --json, an
-                              "accessibility": {"label","hint","role"} object per frame; a new field only).
-          --locale TAG        The language of those labels (implies --accessibility; default: the
-                              configuration's locale, else en).
-          --width W           Width in points (default 375).
-          --mode MODE         light (default) or dark.
-          --overrides FILE    A token file merged last (e.g. a new space.base).
-          \(ConfigLocation.helpLine)
-          --json              Print {"width","height","frames":[{"slot","index","x","y","width","height"}]}
-                              (plus "accessibility" with --accessibility or --locale).
-          --help              Show this help.
-
-        EXIT CODES: 0 ok; 1 the theme has errors (listed on stderr); 2 usage error.
-        """
+enum LayoutCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "layout",
+        summary: "Print the frames of a checkout component laid out with the theme",
+        usage: "USAGE: checkout layout payment-methods|vaulted|card-form|delete-confirmation [options] [--json]",
+        about: "Lays out one component with the design tokens and prints its frames (points, origin top-left).",
+        arguments: [
+            OptionSpec(name: "payment-methods", value: nil, help: ["header, then method rows (or the empty state)"]),
+            OptionSpec(name: "vaulted", value: nil,
+                       help: ["header, saved-method rows, the CVV field when recapture is required, submit"]),
+            OptionSpec(name: "card-form", value: nil,
+                       help: ["card fields (expiry and CVV share a row), network selector, billing, submit"]),
+            OptionSpec(name: "delete-confirmation", value: nil, help: ["the panel asking before a saved method is deleted"]),
+        ],
+        argumentsTitle: "COMPONENTS:",
+        blankLineAfterArguments: true,
+        options: [
+            OptionSpec.valued("--methods", "N", help: "Rows in payment-methods or vaulted (0...1000, default 3)."),
+            .flag("--empty", help: "No rows: lay out the empty state (same as --methods 0)."),
+            OptionSpec.flag("--cvv", help: "vaulted: the selected method requires CVV recapture.").only("vaulted"),
+            OptionSpec.flag("--network-selector", help: "card-form: show the co-badged network selector.").only("card-form"),
+            OptionSpec.flag("--billing", help: "card-form: add a billing section (first/last name, address, city,",
+                            "postal code, country).").only("card-form"),
+            OptionSpec.flag("--errors", help: "card-form: the sample field errors of `checkout preview` (invalid card number,",
+                            "expired card, invalid CVV), each adding a <field>Error line.").only("card-form"),
+            .flag("--accessibility", help: "Add each slot's localized accessibility label, hint and role (in --json, an",
+                  "\"accessibility\": {\"label\",\"hint\",\"role\"} object per frame; a new field only)."),
+            .valued("--locale", "TAG", help: "The language of those labels (implies --accessibility; default: the",
+                    "configuration's locale, else en)."),
+            OptionSpec.valued("--width", "W", help: "Width in points (default 375).").checked { _ = try parseWidth($0) },
+        ] + ThemeCommand.Options.specs(overrides: ["A token file merged last (e.g. a new space.base)."]) + [
+            .flag("--json", help: "Print {\"width\",\"height\",\"frames\":[{\"slot\",\"index\",\"x\",\"y\",\"width\",\"height\"}]}",
+                  "(plus \"accessibility\" with --accessibility or --locale)."),
+            .showHelp,
+        ],
+        footer: "EXIT CODES: 0 ok; 1 the theme has errors (listed on stderr); 2 usage error.",
+        parseOrder: ["--locale", "--methods", "--width"])
 
     private enum Component: String, CaseIterable {
         case paymentMethods = "payment-methods"
@@ -50,27 +50,23 @@ enum LayoutCommand: CLICommand {
         case deleteConfirmation = "delete-confirmation"
     }
 
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
-        // Options first: their values (e.g. `--mode dark`) must not be mistaken for the component word.
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
+        // The parse took every option first: their values (e.g. `--mode dark`) are never mistaken for the component word.
         let json = arguments.flag("--json")
         let empty = arguments.flag("--empty")
         let cvv = arguments.flag("--cvv")
-        let networkSelector = arguments.flag("--network-selector")
-        let billing = arguments.flag("--billing")
-        let errors = arguments.flag("--errors")
-        let localeText = try arguments.option("--locale")
+        let localeText = arguments.value("--locale")
         let accessibility = arguments.flag("--accessibility") || localeText != nil
-        let methodsText = try arguments.option("--methods")
-        let width = try parseWidth(try arguments.option("--width"))
-        let options = try ThemeCommand.Options.parse(&arguments)
+        let methodsText = arguments.value("--methods")
+        let width = try parseWidth(arguments.value("--width"))
+        let options = try ThemeCommand.Options.from(arguments)
         let component: Component = try arguments.choice("component")
         try arguments.finish()
         let methods = try methodCount(methodsText, empty: empty, component: component)
-        if cvv, component != .vaulted { throw UsageError(message: "--cvv applies only to vaulted") }
-        if networkSelector || billing || errors, component != .cardForm {
-            let flag = networkSelector ? "--network-selector" : billing ? "--billing" : "--errors"
-            throw UsageError(message: "\(flag) applies only to card-form")
-        }
+        try arguments.check(subcommand: component.rawValue)
+        let networkSelector = arguments.flag("--network-selector")
+        let billing = arguments.flag("--billing")
+        let errors = arguments.flag("--errors")
         let locale = try PreviewCommand.parseLocale(localeText, defaults: options.defaults)
 
         guard let theme = options.resolve(reportingTo: output) else { return 1 }

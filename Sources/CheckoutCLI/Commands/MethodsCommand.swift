@@ -2,29 +2,29 @@ import CheckoutKit
 import Foundation
 
 /// `checkout methods`: starts a sandbox session and lists the payment methods it offers.
-enum MethodsCommand: CLICommand {
-    static let name = "methods"
-    static let summary = "List the payment methods a sandbox session offers, in configuration order"
-    static let help = """
-    USAGE: checkout methods [--json] [--config FILE] [--locale TAG] [--config-dir DIR]
+enum MethodsCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "methods",
+        summary: "List the payment methods a sandbox session offers, in configuration order",
+        usage: "USAGE: checkout methods [--json] [--config FILE] [--locale TAG] [--config-dir DIR]",
+        about: """
+            Starts a checkout session from a sandbox client token that advertises every method of the
+            configuration, and prints the methods the session offers: registered, enabled, available,
+            in the order of checkout.json. Methods that are skipped are explained on stderr.
+            """,
+        options: [
+            .flag("--json", help: "print a JSON array of {id, type, name, surcharge, hasUnknownSurcharge,",
+                  "formattedSurcharge, buttonText}"),
+            .valued("--config", "FILE", help: "a checkout.json to use instead of the configuration's"),
+            .valued("--locale", "TAG", help: "format surcharges for this locale (`+ €1,50` in nl); default: as before"),
+            ConfigLocation.option,
+        ])
 
-    Starts a checkout session from a sandbox client token that advertises every method of the
-    configuration, and prints the methods the session offers: registered, enabled, available,
-    in the order of checkout.json. Methods that are skipped are explained on stderr.
-
-    OPTIONS:
-      --json              print a JSON array of {id, type, name, surcharge, hasUnknownSurcharge,
-                          formattedSurcharge, buttonText}
-      --config FILE       a checkout.json to use instead of the configuration's
-      --locale TAG        format surcharges for this locale (`+ €1,50` in nl); default: as before
-      \(ConfigLocation.helpLine)
-    """
-
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
-        let configFile = try arguments.option("--config")
-        let localeText = try arguments.option("--locale")
-        let defaults = try ConfigLocation.defaults(&arguments)
+        let configFile = arguments.value("--config")
+        let localeText = arguments.value("--locale")
+        let defaults = try ConfigLocation.defaults(arguments)
         try arguments.finish()
         var configuration = defaults.configuration
         if let configFile {

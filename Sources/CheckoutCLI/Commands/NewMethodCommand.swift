@@ -2,29 +2,29 @@ import CheckoutScaffold
 import Foundation
 
 /// `checkout new-method NAME --type TYPE`: scaffolds a payment-method module.
-enum NewMethodCommand: CLICommand {
-    static let name = "new-method"
-    static let summary = "Scaffold a new payment-method module under Plugins/"
-    static let help = """
-    USAGE: checkout new-method NAME --type TYPE [--package-path DIR] [--json]
+enum NewMethodCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "new-method",
+        summary: "Scaffold a new payment-method module under Plugins/",
+        usage: "USAGE: checkout new-method NAME --type TYPE [--package-path DIR] [--json]",
+        about: """
+            Creates Plugins/<NAME>PaymentMethod/ (a handler implementing PaymentMethodHandler and a flow
+            stubbed to fail with "not implemented"), Tests/<NAME>PaymentMethodTests/, and the Package.swift
+            entries, so `swift build` passes straight away. Then fill in the flow and register the handler
+            (see README, "Adding a payment method").
+            """,
+        arguments: [OptionSpec(name: "NAME", value: nil, help: ["UpperCamelCase module name, e.g. GiftCard"])],
+        options: [
+            OptionSpec.valued("--type", "TYPE", help: "the payment-method type on the wire, e.g. GIFT_CARD (required)").isRequired(),
+            .valued("--package-path", "DIR", help: "the package root (default: the current directory)"),
+            .flag("--json", help: "print the created files as a JSON array"),
+        ],
+        column: 22)
 
-    Creates Plugins/<NAME>PaymentMethod/ (a handler implementing PaymentMethodHandler and a flow
-    stubbed to fail with "not implemented"), Tests/<NAME>PaymentMethodTests/, and the Package.swift
-    entries, so `swift build` passes straight away. Then fill in the flow and register the handler
-    (see README, "Adding a payment method").
-
-    ARGUMENTS:
-      NAME                  UpperCamelCase module name, e.g. GiftCard
-    OPTIONS:
-      --type TYPE           the payment-method type on the wire, e.g. GIFT_CARD (required)
-      --package-path DIR    the package root (default: the current directory)
-      --json                print the created files as a JSON array
-    """
-
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
         let type = try arguments.required("--type")
-        let root = try arguments.option("--package-path") ?? FileManager.default.currentDirectoryPath
+        let root = arguments.value("--package-path") ?? FileManager.default.currentDirectoryPath
         guard let name = arguments.positional() else { throw UsageError(message: "missing NAME (e.g. GiftCard)") }
         try arguments.finish()
         let scaffolder = MethodScaffolder(packageRoot: URL(fileURLWithPath: root))

@@ -5,44 +5,45 @@ import Foundation
 ///
 /// Exit 0 with the tokens, 1 when the theme has errors (each listed with its token path on stderr),
 /// 2 for a bad command line.
-enum ThemeCommand: CLICommand {
-    static let name = "theme"
-    static let summary = "Resolve the design tokens and print every value"
-    static let help = """
-        USAGE: checkout theme [--json] [--mode light|dark] [--overrides FILE] [--config-dir DIR]
-               checkout theme --check-contrast [--mode light|dark] [--overrides FILE] [--json]
+enum ThemeCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "theme",
+        summary: "Resolve the design tokens and print every value",
+        usage: """
+            USAGE: checkout theme [--json] [--mode light|dark] [--overrides FILE] [--config-dir DIR]
+                   checkout theme --check-contrast [--mode light|dark] [--overrides FILE] [--json]
+            """,
+        about: """
+            Resolves the configuration's theme.tokens.json (plus theme.dark.tokens.json in dark mode, plus
+            an optional merchant override file in the same W3C design-token format) and prints every token.
+            """,
+        options: [
+            .flag("--json", help: "Print one flat JSON object: token path -> value. Dimensions are numbers of",
+                  "points, colours \"#rrggbb\" or \"#rrggbbaa\", durations milliseconds. A typography",
+                  "token is flattened into PATH.fontFamily, PATH.fontSize, PATH.lineHeight,",
+                  "PATH.fontWeight and PATH.letterSpacing."),
+        ] + Options.specs(overrides: ["A token file merged last; aliases resolve after the merge, so overriding",
+                                      "space.base rescales every spacing token."]) + [
+            .flag("--check-contrast", help: "Instead, report the WCAG contrast ratio of every text/background token pair",
+                  "(and borders, icons, focus) in both modes, or only --mode's, against AA:",
+                  "4.5:1 text, 3:1 large text and UI components; disabled/loading are exempt.",
+                  "With --json: {\"pairs\":[{\"mode\",\"foreground\",\"background\",\"foregroundColor\",",
+                  "\"backgroundColor\",\"ratio\",\"kind\",\"required\",\"passes\",\"seedPasses\"}],",
+                  "\"failures\",\"broken\"}. Exit 1 when the overrides break a pair that passes",
+                  "with the configuration's own tokens (\"broken\"); failures of the defaults",
+                  "themselves are reported (see the README) but do not fail the command."),
+            .showHelp,
+        ],
+        footer: """
+            EXIT CODES: 0 ok; 1 the theme has errors (all listed on stderr with their token paths), or
+            --check-contrast found a pair the overrides broke; 2 usage error.
+            """)
 
-        Resolves the configuration's theme.tokens.json (plus theme.dark.tokens.json in dark mode, plus
-        an optional merchant override file in the same W3C design-token format) and prints every token.
-
-        OPTIONS:
-          --json              Print one flat JSON object: token path -> value. Dimensions are numbers of
-                              points, colours "#rrggbb" or "#rrggbbaa", durations milliseconds. A typography
-                              token is flattened into PATH.fontFamily, PATH.fontSize, PATH.lineHeight,
-                              PATH.fontWeight and PATH.letterSpacing.
-          --mode MODE         light (default) or dark.
-          --overrides FILE    A token file merged last; aliases resolve after the merge, so overriding
-                              space.base rescales every spacing token.
-          \(ConfigLocation.helpLine)
-          --check-contrast    Instead, report the WCAG contrast ratio of every text/background token pair
-                              (and borders, icons, focus) in both modes, or only --mode's, against AA:
-                              4.5:1 text, 3:1 large text and UI components; disabled/loading are exempt.
-                              With --json: {"pairs":[{"mode","foreground","background","foregroundColor",
-                              "backgroundColor","ratio","kind","required","passes","seedPasses"}],
-                              "failures","broken"}. Exit 1 when the overrides break a pair that passes
-                              with the configuration's own tokens ("broken"); failures of the defaults
-                              themselves are reported (see the README) but do not fail the command.
-          --help              Show this help.
-
-        EXIT CODES: 0 ok; 1 the theme has errors (all listed on stderr with their token paths), or
-        --check-contrast found a pair the overrides broke; 2 usage error.
-        """
-
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
         let checkContrast = arguments.flag("--check-contrast")
-        let modeGiven = arguments.words.contains { $0 == "--mode" || $0.hasPrefix("--mode=") }
-        let options = try Options.parse(&arguments)
+        let modeGiven = arguments.value("--mode") != nil
+        let options = try Options.from(arguments)
         try arguments.finish()
         if checkContrast {
             return ContrastCheck.run(options: options, modes: modeGiven ? [options.mode] : ThemeMode.allCases, json: json,
@@ -94,14 +95,27 @@ enum ThemeCommand: CLICommand {
         /// The configuration whose theme is resolved (`ConfigLocation`).
         var defaults: CheckoutDefaults
 
-        /// Consumes `--mode`, `--overrides` and `--config-dir`.
-        static func parse(_ arguments: inout Arguments) throws -> Options {
-            let modeText = try arguments.option("--mode") ?? ThemeMode.light.rawValue
-            guard let mode = ThemeMode(rawValue: modeText) else {
-                throw UsageError(message: "--mode must be light or dark, got '\(modeText)'")
-            }
-            let overrides = try arguments.option("--overrides").map { URL(fileURLWithPath: $0) }
-            return Options(mode: mode, overrides: overrides, defaults: try ConfigLocation.defaults(&arguments))
+        /// `--mode MODE` (checked as it is read), `--overrides FILE` with each command's help for it,
+        /// and `--config-dir DIR`.
+        static func specs(overrides: [String]) -> [OptionSpec] {
+            [
+                OptionSpec.valued("--mode", "MODE", help: "light (default) or dark.").checked { _ = try mode($0) },
+                OptionSpec(name: "--overrides", value: "FILE", help: overrides),
+                ConfigLocation.option,
+            ]
+        }
+
+        /// `--mode`'s value as a mode.
+        private static func mode(_ text: String) throws -> ThemeMode {
+            guard let mode = ThemeMode(rawValue: text) else { throw UsageError(message: "--mode must be light or dark, got '\(text)'") }
+            return mode
+        }
+
+        /// The options of a command line parsed with `specs` declared; loads the configuration.
+        static func from(_ parsed: ParsedCommandLine) throws -> Options {
+            let mode = try parsed.value("--mode").map(mode) ?? .light
+            let overrides = parsed.value("--overrides").map { URL(fileURLWithPath: $0) }
+            return Options(mode: mode, overrides: overrides, defaults: try ConfigLocation.defaults(parsed))
         }
 
         /// `resolve()`, or nil after listing every problem on stderr.
