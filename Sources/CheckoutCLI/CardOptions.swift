@@ -30,12 +30,12 @@ struct CardOptions {
         return resolved
     }
 
-    /// The four options' declarations, with each command's help text (the labels are fixed:
-    /// `--number N|-`, `--expiry E`, `--cvv C|-`, `--name S`).
-    static func specs(number: [String], expiry: [String], cvv: [String], name: [String]) -> [OptionSpec] {
+    /// The four options' declarations, with each command's help text (`--number N|-`, `--expiry E`
+    /// unless `expiryValue` names it otherwise, `--cvv C|-`, `--name S`).
+    static func specs(number: [String], expiry: [String], cvv: [String], name: [String], expiryValue: String = "E") -> [OptionSpec] {
         [
             OptionSpec(name: "--number", value: "N|-", help: number),
-            OptionSpec(name: "--expiry", value: "E", help: expiry),
+            OptionSpec(name: "--expiry", value: expiryValue, help: expiry),
             OptionSpec(name: "--cvv", value: "C|-", help: cvv),
             OptionSpec(name: "--name", value: "S", help: name),
         ]

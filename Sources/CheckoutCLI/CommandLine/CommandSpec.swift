@@ -17,6 +17,8 @@ struct CommandSpec: Sendable {
     var argumentsTitle = "ARGUMENTS:"
     /// Whether a blank line separates the arguments' section from the options.
     var blankLineAfterArguments = false
+    /// The arguments' left column when it differs from the options' (`vault`'s subcommands: 10).
+    var argumentsColumn: Int? = nil
     /// The options, in the order help lists them and the parser reads them.
     let options: [OptionSpec]
     /// Text after the options (error codes, exit codes), or nil.
@@ -35,8 +37,10 @@ struct CommandSpec: Sendable {
     /// The help text for `checkout NAME --help`.
     var help: String {
         var text = usage + "\n\n" + about + "\n\n"
-        if !arguments.isEmpty { text += argumentsTitle + "\n" + rows(arguments) + (blankLineAfterArguments ? "\n\n" : "\n") }
-        text += "OPTIONS:\n" + rows(options)
+        if !arguments.isEmpty {
+            text += argumentsTitle + "\n" + rows(arguments, column: argumentsColumn ?? column) + (blankLineAfterArguments ? "\n\n" : "\n")
+        }
+        text += "OPTIONS:\n" + rows(options, column: column)
         if let footer { text += "\n\n" + footer }
         return text
     }
@@ -46,11 +50,15 @@ struct CommandSpec: Sendable {
         options.first { $0.name == name }
     }
 
-    private func rows(_ specs: [OptionSpec]) -> String {
+    /// One row per spec: the label padded to `column`, then the help; a label too long for the column
+    /// stands on its own line, the help indented below it.
+    private func rows(_ specs: [OptionSpec], column: Int) -> String {
         let indent = String(repeating: " ", count: 2 + column)
         return specs.map { spec in
-            let label = spec.label.count < column ? spec.label.padding(toLength: column, withPad: " ", startingAt: 0)
-                : spec.label + " "
+            guard spec.label.count < column else {
+                return (["  " + spec.label] + spec.help.map { indent + $0 }).joined(separator: "\n")
+            }
+            let label = spec.label.padding(toLength: column, withPad: " ", startingAt: 0)
             return (["  " + label + (spec.help.first ?? "")] + spec.help.dropFirst().map { indent + $0 }).joined(separator: "\n")
         }.joined(separator: "\n")
     }

@@ -16,6 +16,8 @@ struct OptionSpec: Sendable {
     var required = false
     /// The subcommands that take it; empty means every subcommand (or the command has none).
     var subcommands: [String] = []
+    /// The allowed values of an integer option (`integer(_:_:range:help:)`), or nil.
+    var range: ClosedRange<Int>? = nil
     /// Checks a value as soon as it is read (before the options after it), or nil.
     var validate: (@Sendable (String) throws -> Void)? = nil
 
@@ -57,6 +59,23 @@ struct OptionSpec: Sendable {
         var copy = self
         copy.validate = check
         return copy
+    }
+
+    /// An integer option whose value must lie in `range`, checked as it is read:
+    /// `--timeout must be an integer in 1...600, got 'x'`. Read it with `ParsedCommandLine.integer(_:default:)`.
+    static func integer(_ name: String, _ value: String, range: ClosedRange<Int>, help: String...) -> OptionSpec {
+        var spec = OptionSpec(name: name, value: value, help: help)
+        spec.range = range
+        spec.validate = { text in _ = try integer(text, option: name, range: range) }
+        return spec
+    }
+
+    /// `text` as an integer in `range`, or the usage error that names `option`.
+    static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(message: "\(option) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+        }
+        return number
     }
 
     /// This option, taken only by `subcommands`.

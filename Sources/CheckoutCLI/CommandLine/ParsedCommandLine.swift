@@ -56,10 +56,13 @@ struct ParsedCommandLine {
     /// An integer option with a default and an allowed range.
     func integer(_ name: String, default defaultValue: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = value(name) else { return defaultValue }
-        guard let number = Int(text), range.contains(number) else {
-            throw UsageError(message: "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
-        }
-        return number
+        return try OptionSpec.integer(text, option: name, range: range)
+    }
+
+    /// A declared integer option (`OptionSpec.integer`), in its declared range, or `defaultValue`.
+    func integer(_ name: String, default defaultValue: Int) throws -> Int {
+        guard let range = spec.option(name)?.range else { preconditionFailure("\(name) is not a declared integer option of \(spec.name)") }
+        return try integer(name, default: defaultValue, range: range)
     }
 
     /// The next positional word, consumed.

@@ -6,58 +6,65 @@ import Foundation
 ///
 /// `vault add` tokenizes the card through the sandbox processor and stores only the masked
 /// instrument (first 6 and last 4 digits, expiry, name); the full number is never written.
-enum VaultCommand: CLICommand {
-    static let name = "vault"
-    static let summary = "Save, list, delete and choose the default of saved payment methods"
-    static let help = """
-        USAGE: checkout vault add     --merchant M --customer C --number N|- --expiry MM/YY [--cvv C|-] [--name S] [--default] [--db PATH] [--json]
-               checkout vault list    --merchant M --customer C [--db PATH] [--json]
-               checkout vault delete  --merchant M --customer C --id ID [--db PATH] [--json]
-               checkout vault default --merchant M --customer C --id ID [--db PATH] [--json]
-               checkout vault sync    ... (see checkout vault sync --help)
-               checkout vault key     create|revoke ... (see checkout vault key --help)
-
-        The local vault caches each customer's saved payment methods (masked data only) and queues
-        every change for sync with the remote vault. Vault tokens can pay, so text output shows them
-        masked (•••9b7a); --json prints them whole, for --id.
-
-        SUBCOMMANDS:
-          add       Save a card without paying: tokenize it through the sandbox, verify it with a
-                    zero-amount authorisation, then save the masked instrument (queued for sync);
-                    prints it. A declined verification saves nothing (exit 1).
-          list      The customer's saved methods: default first, then most recently used.
-          delete    Remove a saved method (kept as a tombstone until synced).
-          default   Make a saved method the customer's only default.
-          sync      Sync one customer with the remote vault server (its own options).
-          key       Mint or revoke an ephemeral key for one customer (its own options).
-
-        OPTIONS:
-          --db PATH           The vault database (default: $XDG_DATA_HOME/checkoutkit/vault.sqlite,
-                              else ~/.local/share/checkoutkit/vault.sqlite; the default directory is created).
-          --merchant M        The merchant id.
-          --customer C        The customer id.
-          --number N|-        add: the card number (spaces and dashes allowed). Never stored or printed.
-                              `-` reads it from standard input (a prompt without echo on a terminal):
-                              better than an argument, which shows in `ps` and shell history.
-          --expiry MM/YY      add: the expiry (MM/YY or MM/YYYY).
-          --cvv C|-           add: the security code, sent for the verification only and never stored or
-                              printed. `-` reads it from standard input (after the number when both are `-`).
-                              A card whose verification needs 3-D Secure (the sandbox's 4000 0000 0000 3220)
-                              is refused with payment-failed (exit 1, nothing saved): an app saves it with
-                              CardSaveFlow.begin and resume.
-          --name S            add: the cardholder's name.
-          --default           add: make the new card the default.
-          --id ID             delete, default: the saved method's id.
-          \(ConfigLocation.helpLine)
-                              add: its card-networks.json detects the network.
-          --json              Machine output. list: an array of {id, paymentMethodType, paymentInstrumentType,
-                              paymentInstrumentData {network, first6Digits, last4Digits, expirationMonth,
-                              expirationYear, cardholderName}, analyticsId, isDefault}; add: one such object;
-                              delete/default: {"id", "deleted"} / {"id", "isDefault"}.
-          --help              Show this help.
-
-        EXIT CODES: 0 ok; 1 the card, the database or the id was refused (reason on stderr); 2 usage error.
-        """
+enum VaultCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "vault",
+        summary: "Save, list, delete and choose the default of saved payment methods",
+        usage: """
+            USAGE: checkout vault add     --merchant M --customer C --number N|- --expiry MM/YY [--cvv C|-] [--name S] [--default] [--db PATH] [--json]
+                   checkout vault list    --merchant M --customer C [--db PATH] [--json]
+                   checkout vault delete  --merchant M --customer C --id ID [--db PATH] [--json]
+                   checkout vault default --merchant M --customer C --id ID [--db PATH] [--json]
+                   checkout vault sync    ... (see checkout vault sync --help)
+                   checkout vault key     create|revoke ... (see checkout vault key --help)
+            """,
+        about: """
+            The local vault caches each customer's saved payment methods (masked data only) and queues
+            every change for sync with the remote vault. Vault tokens can pay, so text output shows them
+            masked (•••9b7a); --json prints them whole, for --id.
+            """,
+        arguments: [
+            OptionSpec(name: "add", value: nil, help: [
+                "Save a card without paying: tokenize it through the sandbox, verify it with a",
+                "zero-amount authorisation, then save the masked instrument (queued for sync);",
+                "prints it. A declined verification saves nothing (exit 1).",
+            ]),
+            OptionSpec(name: "list", value: nil, help: ["The customer's saved methods: default first, then most recently used."]),
+            OptionSpec(name: "delete", value: nil, help: ["Remove a saved method (kept as a tombstone until synced)."]),
+            OptionSpec(name: "default", value: nil, help: ["Make a saved method the customer's only default."]),
+            OptionSpec(name: "sync", value: nil, help: ["Sync one customer with the remote vault server (its own options)."]),
+            OptionSpec(name: "key", value: nil, help: ["Mint or revoke an ephemeral key for one customer (its own options)."]),
+        ],
+        argumentsTitle: "SUBCOMMANDS:",
+        blankLineAfterArguments: true,
+        argumentsColumn: 10,
+        options: [
+            .valued("--db", "PATH", help: "The vault database (default: $XDG_DATA_HOME/checkoutkit/vault.sqlite,",
+                    "else ~/.local/share/checkoutkit/vault.sqlite; the default directory is created)."),
+            .valued("--merchant", "M", help: "The merchant id."),
+            .valued("--customer", "C", help: "The customer id."),
+        ] + CardOptions.specs(number: [
+            "add: the card number (spaces and dashes allowed). Never stored or printed.",
+            "`-` reads it from standard input (a prompt without echo on a terminal):",
+            "better than an argument, which shows in `ps` and shell history.",
+        ], expiry: ["add: the expiry (MM/YY or MM/YYYY)."], cvv: [
+            "add: the security code, sent for the verification only and never stored or",
+            "printed. `-` reads it from standard input (after the number when both are `-`).",
+            "A card whose verification needs 3-D Secure (the sandbox's 4000 0000 0000 3220)",
+            "is refused with payment-failed (exit 1, nothing saved): an app saves it with",
+            "CardSaveFlow.begin and resume.",
+        ], name: ["add: the cardholder's name."], expiryValue: "MM/YY").map { $0.only("add") } + [
+            OptionSpec.flag("--default", help: "add: make the new card the default.").only("add"),
+            OptionSpec.valued("--id", "ID", help: "delete, default: the saved method's id.").only("delete", "default"),
+            OptionSpec(name: ConfigLocation.option.name, value: ConfigLocation.option.value,
+                       help: ConfigLocation.option.help + ["add: its card-networks.json detects the network."]),
+            .flag("--json", help: "Machine output. list: an array of {id, paymentMethodType, paymentInstrumentType,",
+                  "paymentInstrumentData {network, first6Digits, last4Digits, expirationMonth,",
+                  "expirationYear, cardholderName}, analyticsId, isDefault}; add: one such object;",
+                  "delete/default: {\"id\", \"deleted\"} / {\"id\", \"isDefault\"}."),
+            .showHelp,
+        ],
+        footer: "EXIT CODES: 0 ok; 1 the card, the database or the id was refused (reason on stderr); 2 usage error.")
 
     private enum Subcommand: String, CaseIterable {
         case add, list, delete
@@ -73,8 +80,9 @@ enum VaultCommand: CLICommand {
         }
     }
 
+    /// `vault sync` and `vault key` have their own options and help: routed there before this
+    /// command's own parse.
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
-        // `vault sync` has its own options and help.
         if arguments.words.first == "sync" {
             _ = arguments.positional()
             let sync: any CLICommand.Type = VaultSyncCommand.self
@@ -85,15 +93,20 @@ enum VaultCommand: CLICommand {
             let key: any CLICommand.Type = VaultKeyCommand.self
             return try await key.run(&arguments, output: output)
         }
+        var parsed = try ParsedCommandLine(arguments.words, spec: spec)
+        return try await run(&parsed, output: output)
+    }
+
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
         let makeDefault = arguments.flag("--default")
-        let dbOption = try arguments.option("--db")
-        let merchantOption = try arguments.option("--merchant")
-        let customerOption = try arguments.option("--customer")
-        var cardOptions = try CardOptions.parse(&arguments)
-        let id = try arguments.option("--id")
-        let defaults = try ConfigLocation.defaults(&arguments)
-        if arguments.words.first(where: { !$0.hasPrefix("--") }) == "sync" {
+        let dbOption = arguments.value("--db")
+        let merchantOption = arguments.value("--merchant")
+        let customerOption = arguments.value("--customer")
+        var cardOptions = CardOptions.from(arguments)
+        let id = arguments.value("--id")
+        let defaults = try ConfigLocation.defaults(arguments)
+        if arguments.rest.words.first(where: { !$0.hasPrefix("--") }) == "sync" {
             throw UsageError(message: "write sync right after vault: checkout vault sync --help")
         }
         let subcommand: Subcommand = try arguments.choice("subcommand", also: ["sync", "key"])

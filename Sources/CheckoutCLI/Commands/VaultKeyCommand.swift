@@ -5,37 +5,40 @@ import Foundation
 
 /// `checkout vault key create|revoke`: mints or revokes a customer-scoped ephemeral vault key with
 /// the merchant's API key, as a backend does for a device. `VaultCommand` routes here.
-enum VaultKeyCommand: CLICommand {
-    static let name = "vault key"
-    static let summary = "Mint or revoke an ephemeral key for one customer's vault"
-    static let help = """
-        USAGE: checkout vault key create --remote URL --api-key KEY --customer C [--ttl SECONDS] [--read-only]
-                                         [--ca-bundle PEM] [--json]
-               checkout vault key revoke --remote URL --api-key KEY --id ID [--ca-bundle PEM] [--json]
-
-        A device never holds the merchant's API key: the merchant's backend mints a short-lived key for
-        one customer and hands the device its secret (checkout vault sync --ephemeral-key SECRET). The
-        server keeps only a hash of the secret; revoke a key by its id.
-
-        OPTIONS:
-          --remote URL        The vault server, e.g. https://vault.example.com:8443.
-          --api-key KEY       The merchant's API key (default: the VAULT_API_KEY environment variable).
-          --customer C        create: the customer the key is for.
-          --ttl SECONDS       create: how long the key lives, 1...86400 (default 3600).
-          --read-only         create: the key reads the vault but cannot change it.
-          --id ID             revoke: the key's id.
-          --ca-bundle PEM     Trust the CAs in this PEM file instead of the system store.
-          --json              create: {"id", "secret", "customer", "expiresAt", "scope"}; revoke: {"id", "revoked"}.
-          --help              Show this help.
-
-        EXIT CODES: 0 done; 1 the server refused or could not be reached (the message says why); 2 usage error.
-        """
+enum VaultKeyCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "vault key",
+        summary: "Mint or revoke an ephemeral key for one customer's vault",
+        usage: """
+            USAGE: checkout vault key create --remote URL --api-key KEY --customer C [--ttl SECONDS] [--read-only]
+                                             [--ca-bundle PEM] [--json]
+                   checkout vault key revoke --remote URL --api-key KEY --id ID [--ca-bundle PEM] [--json]
+            """,
+        about: """
+            A device never holds the merchant's API key: the merchant's backend mints a short-lived key for
+            one customer and hands the device its secret (checkout vault sync --ephemeral-key SECRET). The
+            server keeps only a hash of the secret; revoke a key by its id.
+            """,
+        options: [
+            OptionSpec.valued("--remote", "URL", help: "The vault server, e.g. https://vault.example.com:8443.").isRequired(),
+            .valued("--api-key", "KEY", help: "The merchant's API key (default: the VAULT_API_KEY environment variable)."),
+            OptionSpec.valued("--customer", "C", help: "create: the customer the key is for.").only("create"),
+            OptionSpec.integer("--ttl", "SECONDS", range: 1...86_400, help: "create: how long the key lives, 1...86400 (default 3600).")
+                .only("create"),
+            OptionSpec.flag("--read-only", help: "create: the key reads the vault but cannot change it.").only("create"),
+            OptionSpec.valued("--id", "ID", help: "revoke: the key's id.").only("revoke"),
+            .valued("--ca-bundle", "PEM", help: "Trust the CAs in this PEM file instead of the system store."),
+            .flag("--json", help: "create: {\"id\", \"secret\", \"customer\", \"expiresAt\", \"scope\"}; revoke: {\"id\", \"revoked\"}."),
+            .showHelp,
+        ],
+        footer: "EXIT CODES: 0 done; 1 the server refused or could not be reached (the message says why); 2 usage error.",
+        parseOrder: ["--remote", "--api-key", "--customer", "--id", "--ttl", "--ca-bundle"])
 
     private enum Subcommand: String, CaseIterable {
         case create, revoke
     }
 
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         if arguments.flag("--help") {
             output.line(help)
             return 0
@@ -43,11 +46,11 @@ enum VaultKeyCommand: CLICommand {
         let json = arguments.flag("--json")
         let readOnly = arguments.flag("--read-only")
         let remoteText = try arguments.required("--remote")
-        let apiKeyOption = try arguments.option("--api-key")
-        let customer = try arguments.option("--customer")
-        let id = try arguments.option("--id")
-        let ttl = try arguments.integer("--ttl", default: 3600, range: 1...86_400)
-        let caBundle = try arguments.option("--ca-bundle")
+        let apiKeyOption = arguments.value("--api-key")
+        let customer = arguments.value("--customer")
+        let id = arguments.value("--id")
+        let ttl = try arguments.integer("--ttl", default: 3600)
+        let caBundle = arguments.value("--ca-bundle")
         let subcommand: Subcommand = try arguments.choice("subcommand")
         try arguments.finish()
 

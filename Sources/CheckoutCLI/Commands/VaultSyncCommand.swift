@@ -9,51 +9,53 @@ import Foundation
 /// Exit 0 after a successful round (rejected ops are dropped, listed on stderr and counted),
 /// 1 when the server cannot be reached or the round fails (pending ops are kept in the outbox),
 /// 2 for a bad command line. `VaultCommand` routes `checkout vault sync` here.
-enum VaultSyncCommand: CLICommand {
-    static let name = "vault sync"
-    static let summary = "Sync one customer's local vault with the remote vault server"
-    static let help = """
-        USAGE: checkout vault sync --db PATH --merchant M --customer C --remote URL
-                                   [--api-key KEY | --ephemeral-key SECRET] [--ca-bundle PEM] [--json]
-                                   [--timeout SECONDS] [--page-size N] [--batch-size N] [--max-pages N]
+enum VaultSyncCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "vault sync",
+        summary: "Sync one customer's local vault with the remote vault server",
+        usage: """
+            USAGE: checkout vault sync --db PATH --merchant M --customer C --remote URL
+                                       [--api-key KEY | --ephemeral-key SECRET] [--ca-bundle PEM] [--json]
+                                       [--timeout SECONDS] [--page-size N] [--batch-size N] [--max-pages N]
+            """,
+        about: """
+            Runs one sync round: pulls the customer's change feed from the server (page by page, each page
+            applied with its cursor in one transaction), then pushes the local outbox in batches. Rejected
+            operations are dropped from the outbox and listed on stderr. When the server cannot be reached
+            nothing is lost: pending operations stay queued for the next sync.
 
-        Runs one sync round: pulls the customer's change feed from the server (page by page, each page
-        applied with its cursor in one transaction), then pushes the local outbox in batches. Rejected
-        operations are dropped from the outbox and listed on stderr. When the server cannot be reached
-        nothing is lost: pending operations stay queued for the next sync.
+            The key must belong to --merchant: the client asks the server whose key it is (GET /v1/whoami)
+            and refuses to sync another merchant's customer (nothing is pushed or pulled; exit 1,
+            merchant-mismatch). A round pulls at most --max-pages pages or for 120 seconds; a round that
+            stops early says "partial" and the next sync resumes from its cursor. Vault tokens are masked
+            in text output and rejection lines (•••1a2b); --json prints them whole.
+            """,
+        options: [
+            OptionSpec.valued("--db", "PATH", help: "The local vault database (created if missing).").isRequired(),
+            OptionSpec.valued("--merchant", "M", help: "The merchant id of the local vault rows.").isRequired(),
+            OptionSpec.valued("--customer", "C", help: "The customer to sync.").isRequired(),
+            OptionSpec.valued("--remote", "URL", help: "The vault server, e.g. https://vault.example.com:8443 (plain http:// only",
+                              "to loopback; no user or password in it).").isRequired(),
+            .valued("--api-key", "KEY", help: "The merchant's API key, for a backend (default: the VAULT_API_KEY",
+                    "environment variable, which keeps the key out of the process list)."),
+            .valued("--ephemeral-key", "SECRET", help: "An ephemeral key for this customer, as a device holds it (default: the",
+                    "VAULT_EPHEMERAL_KEY environment variable). Exactly one of the two kinds."),
+            .valued("--ca-bundle", "PEM", help: "Trust the CAs in this PEM file instead of the system store (a private CA)."),
+            .flag("--json", help: "Print {\"pulled\", \"pushed\", \"rejected\", \"pending\", \"cursor\", \"partial\"} on one line."),
+            .integer("--timeout", "SECONDS", range: 1...600, help: "Per-request timeout, 1...600 (default 15)."),
+            .integer("--page-size", "N", range: 1...1000, help: "Changes per pulled page, 1...1000 (default 500)."),
+            .integer("--batch-size", "N", range: 1...500, help: "Operations per pushed batch, 1...500 (default 200)."),
+            .integer("--max-pages", "N", range: 1...100_000, help: "Pages pulled per round at most, 1...100000 (default 1000)."),
+            .showHelp,
+        ],
+        footer: """
+            EXIT CODES: 0 synced; 1 the server could not be reached, its certificate was refused (the message
+            names the cause: certificate not trusted, host name mismatch, expired), the key was refused
+            (key-expired, key-revoked, unauthorized) or the sync failed (pending operations are kept);
+            2 usage error.
+            """)
 
-        The key must belong to --merchant: the client asks the server whose key it is (GET /v1/whoami)
-        and refuses to sync another merchant's customer (nothing is pushed or pulled; exit 1,
-        merchant-mismatch). A round pulls at most --max-pages pages or for 120 seconds; a round that
-        stops early says "partial" and the next sync resumes from its cursor. Vault tokens are masked
-        in text output and rejection lines (•••1a2b); --json prints them whole.
-
-        OPTIONS:
-          --db PATH           The local vault database (created if missing).
-          --merchant M        The merchant id of the local vault rows.
-          --customer C        The customer to sync.
-          --remote URL        The vault server, e.g. https://vault.example.com:8443 (plain http:// only
-                              to loopback; no user or password in it).
-          --api-key KEY       The merchant's API key, for a backend (default: the VAULT_API_KEY
-                              environment variable, which keeps the key out of the process list).
-          --ephemeral-key SECRET
-                              An ephemeral key for this customer, as a device holds it (default: the
-                              VAULT_EPHEMERAL_KEY environment variable). Exactly one of the two kinds.
-          --ca-bundle PEM     Trust the CAs in this PEM file instead of the system store (a private CA).
-          --json              Print {"pulled", "pushed", "rejected", "pending", "cursor", "partial"} on one line.
-          --timeout SECONDS   Per-request timeout, 1...600 (default 15).
-          --page-size N       Changes per pulled page, 1...1000 (default 500).
-          --batch-size N      Operations per pushed batch, 1...500 (default 200).
-          --max-pages N       Pages pulled per round at most, 1...100000 (default 1000).
-          --help              Show this help.
-
-        EXIT CODES: 0 synced; 1 the server could not be reached, its certificate was refused (the message
-        names the cause: certificate not trusted, host name mismatch, expired), the key was refused
-        (key-expired, key-revoked, unauthorized) or the sync failed (pending operations are kept);
-        2 usage error.
-        """
-
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         if arguments.flag("--help") {
             output.line(help)
             return 0
@@ -63,14 +65,13 @@ enum VaultSyncCommand: CLICommand {
         let merchant = try arguments.required("--merchant")
         let customer = try arguments.required("--customer")
         let remoteText = try arguments.required("--remote")
-        let apiKeyOption = try arguments.option("--api-key")
-        let ephemeralOption = try arguments.option("--ephemeral-key")
-        let caBundle = try arguments.option("--ca-bundle")
-        let timeout = try arguments.integer("--timeout", default: 15, range: 1...600)
-        let pageSize = try arguments.integer("--page-size", default: 500, range: 1...1000)
-        let batchSize = try arguments.integer("--batch-size", default: 200, range: 1...500)
-        let maxPages = try arguments.integer("--max-pages", default: SyncEngine.Configuration.defaultMaxPagesPerRound,
-                                             range: 1...100_000)
+        let apiKeyOption = arguments.value("--api-key")
+        let ephemeralOption = arguments.value("--ephemeral-key")
+        let caBundle = arguments.value("--ca-bundle")
+        let timeout = try arguments.integer("--timeout", default: 15)
+        let pageSize = try arguments.integer("--page-size", default: 500)
+        let batchSize = try arguments.integer("--batch-size", default: 200)
+        let maxPages = try arguments.integer("--max-pages", default: SyncEngine.Configuration.defaultMaxPagesPerRound)
         try arguments.finish()
 
         guard !merchant.isEmpty, !customer.isEmpty else {
