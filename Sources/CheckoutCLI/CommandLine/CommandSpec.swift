@@ -40,7 +40,7 @@ struct CommandSpec: Sendable {
         if !arguments.isEmpty {
             text += argumentsTitle + "\n" + rows(arguments, column: argumentsColumn ?? column) + (blankLineAfterArguments ? "\n\n" : "\n")
         }
-        text += "OPTIONS:\n" + rows(options, column: column)
+        text += "OPTIONS:\n" + rows(options.filter { !$0.hidden }, column: column)
         if let footer { text += "\n\n" + footer }
         return text
     }

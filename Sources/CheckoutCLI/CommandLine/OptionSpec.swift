@@ -16,6 +16,9 @@ struct OptionSpec: Sendable {
     var required = false
     /// The subcommands that take it; empty means every subcommand (or the command has none).
     var subcommands: [String] = []
+    /// Whether help leaves it out: an option a command reads only to refuse it with its own message
+    /// (`route explain` and `--expiry`), or accepts without documenting it.
+    var hidden = false
     /// The allowed values of an integer option (`integer(_:_:range:help:)`), or nil.
     var range: ClosedRange<Int>? = nil
     /// Checks a value as soon as it is read (before the options after it), or nil.
@@ -76,6 +79,13 @@ struct OptionSpec: Sendable {
             throw UsageError(message: "\(option) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
         }
         return number
+    }
+
+    /// This option, left out of the help.
+    func isHidden() -> OptionSpec {
+        var copy = self
+        copy.hidden = true
+        return copy
     }
 
     /// This option, taken only by `subcommands`.

@@ -3,42 +3,45 @@ import CheckoutOrchestration
 import Foundation
 
 /// `checkout ledger list|show ID|reconcile`: the orchestration ledger.
-enum LedgerCommand: CLICommand {
-    static let name = "ledger"
-    static let summary = "List, show and reconcile the payment ledger of `pay --routing`"
-    static let help = """
-        USAGE: checkout ledger list --ledger DB [--limit N] [--json]
-               checkout ledger show ID --ledger DB [--json]
-               checkout ledger reconcile --ledger DB --routing FILE [--json]
+enum LedgerCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "ledger",
+        summary: "List, show and reconcile the payment ledger of `pay --routing`",
+        usage: """
+            USAGE: checkout ledger list --ledger DB [--limit N] [--json]
+                   checkout ledger show ID --ledger DB [--json]
+                   checkout ledger reconcile --ledger DB --routing FILE [--json]
+            """,
+        about: """
+            list       The newest payment intents first: id, state, route, amount, attempts.
+            show ID    One intent with every attempt (processor, idempotency key, status, category, raw
+                       code, note such as circuit-open) and the events written to its outbox.
+            reconcile  After a crash: every intent that is not terminal is settled through its open
+                       attempt's processor status call (never sent to another processor). Charged:
+                       succeeded; declined or not found: failed; status call down: stays unknown.
+            """,
+        options: [
+            OrchestrationSetup.ledgerOption.isRequired(),
+            OrchestrationSetup.routingOption(suffix: " (reconcile)"),
+            .integer("--limit", "N", range: 1...10_000, help: "Intents to list (default 50, at most 10000)."),
+            .flag("--json", help: "list: {\"intents\":[...]}; show: the intent with \"attempts\" and \"events\";",
+                  "reconcile: {\"reconciled\":[{\"paymentId\",\"from\",\"to\"}],\"stillOpen\":N}."),
+        ],
+        footer: """
+            STATES: processing, requires_action, unknown, succeeded (terminal), failed (terminal).
+            ATTEMPTS: pending, requires_action, unknown, succeeded, declined, failed, skipped.
 
-        list       The newest payment intents first: id, state, route, amount, attempts.
-        show ID    One intent with every attempt (processor, idempotency key, status, category, raw
-                   code, note such as circuit-open) and the events written to its outbox.
-        reconcile  After a crash: every intent that is not terminal is settled through its open
-                   attempt's processor status call (never sent to another processor). Charged:
-                   succeeded; declined or not found: failed; status call down: stays unknown.
-
-        OPTIONS:
-          \(OrchestrationSetup.ledgerHelp)
-          \(OrchestrationSetup.routingHelp) (reconcile)
-          --limit N           Intents to list (default 50, at most 10000).
-          --json              list: {"intents":[...]}; show: the intent with "attempts" and "events";
-                              reconcile: {"reconciled":[{"paymentId","from","to"}],"stillOpen":N}.
-
-        STATES: processing, requires_action, unknown, succeeded (terminal), failed (terminal).
-        ATTEMPTS: pending, requires_action, unknown, succeeded, declined, failed, skipped.
-
-        EXIT CODES: 0 ok (reconcile: nothing left open); 1 not found, a still-open payment after
-        reconcile, an invalid routing file or an unusable ledger; 2 usage error.
-        """
+            EXIT CODES: 0 ok (reconcile: nothing left open); 1 not found, a still-open payment after
+            reconcile, an invalid routing file or an unusable ledger; 2 usage error.
+            """)
 
     private enum Subcommand: String, CaseIterable { case list, show, reconcile }
 
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
         let ledgerPath = try arguments.required("--ledger")
-        let routingPath = try arguments.option("--routing")
-        let limit = try arguments.integer("--limit", default: 50, range: 1...10_000)
+        let routingPath = arguments.value("--routing")
+        let limit = try arguments.integer("--limit", default: 50)
         let subcommand: Subcommand = try arguments.choice("subcommand")
         let id = subcommand == .show ? arguments.positional() : nil
         try arguments.finish()

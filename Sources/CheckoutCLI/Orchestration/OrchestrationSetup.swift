@@ -10,6 +10,13 @@ enum OrchestrationSetup {
     /// The help lines of the two options.
     static let routingHelp = "--routing FILE      The routing file (processors, routes, fallback policy; see Config/routing.json)."
     static let ledgerHelp = "--ledger DB         The ledger: a SQLite file (created when missing) or a postgres:// URL."
+    /// `--routing FILE`, declared (`suffix` ends its help line, e.g. ` (reconcile)`).
+    static func routingOption(suffix: String = "") -> OptionSpec {
+        .valued("--routing", "FILE", help: "The routing file (processors, routes, fallback policy; see Config/routing.json)." + suffix)
+    }
+    /// `--ledger DB`, declared.
+    static let ledgerOption = OptionSpec.valued("--ledger", "DB",
+                                                help: "The ledger: a SQLite file (created when missing) or a postgres:// URL.")
 
     /// Loads and validates the routing file. With `json`, the errors are also printed on stdout as
     /// `{"errors":[{"path","message"}]}`.

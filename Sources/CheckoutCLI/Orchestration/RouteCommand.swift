@@ -5,62 +5,69 @@ import CheckoutOrchestration
 import Foundation
 
 /// `checkout route explain`: the route a payment would take and why, without paying.
-enum RouteCommand: CLICommand {
-    static let name = "route"
-    static let summary = "Explain which route and processors a payment would take"
-    static let help = """
-        USAGE: checkout route explain --routing FILE [--method TYPE] [--number N] [--amount MINOR]
-                                      [--currency CODE] [--country CODE] [--network NAME]
-                                      [--issuer-country CODE] [--merchant K=V]... [--customer K=V]...
-                                      [--key KEY] [--seed N] [--ledger DB] [--json]
-
-        Prints the route the router would choose for the payment, why (each route tested in order
-        with the conditions that failed or held), the processors in the order they would be tried
-        (with weights), which of them would be skipped because their circuit is open (with
-        --ledger, the circuits are rebuilt from the ledger's recent attempts), and the categories
-        that fall back. Pays nothing and writes nothing.
-
-        OPTIONS:
-          \(OrchestrationSetup.routingHelp)
-          --method TYPE       Payment-method type (default PAYMENT_CARD).
-          --number N|-        Card number: its network (card-networks.json) and leading digits are used,
-                              never printed (only the first 6 digits appear as `bin`).
-          --amount MINOR      Amount in minor units (default 1000).
-          --currency CODE     ISO 4217 currency (default EUR).
-          --country CODE      Merchant country, metadata `merchant.country` (default NL).
-          --network NAME      Card network, instead of detecting it from --number.
-          --issuer-country C  Issuer country (default: the sandbox BIN table's, when it knows the BIN).
-          --merchant K=V      Merchant metadata (repeatable).
-          --customer K=V      Customer metadata (repeatable).
-          --key KEY           A payment's stable key: the weighted first pick for that payment.
-          --seed N            Seed of the weighted pick (default 0).
-          --ledger DB         Rebuild the circuits from this ledger (see `checkout pay --routing`).
-          --json              Print {"route","reasons","routes":[{"name","matched","reasons"}],
-                              "processors":[{"name","weight","skipped","skippedUntil"}],"fallbackOn",
-                              "neverFallBack","weighted","facts"}.
-
-        EXIT CODES: 0 a route matched; 1 no route matched or the routing file is invalid (every error
-        with its JSON path); 2 usage error.
-        """
+enum RouteCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "route",
+        summary: "Explain which route and processors a payment would take",
+        usage: """
+            USAGE: checkout route explain --routing FILE [--method TYPE] [--number N] [--amount MINOR]
+                                          [--currency CODE] [--country CODE] [--network NAME]
+                                          [--issuer-country CODE] [--merchant K=V]... [--customer K=V]...
+                                          [--key KEY] [--seed N] [--ledger DB] [--json]
+            """,
+        about: """
+            Prints the route the router would choose for the payment, why (each route tested in order
+            with the conditions that failed or held), the processors in the order they would be tried
+            (with weights), which of them would be skipped because their circuit is open (with
+            --ledger, the circuits are rebuilt from the ledger's recent attempts), and the categories
+            that fall back. Pays nothing and writes nothing.
+            """,
+        options: [
+            OrchestrationSetup.routingOption().isRequired(),
+            .valued("--method", "TYPE", help: "Payment-method type (default PAYMENT_CARD)."),
+        ] + CardOptions.specs(number: ["Card number: its network (card-networks.json) and leading digits are used,",
+                                       "never printed (only the first 6 digits appear as `bin`)."],
+                              expiry: [], cvv: [], name: []).map { $0.name == "--number" ? $0 : $0.isHidden() } + [
+            .integer("--amount", "MINOR", range: 0...100_000_000_000, help: "Amount in minor units (default 1000)."),
+            .valued("--currency", "CODE", help: "ISO 4217 currency (default EUR)."),
+            .valued("--country", "CODE", help: "Merchant country, metadata `merchant.country` (default NL)."),
+            .valued("--network", "NAME", help: "Card network, instead of detecting it from --number."),
+            .valued("--issuer-country", "C", help: "Issuer country (default: the sandbox BIN table's, when it knows the BIN)."),
+            OptionSpec.valued("--merchant", "K=V", help: "Merchant metadata (repeatable).").isRepeatable()
+                .checked { _ = try OrchestrationSetup.metadata([$0], option: "--merchant") },
+            OptionSpec.valued("--customer", "K=V", help: "Customer metadata (repeatable).").isRepeatable()
+                .checked { _ = try OrchestrationSetup.metadata([$0], option: "--customer") },
+            .valued("--key", "KEY", help: "A payment's stable key: the weighted first pick for that payment."),
+            .valued("--seed", "N", help: "Seed of the weighted pick (default 0)."),
+            .valued("--ledger", "DB", help: "Rebuild the circuits from this ledger (see `checkout pay --routing`)."),
+            ConfigLocation.option.isHidden(),
+            .flag("--json", help: "Print {\"route\",\"reasons\",\"routes\":[{\"name\",\"matched\",\"reasons\"}],",
+                  "\"processors\":[{\"name\",\"weight\",\"skipped\",\"skippedUntil\"}],\"fallbackOn\",",
+                  "\"neverFallBack\",\"weighted\",\"facts\"}."),
+        ],
+        footer: """
+            EXIT CODES: 0 a route matched; 1 no route matched or the routing file is invalid (every error
+            with its JSON path); 2 usage error.
+            """)
 
     private enum Subcommand: String, CaseIterable { case explain }
 
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
         let routingPath = try arguments.required("--routing")
-        let method = try arguments.option("--method") ?? "PAYMENT_CARD"
-        let card = try CardOptions.parse(&arguments)
-        let amount = try arguments.integer("--amount", default: 1000, range: 0...100_000_000_000)
-        let currency = try arguments.option("--currency") ?? "EUR"
-        let country = try arguments.option("--country") ?? "NL"
-        let networkText = try arguments.option("--network")
-        let issuerText = try arguments.option("--issuer-country")
-        var merchant = try OrchestrationSetup.metadata(try arguments.options("--merchant"), option: "--merchant")
-        let customer = try OrchestrationSetup.metadata(try arguments.options("--customer"), option: "--customer")
-        let key = try arguments.option("--key")
-        let seedText = try arguments.option("--seed")
-        let ledgerPath = try arguments.option("--ledger")
-        let defaults = try ConfigLocation.defaults(&arguments)
+        let method = arguments.value("--method") ?? "PAYMENT_CARD"
+        let card = CardOptions.from(arguments)
+        let amount = try arguments.integer("--amount", default: 1000)
+        let currency = arguments.value("--currency") ?? "EUR"
+        let country = arguments.value("--country") ?? "NL"
+        let networkText = arguments.value("--network")
+        let issuerText = arguments.value("--issuer-country")
+        var merchant = try OrchestrationSetup.metadata(arguments.values("--merchant"), option: "--merchant")
+        let customer = try OrchestrationSetup.metadata(arguments.values("--customer"), option: "--customer")
+        let key = arguments.value("--key")
+        let seedText = arguments.value("--seed")
+        let ledgerPath = arguments.value("--ledger")
+        let defaults = try ConfigLocation.defaults(arguments)
         let _: Subcommand = try arguments.choice("subcommand")
         try arguments.finish()
         if card.expiry != nil || card.cvv != nil || card.name != nil {
