@@ -42,7 +42,16 @@ public struct Output: Sendable {
         colorEnabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    /// Serialises a JSON-compatible value with sorted keys and prints it on one line.
+    /// Encodes `value` with sorted keys and prints it on one line (the bytes `JSONSerialization`
+    /// wrote before: `/` escaped, non-ASCII as is, integral doubles without `.0`).
+    func json<Value: Encodable>(_ value: Value) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        standardOutput(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+    }
+
+    /// Serialises a JSON-compatible value with sorted keys and prints it on one line (the commands
+    /// whose JSON is not yet an `Encodable` type: theme, layout, contrast, pay, route, ledger).
     func json(_ value: Any) throws {
         let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
         standardOutput(String(decoding: data, as: UTF8.self) + "\n")

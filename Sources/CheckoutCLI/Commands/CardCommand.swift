@@ -72,17 +72,12 @@ enum CardCommand: DeclaredCommand {
         let masked = CardFormatter.mask(number)
 
         if json {
-            try output.json([
-                "network": CommandSupport.nullable(result.network?.rawValue),
-                "valid": result.isValid,
-                "errors": result.errors.map { error -> [String: String] in
-                    var object = ["field": error.field.rawValue, "code": error.code.rawValue]
-                    if let strings { object["message"] = error.localizedMessage(strings) }
-                    return object
+            try output.json(CommandJSON.CardValidation(
+                network: JSONNullable(result.network?.rawValue), valid: result.isValid,
+                errors: result.errors.map { error in
+                    .init(field: error.field.rawValue, code: error.code.rawValue, message: strings.map { error.localizedMessage($0) })
                 },
-                "formatted": formatted,
-                "masked": masked,
-            ] as [String: Any])
+                formatted: formatted, masked: masked))
         } else {
             output.line("network:  \(result.network?.rawValue ?? "unknown")")
             output.line("valid:    \(result.isValid ? "yes" : "no")")

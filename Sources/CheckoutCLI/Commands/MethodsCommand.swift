@@ -53,14 +53,10 @@ enum MethodsCommand: DeclaredCommand {
             return method.formattedSurcharge(strings, currency: currency)
         }
         if json {
-            try output.json(session.paymentMethods.map { method -> [String: Any] in
-                [
-                    "id": method.id, "type": method.type.rawValue, "name": method.name,
-                    "surcharge": CommandSupport.nullable(method.surcharge),
-                    "hasUnknownSurcharge": method.hasUnknownSurcharge,
-                    "formattedSurcharge": CommandSupport.nullable(surcharge(method)),
-                    "buttonText": CommandSupport.nullable(method.buttonText),
-                ]
+            try output.json(session.paymentMethods.map { method in
+                CommandJSON.Method(id: method.id, type: method.type.rawValue, name: method.name,
+                                   surcharge: JSONNullable(method.surcharge), hasUnknownSurcharge: method.hasUnknownSurcharge,
+                                   formattedSurcharge: JSONNullable(surcharge(method)), buttonText: JSONNullable(method.buttonText))
             })
         } else {
             for (index, method) in session.paymentMethods.enumerated() {

@@ -175,11 +175,11 @@ enum VaultCommand: DeclaredCommand {
                 guard try store.delete(token: token, scope: scope) else {
                     throw CommandFailure(message: "no saved payment method \(VaultTokenMask.mask(token)) for \(scope)")
                 }
-                if json { try output.json(["id": token, "deleted": true]) } else { output.line("deleted \(VaultTokenMask.mask(token))") }
+                if json { try output.json(CommandJSON.Deleted(id: token)) } else { output.line("deleted \(VaultTokenMask.mask(token))") }
             case .setDefault:
                 let token = id ?? ""
                 try store.setDefault(token: token, scope: scope)
-                if json { try output.json(["id": token, "isDefault": true]) } else { output.line("default: \(VaultTokenMask.mask(token))") }
+                if json { try output.json(CommandJSON.MadeDefault(id: token)) } else { output.line("default: \(VaultTokenMask.mask(token))") }
             }
             return 0
         } catch let error as VaultStorageError {

@@ -70,8 +70,8 @@ enum VaultKeyCommand: DeclaredCommand {
                 let key = try await remote.createEphemeralKey(customerId: customer, ttlSeconds: ttl, readOnly: readOnly)
                 let expiresAt = ISO8601DateFormatter().string(from: key.expiresAt)
                 if json {
-                    try output.json(["id": key.id, "secret": key.secret, "customer": key.customer, "expiresAt": expiresAt,
-                                     "scope": key.scope] as [String: Any])
+                    try output.json(CommandJSON.EphemeralKey(id: key.id, secret: key.secret, customer: key.customer,
+                                                             expiresAt: expiresAt, scope: key.scope))
                 } else {
                     output.line("id \(key.id)\nsecret \(key.secret)\nexpires \(expiresAt)\nscope \(key.scope)")
                 }
@@ -80,7 +80,7 @@ enum VaultKeyCommand: DeclaredCommand {
                 guard customer == nil, !readOnly else { throw UsageError(message: "--customer and --read-only belong to create") }
                 try await remote.revokeEphemeralKey(id: id)
                 if json {
-                    try output.json(["id": id, "revoked": true] as [String: Any])
+                    try output.json(CommandJSON.Revoked(id: id))
                 } else {
                     output.line("revoked \(id)")
                 }
@@ -88,7 +88,7 @@ enum VaultKeyCommand: DeclaredCommand {
             return 0
         } catch let error as RemoteVaultError {
             let failure = SyncError(error)
-            if json { try output.json(["error": ["code": failure.code.rawValue, "message": failure.message]] as [String: Any]) }
+            if json { try output.json(CommandJSON.Failure(error: .init(code: failure.code.rawValue, message: failure.message), pending: nil)) }
             output.error("error: \(PaymentDataRedactorBridge.redact(failure.message))")
             return 1
         }

@@ -128,11 +128,9 @@ enum VaultSyncCommand: DeclaredCommand {
                              + "(\(rejection.reason))" + (rejection.message.map { ": \($0)" } ?? ""))
             }
             if json {
-                try output.json([
-                    "pulled": report.pulled, "pushed": report.pushed, "rejected": report.rejected,
-                    "pending": report.pending, "cursor": CommandSupport.nullable(report.cursor),
-                    "partial": report.isPartial,
-                ] as [String: Any])
+                try output.json(CommandJSON.SyncRound(pulled: report.pulled, pushed: report.pushed, rejected: report.rejected,
+                                                      pending: report.pending, cursor: JSONNullable(report.cursor),
+                                                      partial: report.isPartial))
             } else {
                 output.line("pulled \(report.pulled), pushed \(report.pushed), rejected \(report.rejected), "
                             + "pending \(report.pending), cursor \(report.cursor ?? "none")"
@@ -153,8 +151,9 @@ enum VaultSyncCommand: DeclaredCommand {
                 message = "sync failed: \(failure.message); \(pending) pending operation(s) kept for the next sync"
             }
             if json {
-                try output.json(["error": ["code": failure.code.rawValue, "message": PaymentDataRedactorBridge.redact(failure.message)],
-                                 "pending": Int(pending) ?? NSNull()] as [String: Any])
+                try output.json(CommandJSON.Failure(error: .init(code: failure.code.rawValue,
+                                                                 message: PaymentDataRedactorBridge.redact(failure.message)),
+                                                    pending: JSONNullable(Int(pending))))
             }
             output.error("error: \(PaymentDataRedactorBridge.redact(message))")
             return 1
