@@ -119,13 +119,16 @@ let package = Package(
         // `checkout demo`, as a library so that a test can run it end to end.
         .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer", "CheckoutLocking", "Spawning", "CheckoutCrypto"],
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
+        // The CLI's commands and their declared options, as a library so that tests parse and run them
+        // in-process (output sinks injected); `checkout` is its thin entry point.
+        .target(name: "CheckoutCLI",
+                dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport",
+                               "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
+                               "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
+                               "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
+                path: "Sources/CheckoutCLI", swiftSettings: swift6),
         // The CLI.
-        .executableTarget(name: "checkout",
-                          dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport",
-                                         "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
-                                         "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
-                                         "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
-                          path: "Sources/checkout", swiftSettings: swift6),
+        .executableTarget(name: "checkout", dependencies: ["CheckoutCLI"], path: "Sources/checkout", swiftSettings: swift6),
 
         // Benchmarks: run in release. C baselines live in their own small C target.
         // Child processes for the tests and the benchmark, started with posix_spawn (not Foundation's
@@ -163,6 +166,9 @@ let package = Package(
         .target(name: "CheckoutTestSupport", dependencies: ["Spawning", "CheckoutLocking"], // Spawning, CheckoutLocking: the crash tests' CrashLoop
                 path: "Tests/CheckoutTestSupport", swiftSettings: swift6),
         // new-method: tests
+        // The CLI in-process: the declared options' parsing, derived help and errors, run with captured output.
+        .testTarget(name: "CheckoutCLITests", dependencies: ["CheckoutCLI", "CheckoutLocking"], path: "Tests/CheckoutCLITests",
+                    swiftSettings: swift6),
         .testTarget(name: "CLITests", dependencies: ["CheckoutTestSupport", "CheckoutLocking", "Spawning", "TLSTestSupport"], path: "Tests/CLITests", swiftSettings: swift6),
         .testTarget(name: "PaymentMethodsTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutCore", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking"],

@@ -1,0 +1,102 @@
+import CheckoutCore
+import CheckoutOrchestration
+import Foundation
+
+/// `checkout ledger list|show ID|reconcile`: the orchestration ledger.
+enum LedgerCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "ledger",
+        summary: "List, show and reconcile the payment ledger of `pay --routing`",
+        usage: """
+            USAGE: checkout ledger list --ledger DB [--limit N] [--json]
+                   checkout ledger show ID --ledger DB [--json]
+                   checkout ledger reconcile --ledger DB --routing FILE [--json]
+            """,
+        about: """
+            list       The newest payment intents first: id, state, route, amount, attempts.
+            show ID    One intent with every attempt (processor, idempotency key, status, category, raw
+                       code, note such as circuit-open) and the events written to its outbox.
+            reconcile  After a crash: every intent that is not terminal is settled through its open
+                       attempt's processor status call (never sent to another processor). Charged:
+                       succeeded; declined or not found: failed; status call down: stays unknown.
+            """,
+        options: [
+            OrchestrationSetup.ledgerOption.isRequired(),
+            OrchestrationSetup.routingOption(suffix: " (reconcile)"),
+            .integer("--limit", "N", range: 1...10_000, help: "Intents to list (default 50, at most 10000)."),
+            .flag("--json", help: "list: {\"intents\":[...]}; show: the intent with \"attempts\" and \"events\";",
+                  "reconcile: {\"reconciled\":[{\"paymentId\",\"from\",\"to\"}],\"stillOpen\":N}."),
+        ],
+        footer: """
+            STATES: processing, requires_action, unknown, succeeded (terminal), failed (terminal).
+            ATTEMPTS: pending, requires_action, unknown, succeeded, declined, failed, skipped.
+
+            EXIT CODES: 0 ok (reconcile: nothing left open); 1 not found, a still-open payment after
+            reconcile, an invalid routing file or an unusable ledger; 2 usage error.
+            """)
+
+    private enum Subcommand: String, CaseIterable { case list, show, reconcile }
+
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
+        let json = arguments.flag("--json")
+        let ledgerPath = try arguments.required("--ledger")
+        let routingPath = arguments.value("--routing")
+        let limit = try arguments.integer("--limit", default: 50)
+        let subcommand: Subcommand = try arguments.choice("subcommand")
+        let id = subcommand == .show ? arguments.positional() : nil
+        try arguments.finish()
+        if subcommand == .show && id == nil { throw UsageError(message: "ledger show needs the payment id (pi_...)") }
+        if subcommand == .reconcile && routingPath == nil { throw UsageError(message: "ledger reconcile needs --routing FILE") }
+        if subcommand != .reconcile && routingPath != nil { throw UsageError(message: "--routing is only for ledger reconcile") }
+        let ledger = try OrchestrationSetup.ledger(ledgerPath)
+        switch subcommand {
+        case .list:
+            let intents = try await ledger.intents(limit: limit)
+            if json {
+                try output.json(["intents": intents.map { summary($0) }])
+            } else {
+                for intent in intents {
+                    output.line("\(intent.id)  \(intent.state.rawValue)  \(intent.route)  \(intent.amount) \(intent.currency)  "
+                                + "\(intent.attempts.count) attempt\(intent.attempts.count == 1 ? "" : "s")")
+                }
+            }
+            return 0
+        case .show:
+            guard let id, let intent = try await ledger.intent(id: id) else {
+                throw CommandFailure(message: "no payment \(CommandSupport.quote(id ?? "")) in the ledger")
+            }
+            let events = try await ledger.events(paymentId: intent.id)
+            if json {
+                var object = summary(intent)
+                object["attempts"] = intent.attempts.map(OrchestrationSetup.attemptJSON)
+                object["events"] = events.map { ["id": $0.id, "type": $0.type] }
+                try output.json(object)
+            } else {
+                output.line("\(intent.id)  \(intent.state.rawValue)  route \(intent.route)  \(intent.amount) \(intent.currency)  \(intent.card ?? "")")
+                for attempt in intent.attempts { output.line(OrchestrationSetup.attemptLine(attempt)) }
+                for event in events { output.line("  event \(event.type)  \(event.id)") }
+            }
+            return 0
+        case .reconcile:
+            let file = try OrchestrationSetup.routing(routingPath ?? "", json: json, output: output)
+            let router = try await OrchestrationSetup.router(file, ledger: ledger)
+            let report = try await router.reconcile()
+            if json {
+                try output.json(["reconciled": report.entries.map { ["paymentId": $0.intentId, "from": $0.from.rawValue, "to": $0.to.rawValue] },
+                                 "stillOpen": report.stillOpen] as [String: Any])
+            } else {
+                for entry in report.entries { output.line("\(entry.intentId)  \(entry.from.rawValue) -> \(entry.to.rawValue)") }
+                output.line("\(report.entries.count) reconciled, \(report.stillOpen) still open")
+            }
+            return report.stillOpen == 0 ? 0 : 1
+        }
+    }
+
+    private static func summary(_ intent: IntentRecord) -> [String: Any] {
+        let formatter = ISO8601DateFormatter()
+        return ["id": intent.id, "state": intent.state.rawValue, "route": intent.route, "amount": intent.amount,
+                "currency": intent.currency, "methodType": intent.methodType, "card": CommandSupport.nullable(intent.card),
+                "attempts": intent.attempts.count, "createdAt": formatter.string(from: intent.createdAt),
+                "updatedAt": formatter.string(from: intent.updatedAt)]
+    }
+}
