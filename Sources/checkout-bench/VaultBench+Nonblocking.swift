@@ -9,14 +9,7 @@ extension VaultBench {
     static func nonblocking(_ options: BenchOptions, scratch: ScratchDirectory) async throws -> [Figure] {
         let repeats = options.quick ? 2 : 7
         var figures: [Figure] = []
-        var counter = 0
-        func freshPath() -> String {
-            counter += 1
-            return scratch.url.appendingPathComponent("nonblocking\(counter).sqlite").path
-        }
-        func removeDatabase(_ path: String) {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        func freshPath() -> String { Self.freshPath(in: scratch) }
 
         // 1. The local-save workload of `vault.local_upsert_with_outbox`, awaited.
         let customers = options.scale(500, quick: 100)

@@ -24,17 +24,20 @@ enum VaultBench {
 
     static func now() -> Int64 { VaultStore.systemClock() }
 
+    /// A new database path in `scratch`.
+    static func freshPath(in scratch: ScratchDirectory) -> String {
+        scratch.url.appendingPathComponent("db-\(SafeIdentifier.random()).sqlite").path
+    }
+
+    /// Removes a benchmark database with its WAL and shared-memory files.
+    static func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
     static func run(_ options: BenchOptions) async throws -> [Figure] {
         let scratch = try ScratchDirectory("vault")
         defer { scratch.remove() }
-        var counter = 0
-        func freshPath() -> String {
-            counter += 1
-            return scratch.url.appendingPathComponent("db\(counter).sqlite").path
-        }
-        func removeDatabase(_ path: String) {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        func freshPath() -> String { Self.freshPath(in: scratch) }
         let repeats = options.quick ? 2 : 7
         var figures: [Figure] = []
         let scope = VaultScope(merchantId: merchant, customerId: "c_0")
