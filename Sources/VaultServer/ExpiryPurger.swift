@@ -1,3 +1,4 @@
+import CheckoutCore
 import CheckoutLocking
 import Foundation
 
@@ -11,7 +12,7 @@ import Foundation
 /// data, and the purge stops.
 final class ExpiryPurger: Sendable {
     private let service: VaultService
-    private let clock: VaultServerClock
+    private let clock: WallClock
     private let interval: Duration
     private let state = Locked(State())
 
@@ -25,7 +26,7 @@ final class ExpiryPurger: Sendable {
         .milliseconds(Int64((min(60, max(1, retentionSeconds / 10)) * 1000).rounded()))
     }
 
-    init(service: VaultService, clock: VaultServerClock, interval: Duration) {
+    init(service: VaultService, clock: WallClock, interval: Duration) {
         self.service = service
         self.clock = clock
         self.interval = interval

@@ -1,3 +1,4 @@
+import CheckoutCore
 import CheckoutCrypto
 import Foundation
 
@@ -24,7 +25,7 @@ final class VaultRequestHandler: Sendable {
     private let configuration: VaultServerConfiguration
     private let authenticator: VaultAuthenticator
     private let service: VaultService
-    private let clock: VaultServerClock
+    private let clock: WallClock
     private let log: VaultServerLog
     private let merchantLimiter: RateLimiter
     private let customerLimiter: RateLimiter
@@ -40,7 +41,7 @@ final class VaultRequestHandler: Sendable {
         let caller: VaultCaller?
     }
 
-    init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock,
+    init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: WallClock,
          log: VaultServerLog = .standardError) {
         self.configuration = configuration
         self.authenticator = VaultAuthenticator(merchantKeys: MerchantKeys(configuration.apiKeys),

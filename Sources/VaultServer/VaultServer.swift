@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CheckoutCore
 import CheckoutLocking
 import Foundation
 import MicroHTTPServer
@@ -58,8 +59,9 @@ public final class VaultServer: Sendable {
     /// True once started with a certificate: the server speaks HTTPS.
     public var isTLS: Bool { configuration.tls != nil }
 
-    /// Creates a server; nothing listens until `start()`. Refusals of credentials go to `log`.
-    public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: VaultServerClock = .system,
+    /// Creates a server; nothing listens until `start()`. Timestamps (tombstones, key expiry, purges)
+    /// come from `clock`; refusals of credentials go to `log`.
+    public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: WallClock = .system,
                 log: VaultServerLog = .standardError) {
         self.configuration = configuration
         self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock, log: log)

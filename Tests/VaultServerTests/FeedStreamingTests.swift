@@ -14,7 +14,7 @@ struct FeedStreamingTests {
     /// Stores `rows` for merchant A's `customer` straight into storage, as legacy rows (no limits).
     static func store(_ server: TestServer, customer: String, _ rows: [(id: String, name: String?, isDefault: Bool, deleted: Bool)]) throws {
         let key = CustomerKey(merchant: "merchant_a", customer: customer)
-        let now = VaultServerClock.system.nowMillis
+        let now = WallClock.system.nowMillis
         try server.storage.transaction { tx in
             _ = try tx.instrument(key, id: rows[0].id)  // PostgreSQL: the customer's lock, before any sequence
             for row in rows {
@@ -29,7 +29,7 @@ struct FeedStreamingTests {
     static func reference(_ server: TestServer, customer: String, limit: Int = 1000) throws -> [UInt8] {
         let service = VaultService(storage: server.storage, retentionMillis: 3_600_000)
         let page = try service.changes(CustomerKey(merchant: "merchant_a", customer: customer), after: nil, limit: limit,
-                                       now: VaultServerClock.system.nowMillis)
+                                       now: WallClock.system.nowMillis)
         return try WholeFeedEncoding.encode(page)
     }
 

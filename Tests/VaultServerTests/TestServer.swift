@@ -27,7 +27,7 @@ enum StorageKind: String, Sendable, CustomTestStringConvertible {
 /// A clock the test moves by hand.
 final class ManualClock: Sendable {
     private let now = Locked<Int64>(1_800_000_000_000)
-    var clock: VaultServerClock { VaultServerClock { [self] in now.withLock { $0 } } }
+    var clock: WallClock { WallClock { [self] in now.withLock { $0 } } }
     func advance(seconds: Double) { now.withLock { $0 += Int64(seconds * 1000) } }
 }
 
@@ -137,7 +137,7 @@ final class TestServer: Sendable {
     /// Starts a server on `kind`; a `.postgres` server gets a fresh schema, or `schema` to be
     /// another instance of the same vault.
     init(_ kind: StorageKind, schema: PostgresTestSchema? = nil, limits: VaultServerConfiguration.Limits = .init(),
-         retentionSeconds: Double = 3600, clock: VaultServerClock = .system, apiKeys: [String: String] = defaultAPIKeys,
+         retentionSeconds: Double = 3600, clock: WallClock = .system, apiKeys: [String: String] = defaultAPIKeys,
          log: VaultServerLog = .standardError, wrap: (any VaultServerStorage) -> any VaultServerStorage = { $0 }) throws {
         let inner: any VaultServerStorage
         switch kind {

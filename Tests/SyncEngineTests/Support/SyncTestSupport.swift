@@ -64,7 +64,7 @@ final class ServerTime: Sendable {
     private let millis = Locked<Int64>(1_800_000_000_000)
     var now: Int64 { millis.withLock { $0 } }
     func advance(seconds: Double) { millis.withLock { $0 += Int64(seconds * 1000) } }
-    var serverClock: VaultServerClock { VaultServerClock { [self] in now } }
+    var serverClock: WallClock { WallClock { [self] in now } }
 }
 
 /// Counts the transactions and reads a `VaultServerStorage` runs: about one per authenticated API request.
