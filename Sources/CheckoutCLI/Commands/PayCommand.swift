@@ -379,12 +379,10 @@ enum PayCommand: DeclaredCommand {
 
     private static func write(_ report: Report, json: Bool, output: Output) throws {
         if json {
-            let error = report.error.map { ["code": $0.code.rawValue, "message": $0.message] }
-            try output.json([
-                "outcome": report.outcome.rawValue, "paymentId": CommandSupport.nullable(report.paymentId),
-                "status": CommandSupport.nullable(report.status), "error": CommandSupport.nullable(error),
-                "vaultedToken": CommandSupport.nullable(report.vaultedToken),
-            ] as [String: Any])
+            let error = report.error.map { CommandJSON.Failure.Detail(code: $0.code.rawValue, message: $0.message) }
+            try output.json(CommandJSON.Payment(outcome: report.outcome.rawValue, paymentId: JSONNullable(report.paymentId),
+                                                status: JSONNullable(report.status), error: JSONNullable(error),
+                                                vaultedToken: JSONNullable(report.vaultedToken)))
             return
         }
         var line = report.outcome.rawValue

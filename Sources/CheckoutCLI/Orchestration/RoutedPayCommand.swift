@@ -158,17 +158,16 @@ enum RoutedPayCommand {
     }
 
     private static func write(_ intent: IntentRecord?, failure: (any Error)?, json: Bool, output: Output) throws {
-        let error: Any = failure.map { error -> Any in
+        let error = failure.map { error in
             let checkout = error as? CheckoutError
-            return ["code": checkout?.code.rawValue ?? "payment-failed",
-                    "message": PaymentDataRedactor.redact(checkout?.message ?? String(describing: error))]
-        } ?? NSNull()
+            return CommandJSON.Failure.Detail(code: checkout?.code.rawValue ?? "payment-failed",
+                                              message: PaymentDataRedactor.redact(checkout?.message ?? String(describing: error)))
+        }
         if json {
-            try output.json([
-                "route": CommandSupport.nullable(intent?.route), "outcome": intent?.state.rawValue ?? "failed",
-                "paymentId": CommandSupport.nullable(intent?.id),
-                "attempts": (intent?.attempts ?? []).map(OrchestrationSetup.attemptJSON), "error": error,
-            ] as [String: Any])
+            try output.json(CommandJSON.RoutedPayment(route: JSONNullable(intent?.route), outcome: intent?.state.rawValue ?? "failed",
+                                                      paymentId: JSONNullable(intent?.id),
+                                                      attempts: (intent?.attempts ?? []).map(CommandJSON.Attempt.init),
+                                                      error: JSONNullable(error)))
             return
         }
         output.line("\(intent?.state.rawValue ?? "failed")  \(intent?.id ?? "-")  route \(intent?.route ?? "-")")
