@@ -51,7 +51,7 @@ public struct Output: Sendable {
     }
 
     /// Serialises a JSON-compatible value with sorted keys and prints it on one line (the commands
-    /// whose JSON is not yet an `Encodable` type: theme, layout, contrast, pay, route, ledger).
+    /// whose JSON comes from CheckoutTheme's dictionaries: theme, layout, contrast).
     func json(_ value: Any) throws {
         let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
         standardOutput(String(decoding: data, as: UTF8.self) + "\n")

@@ -16,6 +16,10 @@ import Testing
         var description: String { name }
     }
 
+    /// What the embedded configuration requires of a card payment besides the number.
+    static let cardholder = ["--expiry", "12/39", "--cvv", "123", "--name", "Jo Doe",
+                             "--billing", "postalCode=1011AB", "--billing", "countryCode=NL"]
+
     static let cases: [Case] = [
         Case(name: "top-help", words: ["--help"], status: 0),
         Case(name: "no-command", words: [], status: 2),
@@ -51,6 +55,29 @@ import Testing
         Case(name: "card-unknown-option", words: ["card", "validate", "--numbr", "4242424242424242"], status: 2),
         Case(name: "theme-mode-twice", words: ["theme", "--mode", "dark", "--mode", "light"], status: 2),
         Case(name: "layout-bad-int", words: ["layout", "payment-methods", "--methods", "x"], status: 2),
+        Case(name: "pay-routing-help", words: ["pay", "--routing", "--help"], status: 0),
+        Case(name: "pay-card-json", words: ["pay", "--method", "PAYMENT_CARD", "--number", "4242424242424242"] + cardholder + ["--json"],
+             status: 0),
+        Case(name: "pay-card-text", words: ["pay", "--method", "PAYMENT_CARD", "--number", "4242424242424242"] + cardholder, status: 0),
+        Case(name: "pay-vault-json", words: ["pay", "--method", "PAYMENT_CARD", "--number", "4242424242424242", "--vault"] + cardholder
+             + ["--json"], status: 0),
+        Case(name: "pay-decline-json", words: ["pay", "--method", "PAYMENT_CARD", "--number", "4000000000000002"] + cardholder
+             + ["--json"], status: 1),
+        Case(name: "pay-decline-text", words: ["pay", "--method", "PAYMENT_CARD", "--number", "4000000000000002"] + cardholder,
+             status: 1),
+        Case(name: "pay-redirect-json", words: ["pay", "--method", "PAYPAL", "--json"], status: 0),
+        Case(name: "pay-missing-method", words: ["pay", "--number", "4242424242424242"], status: 2),
+        Case(name: "pay-bad-method", words: ["pay", "--method", "paypal", "--json"], status: 2),
+        Case(name: "pay-unknown-option", words: ["pay", "--method", "PAYMENT_CARD", "--numbr", "4242424242424242"], status: 2),
+        Case(name: "pay-missing-value", words: ["pay", "--method"], status: 2),
+        Case(name: "pay-method-twice", words: ["pay", "--method", "PAYPAL", "--method", "KLARNA"], status: 2),
+        Case(name: "pay-bad-amount", words: ["pay", "--method", "PAYPAL", "--amount", "x"], status: 2),
+        Case(name: "pay-card-needs-cvv", words: ["pay", "--method", "PAYMENT_CARD", "--number", "4242424242424242", "--expiry", "12/39"],
+             status: 2),
+        Case(name: "pay-stray-word", words: ["pay", "--method", "PAYPAL", "extra"], status: 2),
+        Case(name: "pay-routed-missing-ledger", words: ["pay", "--routing", "/nonexistent.json", "--number", "4242424242424242"],
+             status: 2),
+        Case(name: "pay-routed-unknown-option", words: ["pay", "--routing", "x", "--ledger", "y", "--bogus"], status: 2),
     ]
 
     /// `Tests/CLIPinned`, found from this file's path.

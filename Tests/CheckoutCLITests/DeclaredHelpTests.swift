@@ -27,6 +27,50 @@ import Testing
             """)
     }
 
+    /// A group row documents several options on one line; the parser skips it and reads each option
+    /// (declared hidden) on its own.
+    @Test func aGroupRowKeepsItsHelpOnItsLineAndIsNotParsed() throws {
+        let spec = CommandSpec(
+            name: "tool", summary: "s", usage: "USAGE: checkout tool", about: "Does things.",
+            options: [.group(["--number", "--expiry"], help: "The card,", "both parts."),
+                      OptionSpec.valued("--number", "N", help: "n").isHidden(), OptionSpec.valued("--expiry", "E", help: "e").isHidden(),
+                      .flag("--json", help: "JSON.")],
+            column: 12)
+        #expect(spec.help == """
+            USAGE: checkout tool
+
+            Does things.
+
+            OPTIONS:
+              --number, --expiry   The card,
+                          both parts.
+              --json      JSON.
+            """)
+        let parsed = try ParsedCommandLine(["--expiry", "12/30", "--number", "4242"], spec: spec)
+        #expect(parsed.value("--number") == "4242")
+        #expect(parsed.value("--expiry") == "12/30")
+        #expect(spec.option("--number, --expiry") == nil)
+        #expect(throws: UsageError.self) { try ParsedCommandLine(["--number, --expiry"], spec: spec).finish() }
+    }
+
+    /// A spec that does not suggest corrections reports a near miss as a plain unexpected argument.
+    @Test func suggestionsCanBeTurnedOff() throws {
+        var spec = CommandSpec(name: "tool", summary: "s", usage: "u", about: "a", options: [.valued("--number", "N", help: "n")])
+        let words = ["--numbr", "1"]
+        #expect(throws: UsageError(message: "unexpected argument '--numbr'; did you mean '--number'?")) {
+            try ParsedCommandLine(words, spec: spec).finish()
+        }
+        spec.suggestsCorrections = false
+        #expect(throws: UsageError(message: "unexpected argument '--numbr'")) { try ParsedCommandLine(words, spec: spec).finish() }
+    }
+
+    /// `pay --routing --help`, derived from its declaration, is the pinned hand-written help.
+    @Test func routedPayHelpIsTheOldHelp() async throws {
+        let result = await runCheckout(["pay", "--routing", "--help"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == (try pinned("pay-routing-help.stdout")), "\(result)")
+    }
+
     /// Every declared option (and argument) of every declared command appears in its help, with its value name.
     @Test func everyDeclaredOptionIsInTheHelp() {
         let declared = CommandList.all.compactMap { $0 as? any DeclaredCommand.Type }
@@ -39,7 +83,7 @@ import Testing
     }
 
     /// The declared commands' help is byte for byte the hand-written help it replaced.
-    @Test(arguments: ["demo", "methods", "card", "new-method", "theme", "layout", "preview", "vault", "vault sync", "vault key",
+    @Test(arguments: ["demo", "methods", "card", "pay", "new-method", "theme", "layout", "preview", "vault", "vault sync", "vault key",
                       "route", "ledger"])
     func derivedHelpIsTheOldHelp(_ name: String) async throws {
         for flag in ["--help", "-h"] {

@@ -28,6 +28,9 @@ struct CommandSpec: Sendable {
     /// Option names the parser reads first, in this order (the rest follow in help order): the order
     /// the hand-written parser read them, so a command line with two mistakes still reports the same one.
     var parseOrder: [String] = []
+    /// Whether an unknown option close to a declared one adds "did you mean" (`pay` keeps the plain
+    /// "unexpected argument" its hand-written parser printed).
+    var suggestsCorrections = true
 
     /// The options in the order the parser reads them.
     var optionsInParseOrder: [OptionSpec] {
@@ -45,9 +48,9 @@ struct CommandSpec: Sendable {
         return text
     }
 
-    /// The declared option called `name`, if any.
+    /// The declared option called `name`, if any (group rows are not options).
     func option(_ name: String) -> OptionSpec? {
-        options.first { $0.name == name }
+        options.first { $0.name == name && !$0.isGroupRow }
     }
 
     /// One row per spec: the label padded to `column`, then the help; a label too long for the column
@@ -56,6 +59,9 @@ struct CommandSpec: Sendable {
         let indent = String(repeating: " ", count: 2 + column)
         return specs.map { spec in
             guard spec.label.count < column else {
+                if spec.isGroupRow, let first = spec.help.first {
+                    return (["  " + spec.label + "   " + first] + spec.help.dropFirst().map { indent + $0 }).joined(separator: "\n")
+                }
                 return (["  " + spec.label] + spec.help.map { indent + $0 }).joined(separator: "\n")
             }
             let label = spec.label.padding(toLength: column, withPad: " ", startingAt: 0)

@@ -23,6 +23,21 @@ struct OptionSpec: Sendable {
     var range: ClosedRange<Int>? = nil
     /// Checks a value as soon as it is read (before the options after it), or nil.
     var validate: (@Sendable (String) throws -> Void)? = nil
+    /// For a help row that stands for several options (`group(_:help:)`): their names; empty for an option.
+    var grouped: [String] = []
+
+    /// True for a help row that stands for several options: the parser skips it.
+    var isGroupRow: Bool { !grouped.isEmpty }
+
+    /// One help row for several options (`--number, --expiry, --cvv, --name   The card`), when a
+    /// command documents them together. Only a row: declare each option too (hidden), so the parser
+    /// reads and checks it. A label too long for the column keeps its help on its line, three
+    /// spaces after it, as the hand-written helps had it.
+    static func group(_ names: [String], help: String...) -> OptionSpec {
+        var spec = OptionSpec(name: names.joined(separator: ", "), value: nil, help: help)
+        spec.grouped = names
+        return spec
+    }
 
     /// A flag: present or not.
     static func flag(_ name: String, help: String...) -> OptionSpec {

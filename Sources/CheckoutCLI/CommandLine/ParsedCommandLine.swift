@@ -18,7 +18,7 @@ struct ParsedCommandLine {
     init(_ words: [String], spec: CommandSpec) throws {
         self.spec = spec
         rest = Arguments(words)
-        for option in spec.optionsInParseOrder {
+        for option in spec.optionsInParseOrder where !option.isGroupRow {
             if option.isFlag {
                 if rest.flag(option.name) { flags.insert(option.name) }
                 continue
@@ -91,10 +91,10 @@ struct ParsedCommandLine {
     func finish() throws {
         guard let first = rest.words.first else { return }
         var message = "unexpected argument \(CommandSupport.quote(first))"
-        if first.hasPrefix("--") {
+        if first.hasPrefix("--"), spec.suggestsCorrections {
             let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
             if spec.option(name) == nil,
-               let suggestion = EditDistance.suggestion(for: name, among: spec.options.map(\.name)) {
+               let suggestion = EditDistance.suggestion(for: name, among: spec.options.filter { !$0.isGroupRow }.map(\.name)) {
                 message += "; did you mean '\(suggestion)'?"
             }
         }

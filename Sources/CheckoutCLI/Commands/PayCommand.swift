@@ -7,64 +7,91 @@ import Foundation
 /// It goes through the same path as a host app: a `CheckoutSession` with the method's plugin
 /// registered, the merchant's configuration (`ConfigLocation`), the pipeline, and, for redirects, the
 /// sandbox provider's redirect followed and the flow resumed with the return URL.
-enum PayCommand: CLICommand {
-    static let name = "pay"
-    static let summary = "Run one payment against the sandbox and print the outcome"
-    static let help = """
-        USAGE: checkout pay --method TYPE [card options] [--vault] [--amount MINOR] [--currency CODE]
-                            [--country CODE] [--wallet RESULT] [--poll-timeout S] [--json] [--config-dir DIR]
+enum PayCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "pay",
+        summary: "Run one payment against the sandbox and print the outcome",
+        usage: """
+            USAGE: checkout pay --method TYPE [card options] [--vault] [--amount MINOR] [--currency CODE]
+                                [--country CODE] [--wallet RESULT] [--poll-timeout S] [--json] [--config-dir DIR]
+            """,
+        about: """
+            Runs one payment with TYPE against the deterministic sandbox processor, through a checkout
+            session configured by checkout.json, and prints the outcome.
+            """,
+        arguments: [
+            OptionSpec(name: "PAYMENT_CARD", value: nil, help: [
+                "the card form: needs --number, --expiry and --cvv (and --name and",
+                "--billing when the configuration requires them, as the embedded",
+                "defaults do: --name, --billing postalCode=.. --billing countryCode=..);",
+                "a 3-D Secure challenge is completed successfully.",
+            ]),
+            OptionSpec(name: "VAULTED", value: nil, help: [
+                "a saved sandbox card built from --number's masked digits (the number",
+                "itself is not kept); --cvv, when given, is the recaptured CVV and",
+                "makes the session ask for recapture.",
+            ]),
+            OptionSpec(name: "APPLE_PAY", value: nil, help: ["the wallet request from checkout.json, authorised by the sandbox"]),
+            OptionSpec(name: "GOOGLE_PAY", value: nil, help: ["wallet (see --wallet)."]),
+            OptionSpec(name: "any other TYPE", value: nil, help: [
+                "a redirect method (PAYPAL, ADYEN_IDEAL, KLARNA, ...): the sandbox",
+                "redirect is followed and the flow resumed with its return URL; when",
+                "the provider never returns, the status is polled until --poll-timeout.",
+                "Types without a checkout.json entry are served by the redirect handler.",
+            ]),
+        ],
+        argumentsTitle: "METHODS:",
+        blankLineAfterArguments: true,
+        options: [
+            OptionSpec.valued("--method", "TYPE", help: "The payment-method type (required).").isRequired().checked(checkMethod),
+        ] + CardOptions.specs(number: [
+            "Card number (PAYMENT_CARD, VAULTED). Never printed. `-` reads it from",
+            "standard input (a prompt without echo on a terminal): better than an",
+            "argument, which shows in `ps`, /proc/*/cmdline and shell history.",
+        ], expiry: ["Card expiry (PAYMENT_CARD)."], cvv: [
+            "Card security code (PAYMENT_CARD; VAULTED recapture). Never printed.",
+            "`-` reads it from standard input (the line after the number).",
+        ], name: ["Cardholder name (PAYMENT_CARD)."], expiryValue: "MM/YY") + [
+            OptionSpec.valued("--billing", "F=V", help: "A billing field, e.g. postalCode=1011AB (PAYMENT_CARD; repeatable).")
+                .isRepeatable(),
+            .flag("--vault", help: "Save the card on success (overrides the configuration's vaultOnSuccess)."),
+            .integer("--amount", "MINOR", range: amountRange, help: "Amount in minor units (default 1000). Redirects: ending in 01 fails,",
+                     "ending in 02 never returns."),
+            .valued("--currency", "CODE", help: "ISO 4217 currency (default EUR)."),
+            .valued("--country", "CODE", help: "ISO 3166 merchant country (default NL)."),
+            .valued("--wallet", "RESULT", help: "approve (default), cancel (the shopper closes the sheet) or fail."),
+            .valued("--poll-timeout", "S", help: "Redirect polling timeout in seconds (default 5)."),
+            ConfigLocation.option,
+            .flag("--json", help: #"Print {"outcome","paymentId","status","error":{"code","message"},"vaultedToken"}"#,
+                  "with null for absent fields."),
+            .showHelp,
+        ],
+        footer: """
+            SANDBOX CARDS: "4242 4242 4242 4242" succeeds, "4000 0000 0000 0002" is declined,
+            "4000 0000 0000 3220" needs 3-D Secure, "4000 0000 0000 9995" fails once with a network
+            error (retried), "4000 0000 0000 0119" always fails with a network error.
+            VAULTED with CVV 000 is declined.
 
-        Runs one payment with TYPE against the deterministic sandbox processor, through a checkout
-        session configured by checkout.json, and prints the outcome.
+            EXIT CODES: 0 paid; 1 the payment failed or was dismissed (the outcome is still printed);
+            2 usage error.
 
-        METHODS:
-          PAYMENT_CARD        the card form: needs --number, --expiry and --cvv (and --name and
-                              --billing when the configuration requires them, as the embedded
-                              defaults do: --name, --billing postalCode=.. --billing countryCode=..);
-                              a 3-D Secure challenge is completed successfully.
-          VAULTED             a saved sandbox card built from --number's masked digits (the number
-                              itself is not kept); --cvv, when given, is the recaptured CVV and
-                              makes the session ask for recapture.
-          APPLE_PAY           the wallet request from checkout.json, authorised by the sandbox
-          GOOGLE_PAY          wallet (see --wallet).
-          any other TYPE      a redirect method (PAYPAL, ADYEN_IDEAL, KLARNA, ...): the sandbox
-                              redirect is followed and the flow resumed with its return URL; when
-                              the provider never returns, the status is polled until --poll-timeout.
-                              Types without a checkout.json entry are served by the redirect handler.
+            With --routing FILE --ledger DB the card payment goes through the orchestration router
+            instead of the sandbox; see `checkout pay --routing --help`.
+            """,
+        // The hand-written parser read --json first, and printed no "did you mean".
+        parseOrder: ["--json"],
+        suggestsCorrections: false)
 
-        OPTIONS:
-          --method TYPE       The payment-method type (required).
-          --number N|-        Card number (PAYMENT_CARD, VAULTED). Never printed. `-` reads it from
-                              standard input (a prompt without echo on a terminal): better than an
-                              argument, which shows in `ps`, /proc/*/cmdline and shell history.
-          --expiry MM/YY      Card expiry (PAYMENT_CARD).
-          --cvv C|-           Card security code (PAYMENT_CARD; VAULTED recapture). Never printed.
-                              `-` reads it from standard input (the line after the number).
-          --name S            Cardholder name (PAYMENT_CARD).
-          --billing F=V       A billing field, e.g. postalCode=1011AB (PAYMENT_CARD; repeatable).
-          --vault             Save the card on success (overrides the configuration's vaultOnSuccess).
-          --amount MINOR      Amount in minor units (default 1000). Redirects: ending in 01 fails,
-                              ending in 02 never returns.
-          --currency CODE     ISO 4217 currency (default EUR).
-          --country CODE      ISO 3166 merchant country (default NL).
-          --wallet RESULT     approve (default), cancel (the shopper closes the sheet) or fail.
-          --poll-timeout S    Redirect polling timeout in seconds (default 5).
-          \(ConfigLocation.helpLine)
-          --json              Print {"outcome","paymentId","status","error":{"code","message"},"vaultedToken"}
-                              with null for absent fields.
-          --help              Show this help.
+    /// The amounts `--amount` takes (minor units), here and with `--routing`.
+    static let amountRange = 0...100_000_000_000
 
-        SANDBOX CARDS: "4242 4242 4242 4242" succeeds, "4000 0000 0000 0002" is declined,
-        "4000 0000 0000 3220" needs 3-D Secure, "4000 0000 0000 9995" fails once with a network
-        error (retried), "4000 0000 0000 0119" always fails with a network error.
-        VAULTED with CVV 000 is declined.
-
-        EXIT CODES: 0 paid; 1 the payment failed or was dismissed (the outcome is still printed);
-        2 usage error.
-
-        With --routing FILE --ledger DB the card payment goes through the orchestration router
-        instead of the sandbox; see `checkout pay --routing --help`.
-        """
+    /// `--method`'s check, as it is read: an upper-case type name.
+    private static func checkMethod(_ text: String) throws {
+        guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) || $0 == 95 }) else {
+            throw UsageError(message: "--method must be an upper-case payment-method type such as PAYMENT_CARD or PAYPAL, "
+                             + "got \(CommandSupport.quote(text))")
+        }
+    }
 
     /// Everything parsed from the command line.
     struct Request: Sendable {
@@ -99,12 +126,18 @@ enum PayCommand: CLICommand {
 
     private static let walletTypes: Set<PaymentMethodType> = [.applePay, .googlePay]
 
-    /// Parses, pays, prints; 0 when paid, 1 on failure or dismissal, 2 (thrown) on usage errors.
+    /// Runs `pay --routing` when `--routing` is given, else parses by `spec` and pays.
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
         if arguments.words.contains(where: { $0 == "--routing" || $0.hasPrefix("--routing=") }) {
             return try await RoutedPayCommand.run(&arguments, output: output)
         }
-        let request = try parse(&arguments)
+        var parsed = try ParsedCommandLine(arguments.words, spec: spec)
+        return try await run(&parsed, output: output)
+    }
+
+    /// Pays, prints; 0 when paid, 1 on failure or dismissal, 2 (thrown) on usage errors.
+    static func run(_ parsed: inout ParsedCommandLine, output: Output) async throws -> Int32 {
+        let request = try parse(parsed)
         let report = await execute(request)
         try write(report, json: request.json, output: output)
         return report.outcome == .success ? 0 : 1
@@ -112,27 +145,21 @@ enum PayCommand: CLICommand {
 
     // MARK: Parsing
 
-    /// Reads the command line.
+    /// Reads the parsed command line (each option's own checks already ran as it was read).
     /// - Throws: `UsageError` naming what is wrong and what would be right.
-    static func parse(_ arguments: inout Arguments) throws -> Request {
+    static func parse(_ arguments: ParsedCommandLine) throws -> Request {
         let json = arguments.flag("--json")
-        let methodText = try arguments.required("--method")
-        guard !methodText.isEmpty, methodText.utf8.allSatisfy({ ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) || $0 == 95 })
-        else {
-            throw UsageError(message: "--method must be an upper-case payment-method type such as PAYMENT_CARD or PAYPAL, "
-                             + "got \(CommandSupport.quote(methodText))")
-        }
-        let method = PaymentMethodType(methodText)
-        let card = try CardOptions.parse(&arguments)
+        let method = PaymentMethodType(try arguments.required("--method"))
+        let card = CardOptions.from(arguments)
         let (number, expiry, cvv, name) = (card.number, card.expiry, card.cvv, card.name)
-        let billingTexts = try arguments.options("--billing")
+        let billingTexts = arguments.values("--billing")
         let vault = arguments.flag("--vault")
-        let amount = try arguments.integer("--amount", default: 1000, range: 0...100_000_000_000)
-        let currency = try arguments.option("--currency") ?? "EUR"
-        let country = try arguments.option("--country") ?? "NL"
-        let walletText = try arguments.option("--wallet")
-        let pollTimeoutText = try arguments.option("--poll-timeout")
-        let defaults = try ConfigLocation.defaults(&arguments)
+        let amount = try arguments.integer("--amount", default: 1000)
+        let currency = arguments.value("--currency") ?? "EUR"
+        let country = arguments.value("--country") ?? "NL"
+        let walletText = arguments.value("--wallet")
+        let pollTimeoutText = arguments.value("--poll-timeout")
+        let defaults = try ConfigLocation.defaults(arguments)
         try arguments.finish()
 
         _ = try CommandSupport.currency(currency)
@@ -352,12 +379,10 @@ enum PayCommand: CLICommand {
 
     private static func write(_ report: Report, json: Bool, output: Output) throws {
         if json {
-            let error = report.error.map { ["code": $0.code.rawValue, "message": $0.message] }
-            try output.json([
-                "outcome": report.outcome.rawValue, "paymentId": CommandSupport.nullable(report.paymentId),
-                "status": CommandSupport.nullable(report.status), "error": CommandSupport.nullable(error),
-                "vaultedToken": CommandSupport.nullable(report.vaultedToken),
-            ] as [String: Any])
+            let error = report.error.map { CommandJSON.Failure.Detail(code: $0.code.rawValue, message: $0.message) }
+            try output.json(CommandJSON.Payment(outcome: report.outcome.rawValue, paymentId: JSONNullable(report.paymentId),
+                                                status: JSONNullable(report.status), error: JSONNullable(error),
+                                                vaultedToken: JSONNullable(report.vaultedToken)))
             return
         }
         var line = report.outcome.rawValue

@@ -160,11 +160,11 @@ enum VaultCommand: DeclaredCommand {
                                                     holder: cardOptions.name, network: network, makeDefault: makeDefault,
                                                     scope: scope, store: store)
                 let saved = try store.instrument(token: method.id, scope: scope)?.method ?? method
-                if json { try output.json(jsonObject(saved)) } else { output.line(describe(saved)) }
+                if json { try output.json(CommandJSON.SavedMethod(saved)) } else { output.line(describe(saved)) }
             case .list:
                 let methods = try store.instruments(scope: scope)
                 if json {
-                    try output.json(methods.map(jsonObject))
+                    try output.json(methods.map(CommandJSON.SavedMethod.init))
                 } else if methods.isEmpty {
                     output.line("no saved payment methods for \(scope)")
                 } else {
@@ -241,27 +241,6 @@ enum VaultCommand: DeclaredCommand {
             throw CheckoutError(.paymentFailed, "the card's verification needs a 3-D Secure challenge, "
                                 + "which the command line cannot run; nothing was saved")
         }
-    }
-
-    /// The list item shape documented in the help.
-    static func jsonObject(_ method: VaultedPaymentMethod) -> [String: Any] {
-        let data = method.paymentInstrumentData
-        let instrument: [String: Any] = [
-            "network": CommandSupport.nullable(data.network?.rawValue),
-            "first6Digits": CommandSupport.nullable(data.first6Digits),
-            "last4Digits": CommandSupport.nullable(data.last4Digits),
-            "expirationMonth": CommandSupport.nullable(data.expirationMonth),
-            "expirationYear": CommandSupport.nullable(data.expirationYear),
-            "cardholderName": CommandSupport.nullable(data.cardholderName),
-        ]
-        return [
-            "id": method.id,
-            "paymentMethodType": method.paymentMethodType.rawValue,
-            "paymentInstrumentType": method.paymentInstrumentType.rawValue,
-            "paymentInstrumentData": instrument,
-            "analyticsId": method.analyticsId,
-            "isDefault": method.isDefault,
-        ]
     }
 
     /// One human-readable line: default marker, id, network, masked number, expiry, name.

@@ -53,7 +53,7 @@ enum LedgerCommand: DeclaredCommand {
         case .list:
             let intents = try await ledger.intents(limit: limit)
             if json {
-                try output.json(["intents": intents.map { summary($0) }])
+                try output.json(CommandJSON.IntentList(intents: intents.map(CommandJSON.IntentSummary.init)))
             } else {
                 for intent in intents {
                     output.line("\(intent.id)  \(intent.state.rawValue)  \(intent.route)  \(intent.amount) \(intent.currency)  "
@@ -67,10 +67,9 @@ enum LedgerCommand: DeclaredCommand {
             }
             let events = try await ledger.events(paymentId: intent.id)
             if json {
-                var object = summary(intent)
-                object["attempts"] = intent.attempts.map(OrchestrationSetup.attemptJSON)
-                object["events"] = events.map { ["id": $0.id, "type": $0.type] }
-                try output.json(object)
+                try output.json(CommandJSON.IntentDetail(summary: CommandJSON.IntentSummary(intent),
+                                                         attempts: intent.attempts.map(CommandJSON.Attempt.init),
+                                                         events: events.map { .init(id: $0.id, type: $0.type) }))
             } else {
                 output.line("\(intent.id)  \(intent.state.rawValue)  route \(intent.route)  \(intent.amount) \(intent.currency)  \(intent.card ?? "")")
                 for attempt in intent.attempts { output.line(OrchestrationSetup.attemptLine(attempt)) }
@@ -82,21 +81,14 @@ enum LedgerCommand: DeclaredCommand {
             let router = try await OrchestrationSetup.router(file, ledger: ledger)
             let report = try await router.reconcile()
             if json {
-                try output.json(["reconciled": report.entries.map { ["paymentId": $0.intentId, "from": $0.from.rawValue, "to": $0.to.rawValue] },
-                                 "stillOpen": report.stillOpen] as [String: Any])
+                try output.json(CommandJSON.Reconciliation(
+                    reconciled: report.entries.map { .init(paymentId: $0.intentId, from: $0.from.rawValue, to: $0.to.rawValue) },
+                    stillOpen: report.stillOpen))
             } else {
                 for entry in report.entries { output.line("\(entry.intentId)  \(entry.from.rawValue) -> \(entry.to.rawValue)") }
                 output.line("\(report.entries.count) reconciled, \(report.stillOpen) still open")
             }
             return report.stillOpen == 0 ? 0 : 1
         }
-    }
-
-    private static func summary(_ intent: IntentRecord) -> [String: Any] {
-        let formatter = ISO8601DateFormatter()
-        return ["id": intent.id, "state": intent.state.rawValue, "route": intent.route, "amount": intent.amount,
-                "currency": intent.currency, "methodType": intent.methodType, "card": CommandSupport.nullable(intent.card),
-                "attempts": intent.attempts.count, "createdAt": formatter.string(from: intent.createdAt),
-                "updatedAt": formatter.string(from: intent.updatedAt)]
     }
 }

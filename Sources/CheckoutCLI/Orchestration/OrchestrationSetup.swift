@@ -26,7 +26,7 @@ enum OrchestrationSetup {
             return try RoutingFileLoader.load(contentsOf: URL(fileURLWithPath: path))
         } catch {
             if json, let output {
-                try? output.json(["errors": error.issues.map { ["path": $0.path, "message": $0.message] }])
+                try? output.json(CommandJSON.RoutingErrors(errors: error.issues.map { .init(path: $0.path, message: $0.message) }))
             }
             throw CommandFailure(message: "\(path): \(error.description)")
         }
@@ -68,14 +68,6 @@ enum OrchestrationSetup {
             result[parts[0]] = parts[1]
         }
         return result
-    }
-
-    /// The JSON of one attempt, as `pay`, `ledger show` and `ledger reconcile` print it.
-    static func attemptJSON(_ attempt: AttemptRecord) -> [String: Any] {
-        ["processor": attempt.processor, "category": CommandSupport.nullable(attempt.category?.rawValue),
-         "rawCode": CommandSupport.nullable(attempt.rawCode), "status": attempt.status.rawValue,
-         "idempotencyKey": attempt.idempotencyKey, "note": CommandSupport.nullable(attempt.note),
-         "authenticated": attempt.authentication != nil]
     }
 
     /// One text line of an attempt.

@@ -112,20 +112,18 @@ enum RouteCommand: DeclaredCommand {
         let never = DeclineCategory.allCases.filter(DeclineCategory.neverFallBack.contains).map(\.rawValue)
         if json {
             let facts = explanation.facts
-            try output.json([
-                "route": CommandSupport.nullable(explanation.route), "reasons": chosen?.reasons ?? [],
-                "routes": explanation.verdicts.map { ["name": $0.route, "matched": $0.matched, "reasons": $0.reasons] as [String: Any] },
-                "processors": explanation.steps.map { step in
-                    ["name": step.processor, "weight": CommandSupport.nullable(step.weight), "skipped": step.skipped,
-                     "skippedUntil": CommandSupport.nullable(step.skippedUntil.map { ISO8601DateFormatter().string(from: $0) })]
-                        as [String: Any]
+            let formatter = ISO8601DateFormatter()
+            try output.json(CommandJSON.Explanation(
+                route: JSONNullable(explanation.route), reasons: chosen?.reasons ?? [],
+                routes: explanation.verdicts.map { .init(name: $0.route, matched: $0.matched, reasons: $0.reasons) },
+                processors: explanation.steps.map { step in
+                    .init(name: step.processor, weight: JSONNullable(step.weight), skipped: step.skipped,
+                          skippedUntil: JSONNullable(step.skippedUntil.map { formatter.string(from: $0) }))
                 },
-                "fallbackOn": explanation.fallbackOn.map(\.rawValue), "neverFallBack": never, "weighted": explanation.weighted,
-                "facts": ["methodType": facts.methodType, "cardNetwork": CommandSupport.nullable(facts.cardNetwork),
-                          "bin": CommandSupport.nullable(facts.bin.map { String($0.prefix(6)) }),
-                          "issuerCountry": CommandSupport.nullable(facts.issuerCountry), "currency": facts.currency,
-                          "amount": facts.amount, "merchant": facts.merchant, "customer": facts.customer] as [String: Any],
-            ] as [String: Any])
+                fallbackOn: explanation.fallbackOn.map(\.rawValue), neverFallBack: never, weighted: explanation.weighted,
+                facts: .init(methodType: facts.methodType, cardNetwork: JSONNullable(facts.cardNetwork),
+                             bin: JSONNullable(facts.bin.map { String($0.prefix(6)) }), issuerCountry: JSONNullable(facts.issuerCountry),
+                             currency: facts.currency, amount: facts.amount, merchant: facts.merchant, customer: facts.customer)))
             return
         }
         guard let route = explanation.route else {

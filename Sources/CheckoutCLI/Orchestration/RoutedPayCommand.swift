@@ -7,35 +7,56 @@ import Foundation
 /// `checkout pay --routing FILE --ledger DB [card options] --json`: one card payment through the
 /// `PaymentRouter` over the routing file's processors, recorded in the ledger.
 enum RoutedPayCommand {
-    static let help = """
-        USAGE: checkout pay --routing FILE --ledger DB --number N --expiry MM/YY --cvv C [--name S]
-                            [--amount MINOR] [--currency CODE] [--country CODE] [--key KEY] [--seed N]
-                            [--merchant K=V]... [--customer K=V]... [--challenge success|fail] [--json]
+    static let spec = CommandSpec(
+        name: "pay",
+        summary: PayCommand.spec.summary,
+        usage: """
+            USAGE: checkout pay --routing FILE --ledger DB --number N --expiry MM/YY --cvv C [--name S]
+                                [--amount MINOR] [--currency CODE] [--country CODE] [--key KEY] [--seed N]
+                                [--merchant K=V]... [--customer K=V]... [--challenge success|fail] [--json]
+            """,
+        about: """
+            Pays by card through the router: the first route of FILE whose conditions hold picks the
+            processors; declines and failures fall back as the route's fallbackOn says (never after
+            suspected-fraud or lost-or-stolen); every intent and attempt is written to the ledger DB.
+            """,
+        options: [
+            OrchestrationSetup.routingOption().isRequired(),
+            OrchestrationSetup.ledgerOption.isRequired(),
+            .group(["--number", "--expiry", "--cvv", "--name"], help: "The card (as for `checkout pay`; `-` reads from stdin)."),
+        ] + CardOptions.specs(number: [], expiry: [], cvv: [], name: []).map { $0.isHidden() } + [
+            .integer("--amount", "MINOR", range: PayCommand.amountRange, help: "Amount in minor units (default 1000)."),
+            .valued("--currency", "CODE", help: "ISO 4217 currency (default EUR)."),
+            .valued("--country", "CODE", help: "Merchant country, metadata `merchant.country` (default NL)."),
+            .valued("--key", "KEY", help: "The payment's stable key (default: a new UUID). Paying again with the",
+                    "same key never charges twice: it settles and reports the same payment."),
+            .valued("--seed", "N", help: "Seed of the weighted pick (default 0)."),
+            OptionSpec.valued("--merchant", "K=V", help: "Merchant metadata for `when.merchant` (repeatable).").isRepeatable()
+                .checked { _ = try OrchestrationSetup.metadata([$0], option: "--merchant") },
+            OptionSpec.valued("--customer", "K=V", help: "Customer metadata for `when.customer` (repeatable).").isRepeatable()
+                .checked { _ = try OrchestrationSetup.metadata([$0], option: "--customer") },
+            .valued("--challenge", "R", help: "How the shopper completes a 3-D Secure challenge: success (default) or fail."),
+            .flag("--json", help: #"Print {"route","outcome","paymentId","attempts":[{"processor","category","#,
+                  #""rawCode","status",...}],"error"} (outcome: succeeded, failed, unknown,"#,
+                  "requires_action)."),
+            // Read but not listed: only PAYMENT_CARD is accepted, and the card rules come from the configuration.
+            OptionSpec(name: "--method", value: "TYPE", help: []).isHidden().checked { method in
+                guard method == "PAYMENT_CARD" else {
+                    throw UsageError(message: "pay --routing pays by card: --method must be PAYMENT_CARD")
+                }
+            },
+            ConfigLocation.option.isHidden(),
+        ],
+        footer: """
+            EXIT CODES: 0 paid; 1 not paid (declined, failed, unknown), an invalid routing file (every
+            error with its JSON path) or an unusable ledger; 2 usage error.
+            """,
+        // The hand-written parser read --json first, and printed no "did you mean".
+        parseOrder: ["--json"],
+        suggestsCorrections: false)
 
-        Pays by card through the router: the first route of FILE whose conditions hold picks the
-        processors; declines and failures fall back as the route's fallbackOn says (never after
-        suspected-fraud or lost-or-stolen); every intent and attempt is written to the ledger DB.
-
-        OPTIONS:
-          \(OrchestrationSetup.routingHelp)
-          \(OrchestrationSetup.ledgerHelp)
-          --number, --expiry, --cvv, --name   The card (as for `checkout pay`; `-` reads from stdin).
-          --amount MINOR      Amount in minor units (default 1000).
-          --currency CODE     ISO 4217 currency (default EUR).
-          --country CODE      Merchant country, metadata `merchant.country` (default NL).
-          --key KEY           The payment's stable key (default: a new UUID). Paying again with the
-                              same key never charges twice: it settles and reports the same payment.
-          --seed N            Seed of the weighted pick (default 0).
-          --merchant K=V      Merchant metadata for `when.merchant` (repeatable).
-          --customer K=V      Customer metadata for `when.customer` (repeatable).
-          --challenge R       How the shopper completes a 3-D Secure challenge: success (default) or fail.
-          --json              Print {"route","outcome","paymentId","attempts":[{"processor","category",
-                              "rawCode","status",...}],"error"} (outcome: succeeded, failed, unknown,
-                              requires_action).
-
-        EXIT CODES: 0 paid; 1 not paid (declined, failed, unknown), an invalid routing file (every
-        error with its JSON path) or an unusable ledger; 2 usage error.
-        """
+    /// `checkout pay --routing --help`.
+    static var help: String { spec.help }
 
     struct Request {
         var routing: String
@@ -53,8 +74,9 @@ enum RoutedPayCommand {
         var defaults: CheckoutDefaults
     }
 
+    /// Parses by `spec`, pays through the router, prints; 0 when the intent succeeded.
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
-        let request = try parse(&arguments)
+        let request = try parse(try ParsedCommandLine(arguments.words, spec: spec))
         let file = try OrchestrationSetup.routing(request.routing, json: request.json, output: output)
         let ledger = try OrchestrationSetup.ledger(request.ledger)
         let router = try await OrchestrationSetup.router(file, ledger: ledger, seed: request.seed)
@@ -86,23 +108,21 @@ enum RoutedPayCommand {
         return try await router.createPayment(CreatePaymentRequest(token: token, session: session, idempotencyKey: key))
     }
 
-    static func parse(_ arguments: inout Arguments) throws -> Request {
+    /// Reads the parsed command line (each option's own checks already ran as it was read).
+    static func parse(_ arguments: ParsedCommandLine) throws -> Request {
         let json = arguments.flag("--json")
         let routing = try arguments.required("--routing")
         let ledger = try arguments.required("--ledger")
-        let card = try CardOptions.parse(&arguments)
-        let amount = try arguments.integer("--amount", default: 1000, range: 0...100_000_000_000)
-        let currency = try arguments.option("--currency") ?? "EUR"
-        let country = try arguments.option("--country") ?? "NL"
-        let key = try arguments.option("--key") ?? SafeIdentifier.random()
-        let seedText = try arguments.option("--seed")
-        let merchant = try OrchestrationSetup.metadata(try arguments.options("--merchant"), option: "--merchant")
-        let customer = try OrchestrationSetup.metadata(try arguments.options("--customer"), option: "--customer")
-        let challenge = try arguments.option("--challenge") ?? "success"
-        if let method = try arguments.option("--method"), method != "PAYMENT_CARD" {
-            throw UsageError(message: "pay --routing pays by card: --method must be PAYMENT_CARD")
-        }
-        let defaults = try ConfigLocation.defaults(&arguments)
+        let card = CardOptions.from(arguments)
+        let amount = try arguments.integer("--amount", default: 1000)
+        let currency = arguments.value("--currency") ?? "EUR"
+        let country = arguments.value("--country") ?? "NL"
+        let key = arguments.value("--key") ?? SafeIdentifier.random()
+        let seedText = arguments.value("--seed")
+        let merchant = try OrchestrationSetup.metadata(arguments.values("--merchant"), option: "--merchant")
+        let customer = try OrchestrationSetup.metadata(arguments.values("--customer"), option: "--customer")
+        let challenge = arguments.value("--challenge") ?? "success"
+        let defaults = try ConfigLocation.defaults(arguments)
         try arguments.finish()
         _ = try CommandSupport.currency(currency)
         try CommandSupport.checkCountry(country)
@@ -138,17 +158,16 @@ enum RoutedPayCommand {
     }
 
     private static func write(_ intent: IntentRecord?, failure: (any Error)?, json: Bool, output: Output) throws {
-        let error: Any = failure.map { error -> Any in
+        let error = failure.map { error in
             let checkout = error as? CheckoutError
-            return ["code": checkout?.code.rawValue ?? "payment-failed",
-                    "message": PaymentDataRedactor.redact(checkout?.message ?? String(describing: error))]
-        } ?? NSNull()
+            return CommandJSON.Failure.Detail(code: checkout?.code.rawValue ?? "payment-failed",
+                                              message: PaymentDataRedactor.redact(checkout?.message ?? String(describing: error)))
+        }
         if json {
-            try output.json([
-                "route": CommandSupport.nullable(intent?.route), "outcome": intent?.state.rawValue ?? "failed",
-                "paymentId": CommandSupport.nullable(intent?.id),
-                "attempts": (intent?.attempts ?? []).map(OrchestrationSetup.attemptJSON), "error": error,
-            ] as [String: Any])
+            try output.json(CommandJSON.RoutedPayment(route: JSONNullable(intent?.route), outcome: intent?.state.rawValue ?? "failed",
+                                                      paymentId: JSONNullable(intent?.id),
+                                                      attempts: (intent?.attempts ?? []).map(CommandJSON.Attempt.init),
+                                                      error: JSONNullable(error)))
             return
         }
         output.line("\(intent?.state.rawValue ?? "failed")  \(intent?.id ?? "-")  route \(intent?.route ?? "-")")

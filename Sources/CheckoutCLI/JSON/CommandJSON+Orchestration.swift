@@ -1,0 +1,163 @@
+import CheckoutOrchestration
+import Foundation
+
+extension CommandJSON {
+    /// One processor attempt, as `pay --routing`, `ledger show` and `ledger reconcile` print it.
+    struct Attempt: Encodable {
+        let processor: String
+        let category: JSONNullable<String>
+        let rawCode: JSONNullable<String>
+        let status: String
+        let idempotencyKey: String
+        let note: JSONNullable<String>
+        let authenticated: Bool
+
+        init(_ attempt: AttemptRecord) {
+            processor = attempt.processor
+            category = JSONNullable(attempt.category?.rawValue)
+            rawCode = JSONNullable(attempt.rawCode)
+            status = attempt.status.rawValue
+            idempotencyKey = attempt.idempotencyKey
+            note = JSONNullable(attempt.note)
+            authenticated = attempt.authentication != nil
+        }
+    }
+
+    /// `pay --routing --json`.
+    struct RoutedPayment: Encodable {
+        let route: JSONNullable<String>
+        let outcome: String
+        let paymentId: JSONNullable<String>
+        let attempts: [Attempt]
+        let error: JSONNullable<Failure.Detail>
+    }
+
+    /// An invalid routing file with `--json`: `{"errors":[{"path","message"}]}`.
+    struct RoutingErrors: Encodable {
+        /// One problem, at its JSON path.
+        struct Issue: Encodable {
+            let path: String
+            let message: String
+        }
+
+        let errors: [Issue]
+    }
+
+    /// One intent of `ledger list --json` (`attempts` is their number), and the fields `ledger show`
+    /// shares with it.
+    struct IntentSummary: Encodable {
+        let id: String
+        let state: String
+        let route: String
+        let amount: Int
+        let currency: String
+        let methodType: String
+        let card: JSONNullable<String>
+        let attempts: Int
+        let createdAt: String
+        let updatedAt: String
+
+        init(_ intent: IntentRecord) {
+            let formatter = ISO8601DateFormatter()
+            id = intent.id
+            state = intent.state.rawValue
+            route = intent.route
+            amount = intent.amount
+            currency = intent.currency
+            methodType = intent.methodType
+            card = JSONNullable(intent.card)
+            attempts = intent.attempts.count
+            createdAt = formatter.string(from: intent.createdAt)
+            updatedAt = formatter.string(from: intent.updatedAt)
+        }
+    }
+
+    /// `ledger list --json`.
+    struct IntentList: Encodable {
+        let intents: [IntentSummary]
+    }
+
+    /// `ledger show --json`: the summary's fields with every attempt and event instead of their count.
+    struct IntentDetail: Encodable {
+        /// One event of the intent.
+        struct Event: Encodable {
+            let id: String
+            let type: String
+        }
+
+        let summary: IntentSummary
+        let attempts: [Attempt]
+        let events: [Event]
+
+        private enum CodingKeys: String, CodingKey {
+            case id, state, route, amount, currency, methodType, card, attempts, createdAt, updatedAt, events
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(summary.id, forKey: .id)
+            try container.encode(summary.state, forKey: .state)
+            try container.encode(summary.route, forKey: .route)
+            try container.encode(summary.amount, forKey: .amount)
+            try container.encode(summary.currency, forKey: .currency)
+            try container.encode(summary.methodType, forKey: .methodType)
+            try container.encode(summary.card, forKey: .card)
+            try container.encode(attempts, forKey: .attempts)
+            try container.encode(summary.createdAt, forKey: .createdAt)
+            try container.encode(summary.updatedAt, forKey: .updatedAt)
+            try container.encode(events, forKey: .events)
+        }
+    }
+
+    /// `ledger reconcile --json`.
+    struct Reconciliation: Encodable {
+        /// One intent moved to a terminal state.
+        struct Entry: Encodable {
+            let paymentId: String
+            let from: String
+            let to: String
+        }
+
+        let reconciled: [Entry]
+        let stillOpen: Int
+    }
+
+    /// `route explain --json`.
+    struct Explanation: Encodable {
+        /// One route's verdict.
+        struct Verdict: Encodable {
+            let name: String
+            let matched: Bool
+            let reasons: [String]
+        }
+
+        /// One processor of the chosen route.
+        struct Processor: Encodable {
+            let name: String
+            let weight: JSONNullable<Int>
+            let skipped: Bool
+            let skippedUntil: JSONNullable<String>
+        }
+
+        /// The facts the routes were matched against.
+        struct Facts: Encodable {
+            let methodType: String
+            let cardNetwork: JSONNullable<String>
+            let bin: JSONNullable<String>
+            let issuerCountry: JSONNullable<String>
+            let currency: String
+            let amount: Int
+            let merchant: [String: String]
+            let customer: [String: String]
+        }
+
+        let route: JSONNullable<String>
+        let reasons: [String]
+        let routes: [Verdict]
+        let processors: [Processor]
+        let fallbackOn: [String]
+        let neverFallBack: [String]
+        let weighted: Bool
+        let facts: Facts
+    }
+}
