@@ -7,7 +7,7 @@ import Testing
 /// Slow senders: `limits.requestTimeoutSeconds` closes a request whose body has not arrived in
 /// time, and `limits.maxConnectionsPerIP` caps what one address can hold open, while clients from
 /// other addresses are served promptly. Every test stays on loopback and ends within seconds.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct SlowSenderTests {
     static let auth = "Authorization: Bearer \(TestServer.keyA)\r\n"
     static let body = #"{"ops":[{"opId":"op-1","kind":"delete","instrumentId":"tok-1"}]}"#
