@@ -66,6 +66,8 @@ final class ReaderSlots: Sendable {
 
     /// A permit, blocking the calling thread while none is free.
     func acquireBlocking() -> PooledConnection? {
+        // A free permit is taken without making a hand-off (the common case).
+        if let granted = state.withLock({ $0.take() }) { return granted }
         let handoff = Handoff()
         let granted = state.withLock { state -> PooledConnection?? in
             if let granted = state.take() { return granted }
