@@ -60,6 +60,7 @@ struct ServerProcess {
     func request(_ method: String, _ path: String, apiKey: String, body: String? = nil) async throws -> (Int, String) {
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
         request.httpMethod = method
+        request.setValue("close", forHTTPHeaderField: "Connection") // why: TestServer.send
         request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
         if let body {
             request.httpBody = Data(body.utf8)

@@ -200,6 +200,11 @@ final class TestServer: Sendable {
         guard let url = URL(string: baseURL.absoluteString + path) else { throw URLError(.badURL) }
         var request = URLRequest(url: url)
         request.httpMethod = method
+        // Each raw request on a connection of its own: the server closes a kept-alive connection
+        // after its idle timeout (30 s), and URLSession, which has no idle limit of its own, may
+        // reuse one just as it closes ("Broken pipe", "Empty reply from server" in slow runs).
+        // The product's client (HTTPTransport) closes idle connections before the server does.
+        request.setValue("close", forHTTPHeaderField: "Connection")
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = body
