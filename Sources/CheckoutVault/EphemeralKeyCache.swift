@@ -24,11 +24,11 @@ final class EphemeralKeyCache: Sendable {
     }
 
     private let provider: @Sendable (VaultScope) async throws -> EphemeralVaultKey
-    private let clock: any SyncClock
+    private let clock: WallClock
     private let refreshMargin: Duration
     private let state = Locked(State())
 
-    init(provider: @escaping @Sendable (VaultScope) async throws -> EphemeralVaultKey, clock: any SyncClock,
+    init(provider: @escaping @Sendable (VaultScope) async throws -> EphemeralVaultKey, clock: WallClock,
          refreshMargin: Duration) {
         self.provider = provider
         self.clock = clock
@@ -40,7 +40,7 @@ final class EphemeralKeyCache: Sendable {
 
     /// A key for `scope`: the one held when it is still good and is not `refused`, else a new one.
     func key(for scope: VaultScope, refused: String? = nil) async throws -> EphemeralVaultKey {
-        let now = clock.nowMillis()
+        let now = clock.nowMillis
         let task = state.withLock { state -> Task<EphemeralVaultKey, any Error> in
             switch state.entries[scope] {
             case .ready(let key)? where key.secret != refused && !expiresSoon(key, now: now):

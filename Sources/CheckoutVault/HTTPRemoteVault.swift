@@ -47,7 +47,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
     ///   - clock: the wall clock ephemeral-key expiry is judged by (tests inject a manual one).
     public init(baseURL: URL, credentials: VaultCredentials, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60,
                 idleTimeout: TimeInterval = 30, tls: TLSOptions = TLSOptions(), allowInsecureHTTP: Bool = false,
-                keyRefreshMargin: Duration = .seconds(60), clock: any SyncClock = ContinuousSyncClock()) {
+                keyRefreshMargin: Duration = .seconds(60), clock: WallClock = .system) {
         self.baseURL = baseURL
         switch credentials {
         case .apiKey(let key):

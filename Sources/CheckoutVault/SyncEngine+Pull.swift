@@ -9,9 +9,7 @@ extension SyncEngine {
     /// with `report.partial` set; the stored cursor is where the next round resumes.
     func pull(_ scope: VaultScope, into report: inout SyncReport) async throws {
         var cursor = try await store.nonblocking.cursor(scope: scope)
-        let started = clock.nowMillis()
-        let budget = configuration.roundTimeBudget.components
-        let budgetMillis = budget.seconds * 1000 + budget.attoseconds / 1_000_000_000_000_000
+        let round = Stopwatch(clock)
         var pages = 0
         // The next page is fetched while the current one is written: the fetch needs only the
         // page's cursor, and a failed write discards it (the store's cursor never moved).
@@ -40,7 +38,7 @@ extension SyncEngine {
                 partial = nil
             } else if pages >= configuration.maxPagesPerRound {
                 partial = .pageLimit(pages: pages)
-            } else if clock.nowMillis() - started >= budgetMillis {
+            } else if round.elapsed >= configuration.roundTimeBudget {
                 partial = .timeBudget(configuration.roundTimeBudget)
             } else {
                 partial = nil

@@ -83,7 +83,10 @@ public final class SyncEngine: Sendable {
     public let remote: any RemoteVault
     /// The settings the engine was created with.
     public let configuration: Configuration
-    let clock: any SyncClock
+    /// Waits (the timer, backoff, `Retry-After`, time budgets) run on this clock.
+    let clock: any Clock<Duration>
+    /// `lastSyncedAt` stamps read this.
+    let wallClock: WallClock
     let random: Locked<RetryPolicy.Generator>
     let trigger = SyncTrigger()
     /// The largest batch the server accepted after it answered 413 to a bigger one (nil: none learned).
@@ -124,12 +127,15 @@ public final class SyncEngine: Sendable {
 
     /// Creates an engine (reading the store's pending count for the first status); nothing talks to
     /// the remote until `start()` or `syncNow()`. Call `stop()` before dropping a started engine.
+    /// Waits run on `clock` and `lastSyncedAt` reads `wallClock`; tests pass a
+    /// `CheckoutVaultTesting.ManualSyncClock` as `clock` and its `wallClock` to drive both by hand.
     public init(store: VaultStore, remote: any RemoteVault, configuration: Configuration = Configuration(),
-                clock: any SyncClock = ContinuousSyncClock()) {
+                clock: any Clock<Duration> = ContinuousClock(), wallClock: WallClock = .system) {
         self.store = store
         self.remote = remote
         self.configuration = configuration
         self.clock = clock
+        self.wallClock = wallClock
         self.random = Locked(configuration.randomSeed.map(RetryPolicy.Generator.init(seed:)) ?? RetryPolicy.Generator())
         self.broadcaster = StateBroadcaster(SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: nil))
         refreshPendingCount()
@@ -430,7 +436,7 @@ public final class SyncEngine: Sendable {
         publish { $0.activeRounds += 1 }
         do {
             let report = try await runRound(scope)
-            let now = clock.nowMillis()
+            let now = wallClock.nowMillis
             let pending = await totalPendingCount()
             publish { state in
                 state.activeRounds -= 1

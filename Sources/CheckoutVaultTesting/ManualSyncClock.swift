@@ -1,12 +1,41 @@
+import CheckoutCore
 import CheckoutLocking
-import CheckoutVault
 
-/// A `SyncClock` that only moves when the test says so.
+/// A `Clock` that only moves when the test says so, with a wall-clock reading that moves with it.
 ///
 /// `sleep` suspends until `advance(by:)` moves time past its deadline, so a test sees exactly
 /// which waits the engine asked for (backoff, `Retry-After`, the timer) without sleeping.
-/// `waitForSleepers` lets the test wait until the engine is parked on the clock.
-public final class ManualSyncClock: SyncClock {
+/// `waitForSleepers` lets the test wait until the engine is parked on the clock. Pass the clock
+/// as a `SyncEngine`'s or `WebhookDeliverer`'s `clock` and its `wallClock` beside it:
+///
+/// ```swift
+/// let clock = ManualSyncClock()
+/// let engine = SyncEngine(store: store, remote: remote, clock: clock, wallClock: clock.wallClock)
+/// ```
+public final class ManualSyncClock: Clock {
+    /// A point on the manual clock: time since 1970 (so it reads as the `wallClock`'s time).
+    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable {
+        /// Nanoseconds since 1970.
+        public var nanosSince1970: Int64
+
+        /// The instant `nanosSince1970` nanoseconds after 1970.
+        public init(nanosSince1970: Int64) { self.nanosSince1970 = nanosSince1970 }
+
+        /// The instant `duration` later (saturating).
+        public func advanced(by duration: Swift.Duration) -> Instant {
+            let (sum, overflow) = nanosSince1970.addingReportingOverflow(ManualSyncClock.nanos(duration))
+            return Instant(nanosSince1970: overflow ? (duration > .zero ? .max : .min) : sum)
+        }
+
+        /// The time from this instant to `other` (negative when `other` is earlier).
+        public func duration(to other: Instant) -> Swift.Duration {
+            .nanoseconds(other.nanosSince1970 &- nanosSince1970)
+        }
+
+        /// Earlier instants come first.
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.nanosSince1970 < rhs.nanosSince1970 }
+    }
+
     private struct Sleeper {
         let id: Int
         let deadline: Int64
@@ -41,15 +70,27 @@ public final class ManualSyncClock: SyncClock {
         state.withLock { $0.nowNanos / 1_000_000 }
     }
 
+    /// The current instant.
+    public var now: Instant { state.withLock { Instant(nanosSince1970: $0.nowNanos) } }
+
+    /// Zero: the clock moves only by hand.
+    public var minimumResolution: Swift.Duration { .zero }
+
+    /// The wall-clock reading of this clock (Unix milliseconds of `now`), for the `wallClock`
+    /// parameter beside the `clock` one.
+    public var wallClock: WallClock { WallClock(nowMillis: { [self] in nowMillis() }) }
+
     /// Every sleep requested so far, in order (including zero-length ones, which return at once).
     public var sleepHistory: [Duration] { state.withLock { $0.history } }
 
     /// The requested durations of the sleeps currently waiting, in the order they started.
     public var pendingSleeps: [Duration] { state.withLock { $0.sleepers.map(\.requested) } }
 
-    /// Waits until `advance` passes `now + duration` (zero or less returns at once); throws `CancellationError` when cancelled.
-    public func sleep(for duration: Duration) async throws {
+    /// Waits until `advance` reaches `deadline` (a deadline not after now returns at once); the
+    /// wait is recorded as `deadline - now`. Throws `CancellationError` when cancelled.
+    public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
         try Task.checkCancellation()
+        let duration = state.withLock { Swift.Duration.nanoseconds(deadline.nanosSince1970 &- $0.nowNanos) }
         let nanos = Self.nanos(duration)
         guard nanos > 0 else {
             let observers = state.withLock { state in
@@ -69,7 +110,7 @@ public final class ManualSyncClock: SyncClock {
                     // Checked under the lock: `onCancel` takes the same lock after the flag is set.
                     if Task.isCancelled { return (true, []) }
                     state.history.append(duration)
-                    state.sleepers.append(Sleeper(id: id, deadline: state.nowNanos + nanos, requested: duration,
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline.nanosSince1970, requested: duration,
                                                   continuation: continuation))
                     return (false, Self.takeSatisfied(&state))
                 }
@@ -155,7 +196,7 @@ public final class ManualSyncClock: SyncClock {
         return satisfied.map(\.continuation)
     }
 
-    private static func nanos(_ duration: Duration) -> Int64 {
+    fileprivate static func nanos(_ duration: Swift.Duration) -> Int64 {
         let parts = duration.components
         let (seconds, overflow) = parts.seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow else { return parts.seconds > 0 ? .max / 2 : 0 }

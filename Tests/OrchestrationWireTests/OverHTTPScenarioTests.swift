@@ -145,7 +145,7 @@ import Testing
         defer { receiver.stop() }
         let deliverer = WebhookDeliverer(outbox: harness.ledger, configuration: WebhookDeliveryConfiguration(
             endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/webhooks")!, secret: secret, maxConcurrentDeliveries: 2),
-            clock: clock, seed: TestSeed.seed(5, for: "ledger-webhooks"))
+            clock: clock, wallClock: clock.wallClock, seed: TestSeed.seed(5, for: "ledger-webhooks"))
         var passes = 0
         while passes < 200 {
             let report = await deliverer.deliverDue()

@@ -24,7 +24,7 @@ import Testing
                           seed: UInt64, concurrency: Int = 4) -> WebhookDeliverer {
         WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
             endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/")!, secret: secret, maxConcurrentDeliveries: concurrency),
-            clock: clock, seed: seed)
+            clock: clock, wallClock: clock.wallClock, seed: seed)
     }
 
     /// Runs passes, moving the manual clock to the next due event between them, until nothing is pending.
@@ -55,7 +55,7 @@ import Testing
         let outbox = InMemoryWebhookOutbox(events: events)
         let deliverer = WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
             endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/hooks/checkout?tenant=t1")!, secret: secret,
-            maxConcurrentDeliveries: 2), clock: clock, seed: TestSeed.seed(1, for: "webhook-five-failures"))
+            maxConcurrentDeliveries: 2), clock: clock, wallClock: clock.wallClock, seed: TestSeed.seed(1, for: "webhook-five-failures"))
 
         _ = await Self.drain(deliverer, outbox, clock)
 
@@ -84,7 +84,7 @@ import Testing
         let created = Self.date(clock)
         let outbox = InMemoryWebhookOutbox(events: Self.events(1, at: created))
         let deliverer = WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
-            endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/")!, secret: secret), clock: clock,
+            endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/")!, secret: secret), clock: clock, wallClock: clock.wallClock,
             seed: TestSeed.seed(2, for: "webhook-abandon"))
 
         _ = await Self.drain(deliverer, outbox, clock, maxPasses: 10_000)

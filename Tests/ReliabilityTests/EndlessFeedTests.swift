@@ -84,7 +84,7 @@ struct EndlessFeed {
         let engine = SyncEngine(store: store, remote: HTTPRemoteVault(baseURL: server.url, apiKey: "stub-key", timeout: 30),
                                 configuration: .init(scopes: [Self.scope], interval: nil, retry: .noRetry,
                                                      roundTimeBudget: .seconds(10)),
-                                clock: clock)
+                                clock: clock, wallClock: clock.wallClock)
         let report = try await engine.syncNow(scope: Self.scope)
         #expect(report.partial == .timeBudget(.seconds(10)))
         #expect(report.pulled == 1)

@@ -41,7 +41,7 @@ struct EphemeralKeySyncTests {
     func device(_ server: LoopbackVaultServer, _ backend: Backend, clock: ManualSyncClock = ManualSyncClock(),
                 ttl: Int = 600) -> HTTPRemoteVault {
         HTTPRemoteVault(baseURL: server.baseURL, credentials: .ephemeral { scope in try await backend.mint(scope, ttl: ttl) },
-                        timeout: 120, resourceTimeout: 240, clock: clock)
+                        timeout: 120, resourceTimeout: 240, clock: clock.wallClock)
     }
 
     @Test("the provider is asked when there is no key, not again while the key is good, and again shortly before expiry")

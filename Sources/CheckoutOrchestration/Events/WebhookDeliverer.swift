@@ -23,7 +23,7 @@ import HTTPTransport
 /// further ones (the endpoint is in trouble; the rest stay due, untried), and `run()` waits the
 /// policy's growing backoff between passes that delivered nothing, so a dead endpoint sees a
 /// handful of requests per backoff period, never one per event. All waits and timestamps come
-/// from the injected `SyncClock` (a `ManualSyncClock` in tests); transport is `HTTPTransport`
+/// from the injected clocks (a `ManualSyncClock` and its `wallClock` in tests); transport is `HTTPTransport`
 /// (libcurl: TLS verified, plain HTTP only to loopback).
 ///
 /// ```swift
@@ -50,18 +50,21 @@ public final class WebhookDeliverer: Sendable {
 
     private let outbox: any WebhookOutbox
     private let configuration: WebhookDeliveryConfiguration
-    private let clock: any SyncClock
+    private let clock: any Clock<Duration>
+    private let wallClock: WallClock
     private let transport: HTTPTransport
     private let path: String
     private let signer: WebhookSigner
     private let random: Locked<RetryPolicy.Generator>
 
-    /// A deliverer of `outbox`'s events; `seed` fixes the jitter (tests), nil seeds it from the system.
+    /// A deliverer of `outbox`'s events: it waits on `clock` between passes and judges what is due
+    /// by `wallClock`; `seed` fixes the jitter (tests), nil seeds it from the system.
     public init(outbox: any WebhookOutbox, configuration: WebhookDeliveryConfiguration,
-                clock: any SyncClock = ContinuousSyncClock(), seed: UInt64? = nil) {
+                clock: any Clock<Duration> = ContinuousClock(), wallClock: WallClock = .system, seed: UInt64? = nil) {
         self.outbox = outbox
         self.configuration = configuration
         self.clock = clock
+        self.wallClock = wallClock
         let (base, path) = Self.split(configuration.endpoint)
         self.path = path
         var transportConfiguration = configuration.transport
@@ -187,9 +190,7 @@ public final class WebhookDeliverer: Sendable {
         }
     }
 
-    private func now() -> Date {
-        Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000)
-    }
+    private func now() -> Date { wallClock.now }
 
     /// The endpoint as the transport's base (scheme, host, port) and the request path (path and query).
     private static func split(_ url: URL) -> (base: URL, path: String) {

@@ -345,7 +345,7 @@ extension SyncEngine {
                    configuration: .init(scopes: scope.map { [$0] } ?? [], includePendingScopes: true, pageSize: pageSize,
                                         pushBatchSize: pushBatchSize, interval: interval, retry: retry,
                                         randomSeed: TestSeed.derived(42)),
-                   clock: clock)
+                   clock: clock, wallClock: clock.wallClock)
     }
 }
 
