@@ -131,7 +131,7 @@ extension VaultStore {
             payloads.append(payload)
         }
         guard !methods.isEmpty else { return .done([]) }
-        let now = clock()
+        let now = clock.nowMillis
         let opIds = methods.map { _ in SafeIdentifier.random() }
         return .write { [payloads] database in
             // Each save is stamped one later than the previous: the customer's counter hands out
@@ -175,7 +175,7 @@ extension VaultStore {
     func deleteWork(token: String, scope: VaultScope) throws -> StoreWork<Bool> {
         try Self.check(scope)
         try Self.check(token: token)
-        let now = clock()
+        let now = clock.nowMillis
         let opId = SafeIdentifier.random()
         return .write { database in
             guard let base = try Self.version(database, scope: scope, token: token, includeDeleted: false) else {
@@ -205,7 +205,7 @@ extension VaultStore {
     func setDefaultWork(token: String, scope: VaultScope) throws -> StoreWork<Void> {
         try Self.check(scope)
         try Self.check(token: token)
-        let now = clock()
+        let now = clock.nowMillis
         let opId = SafeIdentifier.random()
         return .write { database in
             let current = try database.withStatement("""
@@ -246,7 +246,7 @@ extension VaultStore {
     func markUsedWork(token: String, scope: VaultScope) throws -> StoreWork<Void> {
         try Self.check(scope)
         try Self.check(token: token)
-        let now = clock()
+        let now = clock.nowMillis
         return .write { database in
             // An unknown token takes no stamp (the counter only moves for a row that moves).
             guard try Self.version(database, scope: scope, token: token, includeDeleted: false) != nil else { return }

@@ -129,7 +129,7 @@ extension VaultStore {
 
     func completeOpsWork(applied: [OpSettlement], rejected: [String]) -> StoreWork<Void> {
         guard !applied.isEmpty || !rejected.isEmpty else { return .done(()) }
-        let now = clock()
+        let now = clock.nowMillis
         return .write { database in
             var scopes: [VaultScope] = []
             // The server's default per scope, read once and written once (before, now).

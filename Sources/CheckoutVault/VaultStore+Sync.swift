@@ -27,7 +27,7 @@ extension VaultStore {
             }
         }
         if let newCursor { try VaultDataGuard.checkText(newCursor, field: "the sync cursor") }
-        let now = clock()
+        let now = clock.nowMillis
         return .write { database in
             let pending = try Self.pendingTokens(database, scope: scope)
             var serverDefault = try Self.readServerDefault(database, scope: scope)

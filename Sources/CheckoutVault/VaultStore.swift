@@ -21,23 +21,19 @@ public final class VaultStore: Sendable {
     /// Internal: reach it through `read`, `write` and `writeWithoutTransaction` (VaultStore+Storage.swift),
     /// which turn SQLiteKit's errors into `VaultStorageError`.
     let pool: DatabasePool
-    let clock: @Sendable () -> Int64
+    let clock: WallClock
 
     /// Opens (creating if needed) the store at `path` and brings its schema up to date.
     ///
     /// - Parameters:
     ///   - configuration: how the database is opened (WAL, busy timeout, page cap...).
-    ///   - clock: the current time in Unix milliseconds; injectable for tests.
+    ///   - clock: the wall clock rows are stamped by (`createdAt`, last use); tests fix it.
     /// - Throws: `VaultStorageError` (`cannotOpen`, `notADatabase`, `corrupt`, `newerSchema`, ...).
-    public init(path: String, configuration: Configuration = Configuration(),
-                clock: @escaping @Sendable () -> Int64 = VaultStore.systemClock) throws {
+    public init(path: String, configuration: Configuration = Configuration(), clock: WallClock = .system) throws {
         self.pool = try VaultStorageError.mapping { try DatabasePool(path: path, configuration: configuration.database) }
         self.clock = clock
         try writeWithoutTransaction { database in try VaultSchema.migrator.migrate(database) }
     }
-
-    /// The wall clock in Unix milliseconds.
-    public static let systemClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
     /// Refuses a scope whose ids are empty or look like card numbers.
     static func check(_ scope: VaultScope) throws {

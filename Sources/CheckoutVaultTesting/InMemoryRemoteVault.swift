@@ -93,18 +93,18 @@ public final class InMemoryRemoteVault: RemoteVault {
     /// Request caps.
     public let limits: Limits
     private let retentionMillis: Int64
-    private let now: @Sendable () -> Int64
+    private let clock: WallClock
     private let state = Locked(State())
 
-    /// Creates an empty vault. `now` is the server's clock in Unix milliseconds (tombstone
-    /// retention); pass a test clock to expire cursors without waiting.
+    /// Creates an empty vault. `clock` is the server's wall clock (tombstone retention); pass a
+    /// test clock (e.g. a `ManualSyncClock`'s `wallClock`) to expire cursors without waiting.
     public init(merchantId: String = "merchant", limits: Limits = Limits(), tombstoneRetention: Duration = .seconds(30 * 24 * 3600),
-                now: @escaping @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }) {
+                clock: WallClock = .system) {
         self.merchantId = merchantId
         self.limits = limits
         let parts = tombstoneRetention.components
         self.retentionMillis = parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
-        self.now = now
+        self.clock = clock
     }
 
     // MARK: Fault injection and inspection
@@ -154,7 +154,7 @@ public final class InMemoryRemoteVault: RemoteVault {
     /// there is no live instrument with that id.
     @discardableResult
     public func deleteOnServer(customerId: String, id: String) -> Bool {
-        let now = now()
+        let now = clock.nowMillis
         return state.withLock { state in
             var customer = state.customers[customerId] ?? Customer()
             guard let record = customer.records[id], !record.deleted else { return false }
@@ -178,7 +178,7 @@ public final class InMemoryRemoteVault: RemoteVault {
     /// One page of the compacted feed after `cursor` (410 before a purged tombstone, 400 for a bad cursor or limit).
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
         try await admit(Request(endpoint: .changes, customerId: scope.customerId, cursor: cursor, opIds: []))
-        let now = now()
+        let now = clock.nowMillis
         return try state.withLock { state throws(RemoteVaultError) -> ChangePage in
             try Self.checkCustomer(scope.customerId)
             guard limit > 0 else { throw Self.badRequest("invalid-limit", "limit must be a positive integer") }
@@ -209,7 +209,7 @@ public final class InMemoryRemoteVault: RemoteVault {
     public func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
         let losesResponse = try await admit(Request(endpoint: .push, customerId: scope.customerId, cursor: nil,
                                                     opIds: ops.map(\.opId)))
-        let now = now()
+        let now = clock.nowMillis
         let results = try state.withLock { state throws(RemoteVaultError) -> [OpResult] in
             try Self.checkCustomer(scope.customerId)
             guard !ops.isEmpty else { throw Self.badRequest("invalid-request", "ops must not be empty") }

@@ -22,7 +22,7 @@ enum VaultBench {
         guard code == 0 else { throw BenchFailure("vault: the C baseline (\(what)) failed with SQLite code \(code)") }
     }
 
-    static func now() -> Int64 { VaultStore.systemClock() }
+    static func now() -> Int64 { WallClock.system.nowMillis }
 
     /// A new database path in `scratch`.
     static func freshPath(in scratch: ScratchDirectory) -> String {

@@ -83,7 +83,7 @@ import Testing
                                             breaker: #"{"consecutiveFailures": 2, "failureRate": 0, "window": 5, "coolDownSeconds": 60}"#))
         for index in 0..<2 { _ = try await harness.pay(key: "p\(index)").get() }
         let fresh = try PaymentRouter(file: harness.router.file, processors: harness.sandboxes, ledger: harness.ledger,
-                                      now: harness.clock.source)
+                                      clock: harness.clock.source)
         #expect(fresh.breakers.state("psp-a") == .closed)
         try await fresh.restoreCircuits()
         if case .open = fresh.breakers.state("psp-a") {} else { Issue.record("expected the restored circuit open") }

@@ -8,7 +8,7 @@ final class ManualClock: Sendable {
     private let date = Locked(Date(timeIntervalSince1970: 1_800_000_000))
     var now: Date { date.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    var source: @Sendable () -> Date { { [self] in self.now } }
+    var source: WallClock { WallClock { [self] in self.now } }
 }
 
 /// A fresh temporary directory per test.
@@ -36,14 +36,14 @@ struct Harness {
         directory = try OrchestrationTemp.directory("harness")
         clock = ManualClock()
         ledger = PaymentLedger(storage: try SQLiteLedgerStorage(path: directory.appendingPathComponent("ledger.sqlite").path,
-                                                                durability: durability), now: clock.source)
+                                                                durability: durability), clock: clock.source)
         var sandboxes: [String: ScriptedSandboxProcessor] = [:]
         for definition in file.processors {
             sandboxes[definition.name] = ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour)
         }
         self.sandboxes = sandboxes
         router = try PaymentRouter(file: file, processors: sandboxes, ledger: ledger, picker: WeightedPicker(seed: seed),
-                                   now: clock.source)
+                                   clock: clock.source)
     }
 
     static func session(amount: Int = 1000, currency: String = "EUR") -> ClientSession {

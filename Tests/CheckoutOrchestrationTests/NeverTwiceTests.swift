@@ -80,7 +80,7 @@ import Testing
         var processors: [String: any RoutableProcessor] = harness.sandboxes
         processors["psp-a"] = lossy
         let router = try PaymentRouter(file: harness.router.file, processors: processors, ledger: harness.ledger,
-                                       now: harness.clock.source, notFoundGrace: 60)
+                                       clock: harness.clock.source, notFoundGrace: 60)
         let session = Harness.session()
         let token = try await router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1, expiryYear: 2031)),
                                               session: session)

@@ -21,7 +21,7 @@ final class TemporaryDirectory {
 /// Shared builders for vault tests.
 enum Fixtures {
     /// A fixed clock: every timestamp is 1_000 ms, so last-used stamps become 1_000, 1_001, ...
-    static let clock: @Sendable () -> Int64 = { 1_000 }
+    static let clock = WallClock(nowMillis: { 1_000 })
 
     static let alice = VaultScope(merchantId: "m_shop", customerId: "c_alice")
     static let bob = VaultScope(merchantId: "m_shop", customerId: "c_bob")

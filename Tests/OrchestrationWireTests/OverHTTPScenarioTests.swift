@@ -31,11 +31,11 @@ import Testing
         }
 
         /// One sandbox-psp process per name (with `behaviours[name]`), a routing file with `routes`
-        /// (and `breaker` when given) over them, a SQLite ledger; `picker` and `now` go to the router
-        /// (and `now` to the ledger).
+        /// (and `breaker` when given) over them, a SQLite ledger; `picker` and `clock` go to the router
+        /// (and `clock` to the ledger).
         static func start(names: [String] = ["psp-a", "psp-b", "psp-c"], behaviours: [String: String], routes: String,
                           breaker: String? = nil, picker: WeightedPicker = WeightedPicker(),
-                          now: @escaping @Sendable () -> Date = { Date() }) async throws -> HTTPHarness {
+                          clock: WallClock = .system) async throws -> HTTPHarness {
             var servers: [String: SandboxPSPProcess] = [:]
             for name in names {
                 servers[name] = try await SandboxPSPProcess.start(name: name, behaviour: behaviours[name])
@@ -50,8 +50,8 @@ import Testing
             let file = try RoutingFileLoader.load(Array(json.utf8))
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ck-wire-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let ledger = try PaymentLedger.sqlite(path: directory.appendingPathComponent("ledger.sqlite").path, now: now)
-            let router = try PaymentRouter.make(file: file, ledger: ledger, picker: picker, now: now)
+            let ledger = try PaymentLedger.sqlite(path: directory.appendingPathComponent("ledger.sqlite").path, clock: clock)
+            let router = try PaymentRouter.make(file: file, ledger: ledger, picker: picker, clock: clock)
             #expect(router.processors.values.allSatisfy { $0 is HTTPPaymentProcessor })
             return HTTPHarness(servers: servers, router: router, ledger: ledger, routing: json, directory: directory)
         }

@@ -63,7 +63,7 @@ import Testing
             names: ["psp-a", "psp-b"], behaviours: ["psp-a": #"{"createPayment": \#(script)}"#],
             routes: #"[ { "name": "all", "processors": ["psp-a", "psp-b"], "fallbackOn": ["processor-error"] } ]"#,
             breaker: #"{"consecutiveFailures": 0, "failureRate": 0.5, "window": 6, "coolDownSeconds": 10}"#,
-            now: { Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000) })
+            clock: clock.wallClock)
         defer { Task { await harness.stop() } }
         func calls() async throws -> Int { try await harness.servers["psp-a"]!.ledger().createCalls }
 

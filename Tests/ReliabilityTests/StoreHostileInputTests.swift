@@ -49,7 +49,7 @@ extension Reliability.HostileInput {
         var failures = FuzzFailures(target: "VaultStore inputs", seed: seed)
         let directory = try ReliabilityTemp.directory("store-fuzz")
         let path = directory.appendingPathComponent("vault.sqlite").path
-        let store = try VaultStore(path: path, clock: { 1_000 })
+        let store = try VaultStore(path: path, clock: WallClock(nowMillis: { 1_000 }))
         // Whole-database comparisons are slow; do them on a sample of refused calls.
         var compared = 0
 
@@ -139,7 +139,7 @@ extension Reliability.HostileInput {
     @Test("outbox op ids never look like card numbers (the server refuses such ids)")
     func operationIdentifiers() throws {
         let directory = try ReliabilityTemp.directory("op-ids")
-        let store = try VaultStore(path: directory.appendingPathComponent("ids.sqlite").path, clock: { 1_000 })
+        let store = try VaultStore(path: directory.appendingPathComponent("ids.sqlite").path, clock: WallClock(nowMillis: { 1_000 }))
         // About 0.7% of random UUIDs pass the card-number rule (dashes count as separators), so
         // without the redraw in SafeIdentifier this many ids would hold dozens of lookalikes.
         let count = ReliabilityBudget.isLong ? 100_000 : 5_000

@@ -104,7 +104,7 @@ public final class WebhookDeliverer: Sendable {
         var report = PassReport()
         let due: [OutboxEntry]
         do {
-            due = try await outbox.dueEvents(now: now(), limit: configuration.batchSize)
+            due = try await outbox.dueEvents(now: wallClock.now, limit: configuration.batchSize)
         } catch {
             report.outboxErrors += 1
             return report
@@ -142,14 +142,14 @@ public final class WebhookDeliverer: Sendable {
         // holds a card number never leaves the process, however it got into the outbox.
         if CardNumberDetector.containsCardNumber(String(decoding: body, as: UTF8.self)) {
             do {
-                try await outbox.markAbandoned(eventId: event.id, at: now(),
+                try await outbox.markAbandoned(eventId: event.id, at: wallClock.now,
                                                lastError: "not sent: the body holds what looks like a card number")
                 return .abandoned
             } catch {
                 return .outboxFailed
             }
         }
-        let signature = signer.sign(body: body, at: now())
+        let signature = signer.sign(body: body, at: wallClock.now)
         let request = HTTPRequest(method: "POST", path: path, headers: [
             HTTPHeaderField(name: "Content-Type", value: "application/json"),
             HTTPHeaderField(name: WebhookSignature.headerName, value: signature.headerValue),
@@ -162,7 +162,7 @@ public final class WebhookDeliverer: Sendable {
             let response = try await transport.send(request)
             if (200..<300).contains(response.status) {
                 do {
-                    try await outbox.markDelivered(eventId: event.id, at: now())
+                    try await outbox.markDelivered(eventId: event.id, at: wallClock.now)
                     return .delivered
                 } catch {
                     return .outboxFailed
@@ -175,7 +175,7 @@ public final class WebhookDeliverer: Sendable {
         }
         let attempts = entry.attempts + 1
         let wait = random.withLock { configuration.retry.delay(afterFailures: attempts, retryAfter: retryAfter, using: &$0) }
-        let current = now()
+        let current = wallClock.now
         let next = current.addingTimeInterval(wait.seconds)
         do {
             if next.timeIntervalSince(event.createdAt) > configuration.maxAge {
@@ -189,8 +189,6 @@ public final class WebhookDeliverer: Sendable {
             return .outboxFailed
         }
     }
-
-    private func now() -> Date { wallClock.now }
 
     /// The endpoint as the transport's base (scheme, host, port) and the request path (path and query).
     private static func split(_ url: URL) -> (base: URL, path: String) {

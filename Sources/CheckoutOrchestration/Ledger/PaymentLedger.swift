@@ -15,24 +15,24 @@ import Foundation
 public final class PaymentLedger: WebhookOutbox, Sendable {
     /// The backend.
     public let storage: any LedgerStorage
-    private let now: @Sendable () -> Date
+    private let clock: WallClock
 
-    /// A ledger over `storage`; `now` is the wall clock (injected by tests).
-    public init(storage: any LedgerStorage, now: @escaping @Sendable () -> Date = { Date() }) {
+    /// A ledger over `storage`; `clock` stamps attempts and events (tests fix or move it).
+    public init(storage: any LedgerStorage, clock: WallClock = .system) {
         self.storage = storage
-        self.now = now
+        self.clock = clock
     }
 
     /// The embedded default: a SQLite file at `path` (created and migrated when new).
-    public static func sqlite(path: String, now: @escaping @Sendable () -> Date = { Date() }) throws -> PaymentLedger {
-        PaymentLedger(storage: try SQLiteLedgerStorage(path: path), now: now)
+    public static func sqlite(path: String, clock: WallClock = .system) throws -> PaymentLedger {
+        PaymentLedger(storage: try SQLiteLedgerStorage(path: path), clock: clock)
     }
 
     // MARK: Changes
 
     /// Opens the intent of a payment, or returns the one already open under `stableKey`.
     public func open(_ new: NewIntent) async throws -> IntentRecord {
-        let date = now()
+        let date = clock.now
         let id = SafeIdentifier.random(prefix: "pi_")
         let digest = LedgerText.stableKeyDigest(new.stableKey)
         return try await storage.write { transaction in
@@ -60,7 +60,7 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
 
     private func addAttempt(intentId: String, processor: String, idempotencyKey: String, status: AttemptStatus,
                             note: String?) async throws -> AttemptRecord {
-        let date = now()
+        let date = clock.now
         return try await storage.write { transaction in
             guard let intent = try transaction.intent(id: intentId) else {
                 throw LedgerError(.notFound, "no intent \(intentId)")
@@ -86,7 +86,7 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
     @discardableResult
     public func settle(intentId: String, sequence: Int, _ settlement: AttemptSettlement, intentState: IntentState?,
                        reconciled: Bool = false) async throws -> IntentRecord {
-        let date = now()
+        let date = clock.now
         let eventIds = (0..<2).map { _ in SafeIdentifier.random(prefix: "evt_") }
         return try await storage.write { transaction in
             guard var intent = try transaction.intent(id: intentId) else { throw LedgerError(.notFound, "no intent \(intentId)") }
@@ -118,7 +118,7 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
     /// Moves an intent (checked) and writes its event(s).
     @discardableResult
     public func move(intentId: String, to state: IntentState, reconciled: Bool = false) async throws -> IntentRecord {
-        let date = now()
+        let date = clock.now
         let eventIds = (0..<2).map { _ in SafeIdentifier.random(prefix: "evt_") }
         return try await storage.write { transaction in
             guard let intent = try transaction.intent(id: intentId) else { throw LedgerError(.notFound, "no intent \(intentId)") }

@@ -31,7 +31,7 @@ extension PaymentRouter {
         for name in picker.order(route, paymentKey: stableKey) where !tried.contains(name) {
             guard let processor = processors[name], let token = flight.token.tokens[name] else { continue }
             let key = AttemptKey.derive(paymentKey: stableKey, processor: name)
-            if case .skipped = breakers.admit(name, now: now()) {
+            if case .skipped = breakers.admit(name, now: clock.now) {
                 _ = try await ledger.recordSkip(intentId: intent.id, processor: name, idempotencyKey: key, note: AttemptNote.circuitOpen)
                 continue
             }
@@ -77,7 +77,7 @@ extension PaymentRouter {
 
     /// True while a status call's "not found" for `attempt` proves nothing (see `notFoundGrace`).
     func tooSoonToTrustNotFound(_ attempt: AttemptRecord) -> Bool {
-        now().timeIntervalSince(attempt.startedAt) < notFoundGrace
+        clock.now.timeIntervalSince(attempt.startedAt) < notFoundGrace
     }
 
     /// Whether the route lets a payment whose last attempt ended so go to the next processor.
@@ -138,7 +138,7 @@ extension PaymentRouter {
             intentState = .unknown
             unhealthy = true
         }
-        breakers.record(processor.name, failure: unhealthy, now: now())
+        breakers.record(processor.name, failure: unhealthy, now: clock.now)
         var continueRouting = false
         if intentState == nil {
             let decided = AttemptRecord(intentId: intent.id, sequence: attempt.sequence, processor: attempt.processor,

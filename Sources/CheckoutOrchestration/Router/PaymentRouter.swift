@@ -41,7 +41,8 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     public let picker: WeightedPicker
     let binLookup: (any BinLookup)?
     let metadata: MetadataProvider
-    let now: @Sendable () -> Date
+    /// What attempts and circuits are timed by.
+    let clock: WallClock
     /// How long after an attempt was sent a status call that finds nothing proves nothing was
     /// charged. Before that, a request still on its way to the processor can land after the answer,
     /// so the attempt stays `unknown` (never sent elsewhere) and a later `reconcile()` asks again.
@@ -78,7 +79,7 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     public init(file: RoutingFile, processors: [String: any RoutableProcessor], ledger: PaymentLedger,
                 picker: WeightedPicker = WeightedPicker(), binLookup: (any BinLookup)? = nil,
                 metadata: @escaping MetadataProvider = PaymentRouter.defaultMetadata,
-                now: @escaping @Sendable () -> Date = { Date() },
+                clock: WallClock = .system,
                 notFoundGrace: TimeInterval = PaymentRouter.defaultNotFoundGrace) throws {
         for (index, route) in file.routes.enumerated() {
             for (position, name) in route.processors.enumerated() where processors[name] == nil {
@@ -93,16 +94,16 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         self.picker = picker
         self.binLookup = binLookup
         self.metadata = metadata
-        self.now = now
+        self.clock = clock
         self.notFoundGrace = notFoundGrace
     }
 
     /// Builds every processor of `file` through `factory` and a router over them.
     public static func make(file: RoutingFile, ledger: PaymentLedger, factory: ProcessorFactory = ProcessorFactory(),
                             picker: WeightedPicker = WeightedPicker(),
-                            now: @escaping @Sendable () -> Date = { Date() },
+                            clock: WallClock = .system,
                             notFoundGrace: TimeInterval = PaymentRouter.defaultNotFoundGrace) throws -> PaymentRouter {
-        try PaymentRouter(file: file, processors: try factory.makeAll(file), ledger: ledger, picker: picker, now: now,
+        try PaymentRouter(file: file, processors: try factory.makeAll(file), ledger: ledger, picker: picker, clock: clock,
                           notFoundGrace: notFoundGrace)
     }
 
@@ -140,7 +141,7 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     /// pays nothing and changes nothing. With `paymentKey` (a payment's stable key), the weighted
     /// first pick is that payment's.
     public func explain(_ facts: RoutingFacts, paymentKey: String? = nil) -> RouteExplanation {
-        RoutePlanner(file: file, table: table, picker: picker, breakers: breakers, now: now).explain(facts, paymentKey: paymentKey)
+        RoutePlanner(file: file, table: table, picker: picker, breakers: breakers, clock: clock).explain(facts, paymentKey: paymentKey)
     }
 
     // MARK: PaymentProcessor

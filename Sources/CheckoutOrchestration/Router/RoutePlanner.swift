@@ -1,3 +1,4 @@
+import CheckoutCore
 import Foundation
 
 /// Explains routing decisions without a ledger or processors: the routing file, its compiled
@@ -8,15 +9,15 @@ public struct RoutePlanner: Sendable {
     public let table: RoutingTable
     public let picker: WeightedPicker
     public let breakers: CircuitBreakers
-    let now: @Sendable () -> Date
+    let clock: WallClock
 
     public init(file: RoutingFile, table: RoutingTable? = nil, picker: WeightedPicker = WeightedPicker(),
-                breakers: CircuitBreakers? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+                breakers: CircuitBreakers? = nil, clock: WallClock = .system) {
         self.file = file
         self.table = table ?? RoutingTable(routes: file.routes)
         self.picker = picker
         self.breakers = breakers ?? CircuitBreakers(policy: file.breaker, processors: file.processors.map(\.name))
-        self.now = now
+        self.clock = clock
     }
 
     /// The route for `facts`, why, and the processors in the order they would be tried. With
@@ -28,7 +29,7 @@ public struct RoutePlanner: Sendable {
         }
         let route = file.routes[index]
         let order = paymentKey.map { picker.order(route, paymentKey: LedgerText.stableKeyDigest($0)) } ?? route.processors
-        let date = now()
+        let date = clock.now
         let steps = order.map { name in
             let skip = breakers.wouldSkip(name, now: date)
             return RouteExplanation.Step(processor: name, weight: route.weights.map { $0[name] ?? 0 },

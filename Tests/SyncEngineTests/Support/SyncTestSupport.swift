@@ -200,7 +200,7 @@ final class RemoteHarness: Sendable {
             let memory = InMemoryRemoteVault(merchantId: Fixture.merchant,
                                              limits: .init(maxPageSize: maxPageSize, maxOpsPerBatch: maxOpsPerBatch),
                                              tombstoneRetention: .milliseconds(Int64(retentionSeconds * 1000)),
-                                             now: { time.now })
+                                             clock: time.serverClock)
             self.memory = memory
             self.server = nil
             self.remote = memory
