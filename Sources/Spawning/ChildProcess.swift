@@ -36,12 +36,17 @@ public final class ChildProcess: Sendable {
         case exited(Int32)
         /// A signal ended it.
         case signaled(Int32)
+        /// It could not be waited for: `waitid` failed with this errno value (ECHILD when
+        /// something else in the process reaped it). How it ended is not known, and it is never
+        /// reported as an exit status it did not have.
+        case unknown(errno: Int32)
 
-        /// The exit status, or 128 plus the signal number (as a shell reports it).
+        /// The exit status, or 128 plus the signal number (as a shell reports it); -1 when unknown.
         public var status: Int32 {
             switch self {
             case .exited(let status): status
             case .signaled(let signal): 128 + signal
+            case .unknown: -1
             }
         }
 
@@ -49,6 +54,7 @@ public final class ChildProcess: Sendable {
             switch self {
             case .exited(let status): "exit status \(status)"
             case .signaled(let signal): "signal \(signal)"
+            case .unknown(let code): "unknown (waitid: \(String(cString: strerror(code))))"
             }
         }
     }
@@ -162,15 +168,21 @@ public final class ChildProcess: Sendable {
     /// Call it from a thread, not a task (tasks use `waitForExit()`).
     public func waitUntilExit() -> Termination {
         if let ended { return ended }
-        // Wait without reaping, so that `signal` (which holds the lock) can never hit a reused id.
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        // Wait without reaping, so that `signal` (which holds the lock) can never hit a reused id;
+        // how the child ended is read from that wait, not from the reaping below.
+        var signaled: Int32 = 0
+        var value: Int32 = 0
+        let failure = cspawn_wait_unreaped(pid, &signaled, &value)
         return termination.withLock { ended in
             if let ended { return ended }
-            var status: Int32 = 0
-            var reaped: pid_t
-            repeat { reaped = waitpid(pid, &status, 0) } while reaped < 0 && errno == EINTR
-            let result: Termination = status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
+            let result: Termination
+            if failure != 0 {
+                result = .unknown(errno: failure)
+            } else {
+                result = signaled != 0 ? .signaled(value) : .exited(value)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            }
             ended = result
             return result
         }

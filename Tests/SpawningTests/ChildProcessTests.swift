@@ -39,6 +39,20 @@ struct ChildProcessTests {
         #expect(await child.waitForExit() == .signaled(SIGTERM))
     }
 
+    @Test("a child something else reaped ends unknown (ECHILD), never with an exit status it did not have")
+    func reapedElsewhere() async throws {
+        let child = try Self.shell("exit 3")
+        let reaped = await onOwnThread { () -> Int32 in
+            var status: Int32 = 0
+            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+            return (status >> 8) & 0xFF
+        }
+        #expect(reaped == 3)
+        #expect(await child.waitForExit() == .unknown(errno: ECHILD))
+        #expect(child.ended?.status == -1)
+        child.terminate()   // not sent: the id may already be another process's
+    }
+
     @Test("a parent that blocks SIGTERM still starts children that take it")
     func signalMaskIsReset() async throws {
         // The whole test runs on a thread of its own, whose mask it changes.
