@@ -171,7 +171,7 @@ let package = Package(
                     swiftSettings: swift6),
         .testTarget(name: "CLITests", dependencies: ["CheckoutTestSupport", "CheckoutLocking", "Spawning", "TLSTestSupport"], path: "Tests/CLITests", swiftSettings: swift6),
         .testTarget(name: "PaymentMethodsTests",
-                    dependencies: ["CheckoutTestSupport", "CheckoutCore", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking"],
+                    dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutCoreTesting", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking"],
                     path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
         .testTarget(name: "SyncEngineTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking",

@@ -64,11 +64,11 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
     ///   - context: the flow context the checkout session hands to the handler.
     ///   - table: the network table.
     ///   - binLookup: the co-badge lookup; nil keeps local detection only.
-    ///   - now: the clock for expiry checks.
+    ///   - clock: the wall clock expiry checks read.
     public init(context: PaymentFlowContext, table: CardNetworkTable, binLookup: (any BinLookup)?,
-                now: @escaping @Sendable () -> Date = CardValidator.systemClock) {
+                clock: WallClock = .system) {
         self.context = context
-        validator = CardValidator(table: table, now: now)
+        validator = CardValidator(table: table, clock: clock)
         self.binLookup = binLookup
         var configurationError: CheckoutError?
         do {

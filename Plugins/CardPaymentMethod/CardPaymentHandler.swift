@@ -16,15 +16,15 @@ public struct CardPaymentHandler: PaymentMethodHandler {
     public let table: CardNetworkTable
     /// The co-badge BIN lookup, if any.
     public let binLookup: (any BinLookup)?
-    /// The clock for expiry checks.
-    public let now: @Sendable () -> Date
+    /// The wall clock expiry checks read.
+    public let clock: WallClock
 
     /// Creates the handler.
     public init(table: CardNetworkTable, binLookup: (any BinLookup)? = nil,
-                now: @escaping @Sendable () -> Date = CardValidator.systemClock) {
+                clock: WallClock = .system) {
         self.table = table
         self.binLookup = binLookup
-        self.now = now
+        self.clock = clock
     }
 
     /// Unavailable when the merchant's allowed networks exclude every network of the table, or
@@ -45,6 +45,6 @@ public struct CardPaymentHandler: PaymentMethodHandler {
 
     /// A new card form.
     public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        CardFormSession(context: context, table: table, binLookup: binLookup, now: now)
+        CardFormSession(context: context, table: table, binLookup: binLookup, clock: clock)
     }
 }

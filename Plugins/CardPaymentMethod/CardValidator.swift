@@ -18,15 +18,9 @@ public struct CardValidator: Sendable {
     public let table: CardNetworkTable
     /// The merchant's allowed networks in the merchant's order; empty allows every network.
     public let allowedNetworks: [CardNetwork]
-    /// The clock used for expiry checks.
-    public var now: @Sendable () -> Date {
-        switch clock {
-        case .system: Self.systemClock
-        case .injected(let now): now
-        }
-    }
-    /// Where `now` comes from; the system clock is read directly as whole seconds on the hot path.
-    private let clock: ClockSource
+    /// The wall clock expiry checks read. On `.system` the hot path reads the machine's coarse
+    /// real-time clock as whole seconds directly (`systemSeconds()`), without building a `Date`.
+    public let clock: WallClock
 
     /// Bit `i` set when `table.rules[i]` is allowed.
     private let allowedMask: UInt64
@@ -46,30 +40,13 @@ public struct CardValidator: Sendable {
     /// The offset applied to the clock to find the current month (UTC−12), in seconds.
     static let expiryZoneOffset: Int64 = -12 * 3600
 
-    /// Creates a validator on the system clock (`systemClock`).
-    ///
-    /// Without a `now` argument the expiry check reads the system's coarse real-time clock as
-    /// whole seconds directly, without calling a closure or building a `Date`.
-    /// - Parameters:
-    ///   - table: the network table (`Config/card-networks.json`).
-    ///   - allowedNetworks: the merchant's accepted networks; empty accepts any number that is
-    ///     otherwise valid, including one no rule detects.
-    public init(table: CardNetworkTable, allowedNetworks: [CardNetwork] = []) {
-        self.init(table: table, allowedNetworks: allowedNetworks, clock: .system)
-    }
-
     /// Creates a validator.
     /// - Parameters:
     ///   - table: the network table (`Config/card-networks.json`).
     ///   - allowedNetworks: the merchant's accepted networks; empty accepts any number that is
     ///     otherwise valid, including one no rule detects.
-    ///   - now: the clock, injectable for tests.
-    public init(table: CardNetworkTable, allowedNetworks: [CardNetwork] = [],
-                now: @escaping @Sendable () -> Date = CardValidator.systemClock) {
-        self.init(table: table, allowedNetworks: allowedNetworks, clock: .injected(now))
-    }
-
-    private init(table: CardNetworkTable, allowedNetworks: [CardNetwork], clock: ClockSource) {
+    ///   - clock: the wall clock expiry checks read (a test passes a fixed or moving one).
+    public init(table: CardNetworkTable, allowedNetworks: [CardNetwork] = [], clock: WallClock = .system) {
         self.table = table
         self.allowedNetworks = allowedNetworks
         self.clock = clock
@@ -162,10 +139,7 @@ public struct CardValidator: Sendable {
     // Kept out of line: inlined into `check`, full validation measured about 10% slower.
     @inline(never)
     func currentMonthIndex() -> Int {
-        let seconds = switch clock {
-        case .system: Self.systemSeconds()
-        case .injected(let now): Self.wholeSeconds(now().timeIntervalSince1970)
-        }
+        let seconds = clock.isSystem ? Self.systemSeconds() : Self.wholeSeconds(clock.now.timeIntervalSince1970)
         return monthCache.monthIndex(seconds: seconds + Self.expiryZoneOffset)
     }
 

@@ -25,10 +25,10 @@ public final class RedirectPaymentFlow: PaymentFlow {
     public let paymentMethodType: PaymentMethodType
     private let context: PaymentFlowContext
     private let polling: Result<RedirectPollingPolicy, CheckoutError>
-    private let clock: any PollingClock
+    private let clock: any Clock<Duration>
     private let machine = Machine(extra: Extra())
 
-    init(context: PaymentFlowContext, polling: Result<RedirectPollingPolicy, CheckoutError>, clock: any PollingClock) {
+    init(context: PaymentFlowContext, polling: Result<RedirectPollingPolicy, CheckoutError>, clock: any Clock<Duration>) {
         self.context = context
         paymentMethodType = context.method.type
         self.polling = polling
@@ -154,7 +154,7 @@ public final class RedirectPaymentFlow: PaymentFlow {
         case .failure(let error):
             return await settleByPolling(attempt: attempt, failure: error)
         }
-        let deadline = clock.now + policy.timeout
+        let watch = Stopwatch(clock)
         var interval = policy.initialInterval
         while true {
             guard stillPolling(attempt) else { return clearPolling(attempt: attempt) }
@@ -167,7 +167,7 @@ public final class RedirectPaymentFlow: PaymentFlow {
                 return await settleByPolling(attempt: attempt, failure: CheckoutError(
                     .paymentFailed, "the payment status could not be read", underlying: error))
             }
-            let remaining = deadline - clock.now
+            let remaining = policy.timeout - watch.elapsed
             guard remaining > .zero else {
                 let seconds = Double(policy.timeout.components.seconds)
                     + Double(policy.timeout.components.attoseconds) / 1e18

@@ -22,15 +22,16 @@ public struct RedirectPaymentHandler: PaymentMethodHandler {
     /// How flows poll a pending payment when the host asks them to.
     public let polling: RedirectPollingPolicy
     /// The time source for polling.
-    public let clock: any PollingClock
+    public let clock: any Clock<Duration>
 
     /// Creates the handler for `type`.
     /// - Parameters:
     ///   - display: the default display metadata; nil derives it from the type (`PAYPAL` -> `PayPal`).
     ///   - polling: the polling policy before configuration options apply.
-    ///   - clock: the time source (inject a virtual clock in tests).
+    ///   - clock: the clock polling waits on and measures the timeout by (a test passes one it
+    ///     moves by hand, such as `CheckoutCoreTesting.TestClock`).
     public init(type: PaymentMethodType, display: PaymentMethodDisplay? = nil,
-                polling: RedirectPollingPolicy = .standard, clock: any PollingClock = SystemPollingClock()) {
+                polling: RedirectPollingPolicy = .standard, clock: any Clock<Duration> = ContinuousClock()) {
         self.type = type
         self.display = display ?? Self.defaultDisplay(for: type)
         self.polling = polling
@@ -40,7 +41,7 @@ public struct RedirectPaymentHandler: PaymentMethodHandler {
     /// Registers the shared `redirect` implementation in `registry` with this policy and clock.
     /// - Throws: `.duplicateHandler` when a factory named `redirect` is already registered.
     public static func registerFactory(in registry: PaymentMethodRegistry, polling: RedirectPollingPolicy = .standard,
-                                       clock: any PollingClock = SystemPollingClock()) throws {
+                                       clock: any Clock<Duration> = ContinuousClock()) throws {
         try registry.registerFactory(named: factoryName) { type in
             RedirectPaymentHandler(type: type, polling: polling, clock: clock)
         }

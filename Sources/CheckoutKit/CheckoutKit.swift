@@ -20,15 +20,15 @@ public enum CheckoutKit {
     ///   - binLookup: the co-badge lookup, usually the processor.
     ///   - walletAuthorizer: presents the wallet sheet; the sandbox one approves deterministically.
     ///   - redirectPolling: how long redirect methods poll for a result when the shopper does not return.
-    ///   - now: the clock for card expiry checks.
+    ///   - clock: the wall clock card expiry checks read.
     public static func standardRegistry(
         cardNetworks: CardNetworkTable, binLookup: (any BinLookup)?,
         walletAuthorizer: any WalletAuthorizer = SandboxWalletAuthorizer(),
         redirectPolling: RedirectPollingPolicy = .standard,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: WallClock = .system
     ) throws -> PaymentMethodRegistry {
         let registry = PaymentMethodRegistry()
-        try registry.register(CardPaymentHandler(table: cardNetworks, binLookup: binLookup, now: now))
+        try registry.register(CardPaymentHandler(table: cardNetworks, binLookup: binLookup, clock: clock))
         try RedirectPaymentHandler.registerFactory(in: registry, polling: redirectPolling)
         try registry.register(ApplePayHandler(authorizer: walletAuthorizer))
         try registry.register(GooglePayHandler(authorizer: walletAuthorizer))

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `CardValidator(table:)` reads the system clock directly as whole seconds (the hot path); it must
-/// judge expiries exactly as a validator given the same clock as a closure.
+/// judge expiries exactly as a validator on a `WallClock(now:)` that reads the same time.
 @Suite("Card validator on the system clock")
 struct CardSystemClockTests {
     /// The current month at UTC−12 (the zone expiry checks use) as (year, month).
@@ -25,7 +25,7 @@ struct CardSystemClockTests {
           arguments: [-13, -12, -2, -1, 0, 1, 2, 12, 239, 240, 241])
     func agreesWithClosureClock(offset: Int) throws {
         let direct = CardValidator(table: Fixtures.table)
-        let closure = CardValidator(table: Fixtures.table, now: { Date() })
+        let closure = CardValidator(table: Fixtures.table, clock: WallClock(now: { Date() }))
         // Retry once when the month changed between the reads (a test run at midnight, UTC−12).
         for _ in 0..<2 {
             let month = Self.currentMonth()

@@ -33,7 +33,7 @@ enum Fixtures {
 
     /// A validator with a fixed clock.
     static func validator(at date: Date = date(2026, 11, 15, 12, 0), allowed: [CardNetwork] = []) -> CardValidator {
-        CardValidator(table: table, allowedNetworks: allowed, now: { date })
+        CardValidator(table: table, allowedNetworks: allowed, clock: .fixed(date))
     }
 
     /// `body` followed by its Luhn check digit.
@@ -149,12 +149,12 @@ struct CardCheckout {
             locale: locale)
         let registry = PaymentMethodRegistry()
         let lookup: (any BinLookup)? = binLookup ?? (useSandboxBins ? sandbox : nil)
-        try registry.register(CardPaymentHandler(table: Fixtures.table, binLookup: lookup, now: { now }))
+        try registry.register(CardPaymentHandler(table: Fixtures.table, binLookup: lookup, clock: .fixed(now)))
         let configuration = CheckoutConfiguration(paymentMethods: [
             CheckoutConfiguration.Method(type: .paymentCard, options: options),
         ])
         let session = CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,
-                                      processor: sandbox, vault: vault, now: { now })
+                                      processor: sandbox, vault: vault, clock: .fixed(now))
         await session.start()
         let form = try session.cardForm()
         return CardCheckout(session: session, sandbox: sandbox, form: form)

@@ -256,7 +256,7 @@ struct CardValidatorTests {
     @Test("one validator follows its clock across month and year boundaries, forwards and backwards")
     func movingClock() {
         let clock = Locked(Fixtures.date(2027, 1, 1, 11, 59, 59))
-        let validator = CardValidator(table: Fixtures.table, now: { clock.withLock { $0 } })
+        let validator = CardValidator(table: Fixtures.table, clock: WallClock(now: { clock.withLock { $0 } }))
         func code() -> CardValidationError.Code? {
             validator.validate(number: "4242424242424242", expiry: "12/26").error(for: .expiryDate)
         }

@@ -97,7 +97,7 @@ import Testing
         let catalog = try StringCatalog(tables: tables)
         let session = CheckoutSession(clientToken: Self.token(locale: "nl").encoded(), configuration: Fixtures.configuration(),
                                       registry: Fixtures.registry(), processor: SandboxProcessor(), vault: BrokenVault(),
-                                      now: { Fixtures.now }, strings: catalog)
+                                      clock: .fixed(Fixtures.now), strings: catalog)
         await session.start()
         #expect(session.selection?.state.error == "Kluis dicht")
         #expect(session.catalog == catalog)

@@ -9,7 +9,7 @@ struct RedirectPaymentFlowTests {
 
     /// A ready session offering PayPal through the shared `redirect` implementation.
     static func harness(amount: Int = 1000, policy: RedirectPollingPolicy = .standard,
-                        clock: any PollingClock = VirtualClock(),
+                        clock: any Clock<Duration> = VirtualClock(),
                         options: [String: JSONValue] = [:]) async throws -> Harness {
         let registry = PaymentMethodRegistry()
         try RedirectPaymentHandler.registerFactory(in: registry, polling: policy, clock: clock)

@@ -172,8 +172,8 @@ extension Reliability {
             var failures = FuzzFailures(target: "CardValidator / CardExpiry", seed: seed)
             let table = try CardNetworkTable(data: try Reliability.config("card-networks.json"))
             let now = Self.now
-            let open = CardValidator(table: table, now: { now })
-            let restricted = CardValidator(table: table, allowedNetworks: [.visa, .mastercard], now: { now })
+            let open = CardValidator(table: table, clock: .fixed(now))
+            let restricted = CardValidator(table: table, allowedNetworks: [.visa, .mastercard], clock: .fixed(now))
             let expiries = ["12/30", "1/31", "12/2030", "1230", "122030", " 12 / 30 ", "00/30", "13/30", "", "1/1/30"]
             for index in 0..<Self.cases {
                 failures.ranCase()

@@ -49,7 +49,7 @@ public final class CheckoutSession: Sendable {
     public let registry: PaymentMethodRegistry
     private let processor: any PaymentProcessor
     private let vault: (any VaultProvider)?
-    private let now: @Sendable () -> Date
+    private let clock: WallClock
     /// Where the texts this session publishes come from (`strings(from:)` picks this session's locale).
     public let catalog: StringCatalog
     private let phaseState = StateBroadcaster(Phase.initializing)
@@ -76,14 +76,14 @@ public final class CheckoutSession: Sendable {
     ///   - registry: the handlers this host has loaded.
     ///   - processor: the payments backend (`SandboxProcessor` in development).
     ///   - vault: where saved methods live; nil disables the vault.
-    ///   - now: the clock, injectable for tests (token expiry).
+    ///   - clock: the wall clock token expiry is judged by (a test passes a fixed one).
     ///   - strings: the texts the session and its flows publish (vault errors, CVV errors, surcharges),
     ///     in the session's locale (token, then configuration, then en); the shipped ones by default.
     ///   - idempotencyKey: called exactly once per payment attempt; return nil to opt out. Ignored
     ///     while `onBeforePaymentCreate` is set.
     public init(clientToken: String, configuration: CheckoutConfiguration, registry: PaymentMethodRegistry,
                 processor: any PaymentProcessor, vault: (any VaultProvider)? = nil,
-                now: @escaping @Sendable () -> Date = { Date() },
+                clock: WallClock = .system,
                 idempotencyKey: @escaping @Sendable () -> String? = { nil },
                 strings: StringCatalog = .embedded) {
         self.clientToken = clientToken
@@ -91,7 +91,7 @@ public final class CheckoutSession: Sendable {
         self.registry = registry
         self.processor = processor
         self.vault = vault
-        self.now = now
+        self.clock = clock
         catalog = strings
         hookStorage = Locked(HookStorage(idempotencyKey: idempotencyKey, beforePaymentCreate: nil))
     }
@@ -171,7 +171,7 @@ public final class CheckoutSession: Sendable {
         }
         guard let generation else { return }
         do {
-            let token = try ClientToken.decode(clientToken, now: now())
+            let token = try ClientToken.decode(clientToken, now: clock.now)
             let clientSession = try await processor.clientSession(for: token)
             let strings = catalog.strings(for: CheckoutLocale.choose(token: token, configuration: configuration))
             let resolution = registry.resolveMethods(for: clientSession, configuration: configuration, strings: strings)

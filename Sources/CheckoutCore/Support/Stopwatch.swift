@@ -9,9 +9,11 @@ public struct Stopwatch: Sendable {
     private let read: @Sendable () -> Duration
 
     /// Starts now on `clock`.
-    public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    public init(_ clock: any Clock<Duration>) { read = Self.elapsed(on: clock) }
+
+    private static func elapsed<C: Clock<Duration>>(on clock: C) -> @Sendable () -> Duration {
         let start = clock.now
-        read = { start.duration(to: clock.now) }
+        return { start.duration(to: clock.now) }
     }
 
     /// The time since the start, on the clock it was started on.

@@ -50,7 +50,7 @@ enum Fixtures {
         idempotencyKey: @escaping @Sendable () -> String? = { nil }
     ) -> CheckoutSession {
         CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,
-                        processor: processor, vault: vault, now: { Fixtures.now }, idempotencyKey: idempotencyKey)
+                        processor: processor, vault: vault, clock: .fixed(Fixtures.now), idempotencyKey: idempotencyKey)
     }
 
     static func savedCard(_ id: String, network: CardNetwork? = .visa, last4: String = "4242",
