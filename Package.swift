@@ -105,7 +105,7 @@ let package = Package(
 
         .target(name: "RedirectPaymentMethod", dependencies: ["CheckoutCore"],
                 path: "Plugins/RedirectPaymentMethod", swiftSettings: swift6),
-        .target(name: "WalletPaymentMethods", dependencies: ["CheckoutCore"],
+        .target(name: "WalletPaymentMethods", dependencies: ["CheckoutCore", "CheckoutLocking"],
                 path: "Plugins/WalletPaymentMethods", swiftSettings: swift6),
         .target(name: "VaultedPaymentMethod", dependencies: ["CheckoutCore"],
                 path: "Plugins/VaultedPaymentMethod", swiftSettings: swift6),

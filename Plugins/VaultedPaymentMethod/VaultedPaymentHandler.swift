@@ -18,7 +18,7 @@ public struct VaultedPaymentHandler: PaymentMethodHandler {
 
     /// A new flow paying with the saved instrument in `context.input`.
     public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        VaultedPaymentFlow(context: context)
+        VaultedPaymentFlow(context: context, steps: VaultedPaymentSteps(context: context))
     }
 
     /// Whether paying with `method` in `session` needs the card's CVV again: the session

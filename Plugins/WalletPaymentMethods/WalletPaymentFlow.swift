@@ -1,88 +1,102 @@
 import CheckoutCore
+import CheckoutLocking
 
-/// One payment with a wallet (Apple Pay or Google Pay).
+/// One payment with a wallet (Apple Pay or Google Pay): the core's `PaymentStepFlow` running
+/// `WalletPaymentSteps`.
 ///
 /// States: `idle -> processing -> succeeded | failed`; `processing -> cancelled` when the
 /// shopper closes the wallet sheet (the authorizer throws `.cancelled`; no outcome is delivered);
 /// `processing -> awaitingChallenge(id)` when the issuer asks for 3-D Secure. `submit()` after
 /// `failed` or `cancelled` starts a new attempt with a freshly built request.
-public final class WalletPaymentFlow: PaymentFlow {
+public typealias WalletPaymentFlow = PaymentStepFlow<WalletPaymentSteps>
+
+extension PaymentStepFlow where Steps == WalletPaymentSteps {
+    /// A wallet flow that builds its request with `buildRequest` and has `authorizer` authorise it.
+    convenience init(context: PaymentFlowContext, authorizer: any WalletAuthorizer,
+                     buildRequest: @escaping WalletPaymentSteps.RequestBuilder) {
+        self.init(context: context, steps: WalletPaymentSteps(context: context, authorizer: authorizer,
+                                                              buildRequest: buildRequest))
+    }
+
+    /// The request handed to the wallet in the current or last attempt.
+    public var paymentRequest: WalletPaymentRequest? { steps.lastRequest.withLock { $0.request } }
+}
+
+/// The steps of a wallet payment: build the request, have the wallet authorise it (a closed
+/// sheet cancels the attempt), tokenize the wallet token; a challenge is resumed with its result,
+/// a redirect is refused.
+public final class WalletPaymentSteps: PaymentSteps {
     typealias RequestBuilder = @Sendable (PaymentFlowContext) throws -> WalletPaymentRequest
 
-    /// `APPLE_PAY` or `GOOGLE_PAY`.
-    public let paymentMethodType: PaymentMethodType
+    /// The request of the latest attempt that built one, by attempt number, so that a stale
+    /// attempt never replaces a newer one's.
+    struct AttemptRequest: Sendable {
+        var attempt = 0
+        var request: WalletPaymentRequest?
+    }
+
     private let context: PaymentFlowContext
     private let authorizer: any WalletAuthorizer
     private let buildRequest: RequestBuilder
-    /// Its extra data is the request of the current or last attempt.
-    private let machine = PaymentFlowMachine<WalletPaymentRequest?>(extra: nil)
+    let lastRequest = Locked(AttemptRequest())
 
     init(context: PaymentFlowContext, authorizer: any WalletAuthorizer, buildRequest: @escaping RequestBuilder) {
         self.context = context
-        paymentMethodType = context.method.type
         self.authorizer = authorizer
         self.buildRequest = buildRequest
     }
 
-    /// The request handed to the wallet in the current or last attempt.
-    public var paymentRequest: WalletPaymentRequest? { machine.withCurrent { $0.extra } }
-
-    // MARK: PaymentFlow
-
-    /// The current state.
-    public var flowState: PaymentFlowState { machine.state }
-
-    /// The current state, then every change.
-    public func flowStates() -> AsyncStream<PaymentFlowState> { machine.states() }
-
-    /// Builds the request, has the wallet authorise it and pays with the wallet token. Ignored,
-    /// returning the current state, while an attempt is in progress or after success.
-    @discardableResult
-    public func submit() async -> PaymentFlowState {
-        guard let attempt = machine.beginAttempt(resetting: { $0 = nil }) else { return flowState }
+    /// Builds the request, has the wallet authorise it and tokenizes the wallet token.
+    public func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
+        record(nil, for: attempt)
         let request: WalletPaymentRequest
         do {
             request = try buildRequest(context)
+        } catch let error as CheckoutError {
+            throw error
         } catch {
-            let failure = error as? CheckoutError
-                ?? CheckoutError(.invalidConfiguration, "the wallet request could not be built", underlying: error)
-            return machine.apply(context.pipeline.fail(failure), attempt: attempt, token: nil)
+            throw CheckoutError(.invalidConfiguration, "the wallet request could not be built", underlying: error)
         }
-        machine.withCurrent { current in if current.attempt == attempt { current.extra = request } }
+        record(request, for: attempt)
         let authorization: WalletAuthorization
         do {
             authorization = try await authorizer.authorize(request)
         } catch {
-            if error is CancellationError || (error as? CheckoutError)?.code == .cancelled {
-                return machine.cancel(attempt)
-            }
-            let failure = error as? CheckoutError
+            if error is CancellationError || (error as? CheckoutError)?.code == .cancelled { return .cancelled }
+            throw error as? CheckoutError
                 ?? CheckoutError(.paymentFailed, "the wallet did not authorise the payment", underlying: error)
-            return machine.fail(failure, attempt: attempt, through: context.pipeline)
         }
-        guard machine.isCurrent(attempt) else { return flowState }
-        return await machine.pay(attempt, surcharge: context.advertised.options.surcharge ?? 0, through: context.pipeline,
-                                 tokenizeFailure: "the wallet token could not be tokenized",
-                                 unsupported: { action in
-                                     guard case .redirect = action else { return nil }
-                                     return "a wallet payment cannot follow a redirect"
-                                 }) {
-            try await context.processor.tokenize(.wallet(paymentMethodType, walletToken: authorization.token),
-                                                 session: context.session)
+        // A stale attempt's wallet token is not tokenized (the flow would ignore it anyway).
+        guard attempt.isCurrent else { return .cancelled }
+        do {
+            let token = try await context.processor.tokenize(.wallet(context.method.type, walletToken: authorization.token),
+                                                             session: context.session)
+            return .token(token, surcharge: context.advertised.options.surcharge ?? 0)
+        } catch let error as CheckoutError {
+            throw error
+        } catch {
+            throw CheckoutError(.paymentFailed, "the wallet token could not be tokenized", underlying: error)
         }
     }
 
-    /// Finishes a 3-D Secure challenge with its result.
-    /// - Throws: `CheckoutError` `.invalidReturn` when no challenge is pending or the input is a
-    ///   return URL; nothing changes then.
-    @discardableResult
-    public func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
-        try await machine.resumeChallenge(with: input, through: context.pipeline,
-                                          wrongInput: "a wallet payment resumes with a challenge result")
+    /// Refuses a redirect; waits for a challenge.
+    public func unsupportedAction(_ action: RequiredAction) -> String? {
+        guard case .redirect = action else { return nil }
+        return "a wallet payment cannot follow a redirect"
     }
 
-    /// Cancels the flow (no outcome is delivered). No-op after success.
-    public func cancel() async {
-        machine.cancel()
+    /// Takes a challenge's result.
+    public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
+        guard case .challengeResult(let result) = input else {
+            throw CheckoutError(.invalidReturn, "a wallet payment resumes with a challenge result")
+        }
+        return result
+    }
+
+    private func record(_ request: WalletPaymentRequest?, for attempt: PaymentStepAttempt) {
+        lastRequest.withLock { last in
+            guard attempt.number >= last.attempt, attempt.isCurrent else { return }
+            last = AttemptRequest(attempt: attempt.number, request: request)
+        }
     }
 }

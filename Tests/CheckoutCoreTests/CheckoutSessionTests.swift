@@ -169,7 +169,7 @@ import Testing
         let session = Fixtures.session(idempotencyKey: { "key-1" })
         await session.start()
         let flow = try #require(try session.flow(for: .payPal) as? TestFlow)
-        flow.reportTwice.withLock { $0 = true }
+        flow.steps.reportTwice.withLock { $0 = true }
         let state = await flow.submit()
         guard case .succeeded(let result) = state else {
             Issue.record("expected success, got \(state)")
@@ -238,7 +238,10 @@ import Testing
         let calls = Counter()
         let seen = Recorder<PaymentCreationData>()
         let processor = ControllableProcessor()
-        let session = Fixtures.session(processor: processor, idempotencyKey: { "provider-\(calls.increment())" })
+        // Every attempt is declined, so each submit() starts a new attempt (after a success the
+        // flow refuses another).
+        let session = Fixtures.session(registry: Fixtures.registry { "4000000000000002" }, processor: processor,
+                                       idempotencyKey: { "provider-\(calls.increment())" })
         await session.start()
         let flow = try session.flow(for: .payPal)
         _ = await flow.submit()

@@ -342,8 +342,8 @@ struct SeedFidelityTests {
             Issue.record("expected a challenge")
             return
         }
-        let token = try #require(flow.lastToken.withLock { $0 })
-        let pipeline = flow.context.pipeline
+        let token = try #require(flow.steps.lastToken.withLock { $0 })
+        let pipeline = flow.steps.context.pipeline
         let paymentId = "pay_2"  // the sandbox numbers tokens and payments from one counter: tok_1, then pay_2
         #expect(try await processor.backing.paymentStatus(paymentId: paymentId).status == .pending)
         #expect(try await pipeline.pollStatus(paymentId: paymentId, token: token) == nil, "still pending")

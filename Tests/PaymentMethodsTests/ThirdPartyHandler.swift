@@ -4,68 +4,43 @@ import CheckoutLocking
 /// A payment method that exists only in this test target: a retailer's private-label store card.
 ///
 /// It is written exactly as a third party would write one, against CheckoutCore's public API
-/// only (no plugin module, no core change): it tokenizes the card through the processor and pays
-/// through the pipeline it is handed.
+/// only (no plugin module, no core change): it supplies one step, tokenizing the card through the
+/// processor, and the core's `PaymentStepFlow` does the rest.
 struct StoreCardHandler: PaymentMethodHandler {
     static let storeCard: PaymentMethodType = "STORE_CARD"
     let type: PaymentMethodType = "STORE_CARD"
     let display = PaymentMethodDisplay(name: "Store card", buttonText: "Pay with your store card")
 
-    func makeFlow(context: PaymentFlowContext) -> any PaymentFlow { StoreCardFlow(context: context) }
+    func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+        StoreCardFlow(context: context, steps: StoreCardSteps(context: context))
+    }
 }
 
-/// The store card's flow: `enter(_:)` the card, then `submit()`.
-final class StoreCardFlow: PaymentFlow {
-    let paymentMethodType: PaymentMethodType
-    private let context: PaymentFlowContext
-    private let card = Locked<CardDetails?>(nil)
-    private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
+/// The store card's flow: `enter(_:)` the card, then `submit()`. The core's step flow runs it, so
+/// the attempt and outcome rules are the core's, not this test's.
+typealias StoreCardFlow = PaymentStepFlow<StoreCardSteps>
 
-    init(context: PaymentFlowContext) {
-        self.context = context
-        paymentMethodType = context.method.type
-    }
-
-    var flowState: PaymentFlowState { broadcaster.value }
-    func flowStates() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
-
+extension PaymentStepFlow where Steps == StoreCardSteps {
     /// Sets the card for the next attempt.
-    func enter(_ details: CardDetails) { card.withLock { $0 = details } }
+    func enter(_ details: CardDetails) { steps.card.withLock { $0 = details } }
+}
 
-    @discardableResult
-    func submit() async -> PaymentFlowState {
+/// The store card's one step: tokenize the entered card (each card pays one attempt).
+final class StoreCardSteps: PaymentSteps {
+    let context: PaymentFlowContext
+    let card = Locked<CardDetails?>(nil)
+
+    init(context: PaymentFlowContext) { self.context = context }
+
+    func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
         guard let details = card.withLock({ card -> CardDetails? in
             defer { card = nil }
             return card
         }) else {
-            broadcaster.send(.failed(CheckoutError(.invalidPaymentData, "enter the store card first")))
-            return flowState
+            return .invalidInput(CheckoutError(.invalidPaymentData, "enter the store card first"))
         }
-        broadcaster.send(.processing)
-        let step: PaymentPipeline.Step
-        do {
-            var token = try await context.processor.tokenize(.card(details), session: context.session)
-            token.paymentMethodType = paymentMethodType
-            step = await context.pipeline.createPayment(token: token)
-        } catch {
-            step = context.pipeline.fail(error as? CheckoutError ?? CheckoutError(.paymentFailed, "tokenization failed"))
-        }
-        switch step {
-        case .succeeded(let result): broadcaster.send(.succeeded(result))
-        case .failed(let error): broadcaster.send(.failed(error))
-        case .actionRequired(_, .challenge(let id)): broadcaster.send(.awaitingChallenge(challengeId: id))
-        case .actionRequired(_, .redirect(let url, _)): broadcaster.send(.awaitingRedirect(url))
-        }
-        return flowState
-    }
-
-    func cancel() async {
-        if case .succeeded = flowState { return }
-        broadcaster.send(.cancelled)
-    }
-
-    @discardableResult
-    func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
-        throw CheckoutError(.invalidReturn, "the store card has nothing to resume")
+        var token = try await context.processor.tokenize(.card(details), session: context.session)
+        token.paymentMethodType = context.method.type
+        return .token(token, surcharge: 0)
     }
 }

@@ -12,15 +12,19 @@ import Foundation
 /// struct GiftCardHandler: PaymentMethodHandler {
 ///     let type: PaymentMethodType = "GIFT_CARD"
 ///     let display = PaymentMethodDisplay(name: "Gift card", buttonText: "Pay with gift card")
-///     func makeFlow(context: PaymentFlowContext) -> any PaymentFlow { GiftCardFlow(context: context) }
+///     func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+///         PaymentStepFlow(context: context, steps: GiftCardSteps(context: context))
+///     }
 /// }
 /// try registry.register(GiftCardHandler())
 /// ```
 ///
-/// Most flows only tokenize and call the pipeline; `PaymentFlowMachine` does the rest: it owns
-/// the `PaymentFlowState` and its broadcast, numbers attempts (results of a cancelled or superseded
-/// attempt are ignored), refuses `submit()` while an attempt runs or after success, keeps the
-/// payment awaiting a redirect or challenge and lets one `resume` claim it, and implements `cancel()`.
+/// A method supplies only its `PaymentSteps` (tokenize, and where it differs from the default,
+/// create and resume); the core's `PaymentStepFlow` owns the `PaymentFlowState` and its
+/// broadcast, numbers attempts (results of a cancelled or superseded attempt are ignored),
+/// refuses `submit()` while an attempt runs or after success, keeps the payment awaiting a
+/// redirect or challenge and lets one `resume` claim it, and implements `cancel()`. The redirect
+/// flow, which also polls, is a class of its own on `PaymentFlowMachine`, which holds the same rules.
 public protocol PaymentMethodHandler: Sendable {
     /// The payment-method type this handler serves.
     var type: PaymentMethodType { get }

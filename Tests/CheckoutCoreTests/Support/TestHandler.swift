@@ -20,16 +20,18 @@ struct TestHandler: PaymentMethodHandler {
     func availability(in context: PaymentMethodContext) -> PaymentMethodAvailability { availabilityResult }
 
     func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        TestFlow(context: context, cardNumber: cardNumber)
+        TestFlow(context: context, steps: TestSteps(context: context, cardNumber: cardNumber))
     }
 }
 
-/// The flow of `TestHandler`. `reportTwice` makes it push the same success through the pipeline
+/// The flow of `TestHandler`: the core's step flow running `TestSteps`.
+typealias TestFlow = PaymentStepFlow<TestSteps>
+
+/// The steps of `TestHandler`. `reportTwice` makes it push the same success through the pipeline
 /// twice, the way a misbehaving processor integration might.
-final class TestFlow: PaymentFlow {
+final class TestSteps: PaymentSteps {
     let context: PaymentFlowContext
     let cardNumber: @Sendable () -> String
-    private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
     let reportTwice = Locked(false)
     /// The last payment token this flow paid with (for tests that continue a payment by hand).
     let lastToken = Locked<PaymentMethodToken?>(nil)
@@ -39,56 +41,27 @@ final class TestFlow: PaymentFlow {
         self.cardNumber = cardNumber
     }
 
-    var paymentMethodType: PaymentMethodType { context.method.type }
-    var flowState: PaymentFlowState { broadcaster.value }
-    func flowStates() -> AsyncStream<PaymentFlowState> { broadcaster.stream() }
-
-    func submit() async -> PaymentFlowState {
-        broadcaster.send(.processing)
-        let request: TokenizationRequest
+    func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
         if case .vaulted(let method, let cvv) = context.input {
-            do {
-                let token = try await context.processor.exchangeVaulted(
-                    VaultedExchangeRequest(vaultedToken: method.id, cvv: cvv), session: context.session)
-                return await pay(token)
-            } catch {
-                return finish(context.pipeline.fail(error as? CheckoutError ?? CheckoutError(.paymentFailed, "x")))
-            }
+            return .token(try await context.processor.exchangeVaulted(
+                VaultedExchangeRequest(vaultedToken: method.id, cvv: cvv), session: context.session), surcharge: 0)
         }
-        request = .card(CardDetails(number: cardNumber(), cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa))
-        do {
-            let token = try await context.processor.tokenize(request, session: context.session)
-            return await pay(token)
-        } catch {
-            return finish(context.pipeline.fail(error as? CheckoutError ?? CheckoutError(.paymentFailed, "x")))
-        }
+        let request = TokenizationRequest.card(
+            CardDetails(number: cardNumber(), cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa))
+        return .token(try await context.processor.tokenize(request, session: context.session), surcharge: 0)
     }
 
-    private func pay(_ token: PaymentMethodToken) async -> PaymentFlowState {
+    func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
         lastToken.withLock { $0 = token }
-        let step = await context.pipeline.createPayment(token: token, vaultOnSuccess: true)
+        let step = await pipeline.createPayment(token: token, surcharge: surcharge, vaultOnSuccess: true)
         if reportTwice.withLock({ $0 }), case .succeeded = step {
             // Same payment again: the sandbox answers from its idempotency record or fails; either
             // way the session must not deliver a second success.
-            _ = await context.pipeline.createPayment(token: token)
+            _ = await pipeline.createPayment(token: token)
         }
-        return finish(step)
+        return step
     }
 
-    private func finish(_ step: PaymentPipeline.Step) -> PaymentFlowState {
-        let state: PaymentFlowState = switch step {
-        case .succeeded(let result): .succeeded(result)
-        case .failed(let error): .failed(error)
-        case .actionRequired(_, .challenge(let id)): .awaitingChallenge(challengeId: id)
-        case .actionRequired(_, .redirect(let url, _)): .awaitingRedirect(url)
-        }
-        broadcaster.send(state)
-        return state
-    }
-
-    func cancel() async { broadcaster.send(.cancelled) }
-
-    func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
-        throw CheckoutError(.invalidState, "nothing to resume")
-    }
+    /// Accepts redirects and challenges alike (the tests complete them by hand).
+    func unsupportedAction(_ action: RequiredAction) -> String? { nil }
 }

@@ -1,0 +1,104 @@
+import Foundation
+
+/// The method-specific part of a payment: what a plugin supplies so that the core's
+/// `PaymentStepFlow` can run the flow.
+///
+/// A plugin writes only its steps (how an attempt gets a token, how the payment is created, how
+/// a redirect or challenge is resumed); the flow around them (state, attempts, stale results,
+/// one resume per pending action, cancellation, outcomes) belongs to the core, so a plugin cannot
+/// break those rules. Every requirement but `tokenize` has a default.
+///
+/// ```swift
+/// struct GiftCardSteps: PaymentSteps {
+///     let context: PaymentFlowContext
+///     func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
+///         .token(try await context.processor.tokenize(request, session: context.session), surcharge: 0)
+///     }
+/// }
+/// // in the handler:
+/// func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+///     PaymentStepFlow(context: context, steps: GiftCardSteps(context: context))
+/// }
+/// ```
+public protocol PaymentSteps: Sendable {
+    /// Gets what one attempt pays with: validates the method's input, asks the shopper or a wallet
+    /// if needed, and tokenizes.
+    ///
+    /// A thrown `CheckoutError` fails the attempt and is reported as the session's outcome (any
+    /// other error becomes `.paymentFailed`). Return `.invalidInput` for input the shopper must
+    /// correct (the attempt fails with no outcome) and `.cancelled` when the shopper dismissed it.
+    func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization
+
+    /// Creates the payment with the attempt's token. The default creates it through the pipeline
+    /// with the surcharge `tokenize` returned.
+    func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step
+
+    /// The failure message for an action this method cannot complete (the attempt then fails with
+    /// `.paymentFailed`), or nil to wait for `resume(with:)`. The default accepts challenges and
+    /// refuses redirects, matching the default `resumeToken(from:for:)`.
+    func unsupportedAction(_ action: RequiredAction) -> String?
+
+    /// The processor's resume token in what the shopper brought back for `pending`.
+    /// The default takes a challenge's result.
+    /// - Throws: `CheckoutError` `.invalidReturn` for input that does not belong to `pending`;
+    ///   nothing changes then, and the payment still waits.
+    func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String
+
+    /// Completes `pending` with `resumeToken`. The default resumes it through the pipeline.
+    func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
+                through pipeline: PaymentPipeline) async -> PaymentPipeline.Step
+}
+
+extension PaymentSteps {
+    /// Creates the payment through `pipeline` with `surcharge`.
+    public func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
+        await pipeline.createPayment(token: token, surcharge: surcharge)
+    }
+
+    /// Accepts challenges; refuses redirects.
+    public func unsupportedAction(_ action: RequiredAction) -> String? {
+        guard case .redirect = action else { return nil }
+        return "this payment method cannot follow a redirect"
+    }
+
+    /// Takes a challenge's result; refuses a return URL.
+    public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
+        guard case .challengeResult(let result) = input else {
+            throw CheckoutError(.invalidReturn, "this payment method resumes with a challenge result")
+        }
+        return result
+    }
+
+    /// Resumes `pending` through `pipeline`.
+    public func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
+                       through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
+        await pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token)
+    }
+}
+
+/// What `PaymentSteps.tokenize` returns.
+public enum PaymentTokenization: Sendable, Equatable {
+    /// Pay with `token`, adding `surcharge` (minor units) to the amount.
+    case token(PaymentMethodToken, surcharge: Int)
+    /// The shopper's input is invalid: the attempt fails with `error` and no outcome is reported.
+    case invalidInput(CheckoutError)
+    /// The shopper dismissed the attempt (e.g. closed a wallet sheet): the flow is cancelled.
+    case cancelled
+}
+
+/// The attempt a `PaymentSteps.tokenize` call works for.
+public struct PaymentStepAttempt: Sendable {
+    /// The attempt's number (1 for the first).
+    public let number: Int
+    private let current: @Sendable () -> Bool
+
+    init(number: Int, current: @escaping @Sendable () -> Bool) {
+        self.number = number
+        self.current = current
+    }
+
+    /// Whether the attempt is still the flow's current one (false once cancelled or superseded):
+    /// a step that records something per attempt checks it first. Whatever the step returns for a
+    /// stale attempt is ignored.
+    public var isCurrent: Bool { current() }
+}
