@@ -220,7 +220,7 @@ let package = Package(
                     path: "Tests/CheckoutVaultAPITests", swiftSettings: swift6),
         .testTarget(name: "CheckoutCryptoTests", dependencies: ["CheckoutCrypto"],
                     path: "Tests/CheckoutCryptoTests", swiftSettings: swift6),
-        .testTarget(name: "CardPaymentMethodTests", dependencies: ["CheckoutTestSupport", "CardPaymentMethod", "CheckoutCore", "CheckoutLocking"],
+        .testTarget(name: "CardPaymentMethodTests", dependencies: ["CheckoutTestSupport", "CardPaymentMethod", "CheckoutCore", "CheckoutCoreTesting", "CheckoutLocking"],
                     path: "Tests/CardPaymentMethodTests", swiftSettings: swift6),
     ]
 )

@@ -11,7 +11,10 @@ import Foundation
 /// description or a mirror, and they are wiped after success or cancellation.
 ///
 /// Every method is safe to call from any task; state changes are serialised by a `Locked` and
-/// published in the order they were made.
+/// published in the order they were made. The attempt rules are the core's
+/// `PaymentFlowStateMachine`, held under the same lock so that form and flow state change together;
+/// the form adds two of its own: a submit with invalid fields fails at once (no `processing`, no
+/// outcome), and a cancelled form, which has forgotten its card, takes no new attempt.
 ///
 /// BIN lookup: once the number has 8 digits, the first 8 are looked up (once per distinct BIN:
 /// answers are cached, and typing beyond 8 digits does not query again). When the first 8 digits
@@ -21,11 +24,8 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
     /// Always `PAYMENT_CARD`.
     public let paymentMethodType: PaymentMethodType = .paymentCard
 
-    private struct Pending: Sendable {
-        var paymentId: String
-        var token: PaymentMethodToken
-        var returnURL: URL?
-    }
+    private typealias Attempt = PaymentFlowStateMachine.Attempt
+    private typealias PendingAction = PaymentFlowStateMachine.PendingAction
 
     private struct Storage: Sendable {
         var number = ""
@@ -42,10 +42,14 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
         /// by generation.
         var lookupTasks: [Int: Task<Void, Never>] = [:]
         var lookupGeneration = 0
-        var attempt = 0
-        var flow = PaymentFlowState.idle
-        var pending: Pending?
+        /// The attempt and state rules every flow shares, kept under the form's lock so that the
+        /// form and the flow state are published together.
+        var machine = PaymentFlowStateMachine()
         var wiped = false
+
+        var flow: PaymentFlowState { machine.state }
+        /// A claimed pending payment is being resumed: the form shows it as loading.
+        var isLoading: Bool { flow == .processing || machine.pending?.claim != nil }
     }
 
     private let context: PaymentFlowContext
@@ -176,16 +180,17 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
     /// without contacting the processor; all field errors are then shown.
     @discardableResult
     public func submit() async -> PaymentFlowState {
-        enum Start { case done(PaymentFlowState), go(CardDetails, surcharge: Int, attempt: Int) }
+        enum Start { case done(PaymentFlowState), go(CardDetails, surcharge: Int, attempt: Attempt) }
         let start: Start = storage.withLock { storage in
-            switch storage.flow {
-            case .processing, .awaitingRedirect, .awaitingChallenge, .succeeded, .cancelled:
-                return .done(storage.flow)
-            case .idle, .failed:
-                break
-            }
+            // A cancelled form has forgotten its card: it takes no new attempt.
+            guard storage.flow != .cancelled else { return .done(storage.flow) }
+            var started: Attempt?
+            for case .startAttempt(let attempt) in storage.machine.handle(.beginAttempt).actions { started = attempt }
+            guard let attempt = started else { return .done(storage.flow) }
+            // An input error ends the attempt at once, in the same snapshot: observers see
+            // `failed` without a `processing` before it, and no outcome is reported.
             if let configurationError {
-                storage.flow = .failed(configurationError)
+                _ = storage.machine.handle(.step(.failed(configurationError), attempt: attempt, token: nil))
                 publish(storage)
                 return .done(storage.flow)
             }
@@ -193,16 +198,15 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
             let state = render(storage)
             guard state.isValid, let details = cardDetails(storage, network: state.selectedNetwork ?? state.binData?.preferred) else {
                 let fields = state.fieldErrors.map(\.description).joined(separator: ", ")
-                storage.flow = .failed(CheckoutError(.invalidPaymentData, "the card form has invalid fields: \(fields)"))
+                let invalid = CheckoutError(.invalidPaymentData, "the card form has invalid fields: \(fields)")
+                _ = storage.machine.handle(.step(.failed(invalid), attempt: attempt, token: nil))
                 publish(storage)
                 return .done(storage.flow)
             }
-            storage.attempt += 1
-            storage.flow = .processing
             publish(storage)
-            return .go(details, surcharge: state.surchargeAmountRaw ?? 0, attempt: storage.attempt)
+            return .go(details, surcharge: state.surchargeAmountRaw ?? 0, attempt: attempt)
         }
-        let details: CardDetails, surcharge: Int, attempt: Int
+        let details: CardDetails, surcharge: Int, attempt: Attempt
         switch start {
         case .done(let reached): return reached
         case .go(let card, let amount, let number): (details, surcharge, attempt) = (card, amount, number)
@@ -228,15 +232,15 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
     @discardableResult
     public func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
         let (pending, resumeToken, attempt) = try storage.withLock {
-            storage throws(CheckoutError) -> (Pending, String, Int) in
-            guard let pending = storage.pending else {
+            storage throws(CheckoutError) -> (PendingAction, String, Attempt) in
+            guard let pending = storage.machine.pending, pending.claim == nil else {
                 throw CheckoutError(.invalidReturn, "no challenge or redirect is pending")
             }
             let resumeToken: String
-            switch (storage.flow, input) {
-            case (.awaitingChallenge, .challengeResult(let result)):
+            switch (pending.action, input) {
+            case (.challenge, .challengeResult(let result)):
                 resumeToken = result
-            case (.awaitingRedirect, .returnURL(let url)):
+            case (.redirect, .returnURL(let url)):
                 let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
                 guard items.first(where: { $0.name == "paymentId" })?.value == pending.paymentId,
                       let token = items.first(where: { $0.name == "resumeToken" })?.value else {
@@ -246,11 +250,12 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
             default:
                 throw CheckoutError(.invalidReturn, "the return does not match the pending action")
             }
-            storage.pending = nil
-            storage.attempt += 1
-            storage.flow = .processing
+            let claimed = storage.machine.handle(.claimPending(.resume))
+            guard case .completePending(let pending, let attempt)? = claimed.actions.first else {
+                throw CheckoutError(.invalidReturn, "no challenge or redirect is pending")
+            }
             publish(storage)
-            return (pending, resumeToken, storage.attempt)
+            return (pending, resumeToken, attempt)
         }
         let step = await context.pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken,
                                                  token: pending.token, vaultOnSuccess: vaultOnSuccess)
@@ -261,14 +266,8 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
     /// still in flight. Idempotent; no effect after success.
     public func cancel() async {
         let tasks: [Task<Void, Never>] = storage.withLock { storage in
-            switch storage.flow {
-            case .succeeded, .cancelled: return []
-            default: break
-            }
-            storage.attempt += 1
+            guard storage.machine.handle(.cancel).actions.contains(.releaseAttempt) else { return [] }
             storage.lookupGeneration += 1
-            storage.flow = .cancelled
-            storage.pending = nil
             let tasks = Array(storage.lookupTasks.values)
             Self.wipe(&storage)
             publish(storage)
@@ -295,34 +294,18 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
         }
     }
 
-    private func isCurrent(_ attempt: Int) -> Bool {
-        storage.withLock { $0.attempt == attempt && $0.flow == .processing }
+    private func isCurrent(_ attempt: Attempt) -> Bool {
+        storage.withLock { $0.machine.attempt == attempt && $0.flow == .processing }
     }
 
-    /// Applies a pipeline step if the attempt is still current.
-    private func apply(_ step: PaymentPipeline.Step, attempt: Int, token: PaymentMethodToken?) -> PaymentFlowState {
+    /// Applies a pipeline step if the attempt is still current (the shared rules decide).
+    private func apply(_ step: PaymentPipeline.Step, attempt: Attempt, token: PaymentMethodToken?) -> PaymentFlowState {
         storage.withLock { storage in
-            guard storage.attempt == attempt, storage.flow == .processing else { return storage.flow }
-            switch step {
-            case .succeeded(let result):
-                storage.flow = .succeeded(result)
-                Self.wipe(&storage)
-            case .failed(let error):
-                storage.flow = .failed(error)
-            case .actionRequired(let paymentId, let action):
-                guard let token else {
-                    storage.flow = .failed(CheckoutError(.paymentFailed, "the payment needs an action but has no token"))
-                    break
-                }
-                switch action {
-                case .challenge(let challengeId):
-                    storage.pending = Pending(paymentId: paymentId, token: token, returnURL: nil)
-                    storage.flow = .awaitingChallenge(challengeId: challengeId)
-                case .redirect(let url, let returnURL):
-                    storage.pending = Pending(paymentId: paymentId, token: token, returnURL: returnURL)
-                    storage.flow = .awaitingRedirect(url)
-                }
+            let transition = storage.machine.handle(.step(step, attempt: attempt, token: token))
+            guard transition.actions.contains(where: { if case .publish = $0 { true } else { false } }) else {
+                return storage.flow
             }
+            if case .succeeded = storage.flow { Self.wipe(&storage) }
             publish(storage)
             return storage.flow
         }
@@ -371,7 +354,7 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
         if storage.wiped {
             formBroadcaster.mutate { state in
                 state.flow = flow
-                state.isLoading = flow == .processing
+                state.isLoading = storage.isLoading
             }
         } else {
             let state = render(storage)
@@ -439,7 +422,7 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
                                       billingAddress: billing)
         return CardFormState(
             configuration: configuration, configurationError: configurationError, data: data,
-            fieldErrors: errors.filter { storage.touched.contains($0.field) }, isLoading: storage.flow == .processing,
+            fieldErrors: errors.filter { storage.touched.contains($0.field) }, isLoading: storage.isLoading,
             isValid: errors.isEmpty && configurationError == nil,
             selectedCountry: (configuration.billingFields[.countryCode] ?? .hidden) == .hidden
                 ? nil : Self.country(storage.billing.countryCode),

@@ -1,5 +1,6 @@
 import CardPaymentMethod
 import CheckoutCore
+import CheckoutCoreTesting
 import Foundation
 import Testing
 
@@ -148,6 +149,32 @@ struct CardFormSessionTests {
         } catch {
             #expect((error as? CheckoutError)?.code == .invalidReturn)
         }
+    }
+
+    @Test("a resume in flight shows loading, refuses a second resume, and a cancel drops its answer")
+    func resumeInFlight() async throws {
+        let processor = ControllableProcessor()
+        let checkout = try await CardCheckout.make(processor: processor)
+        let form = checkout.form
+        form.updateCardNumber(Self.challenge)
+        Self.fillRest(form)
+        await form.settled()
+        guard case .awaitingChallenge = await form.submit() else {
+            Issue.record("expected a challenge, got \(form.flowState)")
+            return
+        }
+        #expect(form.state.isLoading == false)
+        processor.hold(.resumePayment)
+        let resuming = Task { try await form.resume(with: .challengeResult("challenge-success")) }
+        #expect(await processor.waitForHeldCall(.resumePayment))
+        #expect(form.state.isLoading, "the form shows the resume as loading")
+        await #expect(throws: CheckoutError.self) { try await form.resume(with: .challengeResult("challenge-success")) }
+        await form.cancel()
+        processor.release(.resumePayment)
+        #expect(try await resuming.value == .cancelled, "the answer of a cancelled payment changes nothing")
+        #expect(form.state.flow == .cancelled && form.state.isLoading == false)
+        #expect(processor.callCount(.resumePayment) == 1)
+        #expect(await form.submit() == .cancelled, "a cancelled form takes no new attempt")
     }
 
     @Test("a failed challenge fails the attempt")

@@ -1,5 +1,6 @@
 import CardPaymentMethod
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 import Foundation
 import Testing
@@ -137,8 +138,9 @@ struct CardCheckout {
                      vaultOnSuccess: Bool? = nil, options: [String: JSONValue] = [:],
                      binLookup: (any BinLookup)? = nil, useSandboxBins: Bool = true,
                      vault: (any VaultProvider)? = nil, locale: String? = nil,
-                     now: Date = Fixtures.date(2026, 11, 15, 12, 0)) async throws -> CardCheckout {
-        let sandbox = SandboxProcessor()
+                     now: Date = Fixtures.date(2026, 11, 15, 12, 0),
+                     processor: ControllableProcessor<SandboxProcessor>? = nil) async throws -> CardCheckout {
+        let sandbox = processor?.backing ?? SandboxProcessor()
         let token = ClientToken(
             merchantId: "m_1", customerId: "c_1", amount: amount, currency: currency, country: "NL",
             allowedCardNetworks: allowed, expiresAt: now.addingTimeInterval(3600),
@@ -154,7 +156,7 @@ struct CardCheckout {
             CheckoutConfiguration.Method(type: .paymentCard, options: options),
         ])
         let session = CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,
-                                      processor: sandbox, vault: vault, clock: .fixed(now))
+                                      processor: processor ?? sandbox, vault: vault, clock: .fixed(now))
         await session.start()
         let form = try session.cardForm()
         return CardCheckout(session: session, sandbox: sandbox, form: form)
