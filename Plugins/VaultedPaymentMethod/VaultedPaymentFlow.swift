@@ -56,17 +56,7 @@ public struct VaultedPaymentSteps: PaymentSteps {
         }
     }
 
-    /// Refuses a redirect; waits for a challenge.
-    public func unsupportedAction(_ action: RequiredAction) -> String? {
-        guard case .redirect = action else { return nil }
-        return "a saved payment method cannot follow a redirect"
-    }
-
-    /// Takes a challenge's result.
-    public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
-        guard case .challengeResult(let result) = input else {
-            throw CheckoutError(.invalidReturn, "a saved payment method resumes with a challenge result")
-        }
-        return result
-    }
+    /// Names the payment in the default messages (a redirect is refused, a challenge resumed
+    /// with its result).
+    public var paymentName: String { "a saved payment method" }
 }

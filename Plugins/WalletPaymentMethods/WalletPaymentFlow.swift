@@ -79,19 +79,9 @@ public final class WalletPaymentSteps: PaymentSteps {
         }
     }
 
-    /// Refuses a redirect; waits for a challenge.
-    public func unsupportedAction(_ action: RequiredAction) -> String? {
-        guard case .redirect = action else { return nil }
-        return "a wallet payment cannot follow a redirect"
-    }
-
-    /// Takes a challenge's result.
-    public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
-        guard case .challengeResult(let result) = input else {
-            throw CheckoutError(.invalidReturn, "a wallet payment resumes with a challenge result")
-        }
-        return result
-    }
+    /// Names the payment in the default messages (a redirect is refused, a challenge resumed
+    /// with its result).
+    public var paymentName: String { "a wallet payment" }
 
     private func record(_ request: WalletPaymentRequest?, for attempt: PaymentStepAttempt) {
         lastRequest.withLock { last in

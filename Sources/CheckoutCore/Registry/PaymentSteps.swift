@@ -47,9 +47,16 @@ public protocol PaymentSteps: Sendable {
     /// Completes `pending` with `resumeToken`. The default resumes it through the pipeline.
     func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
                 through pipeline: PaymentPipeline) async -> PaymentPipeline.Step
+
+    /// How the default failure messages name a payment with this method ("a wallet payment
+    /// cannot follow a redirect"). The default is "this payment method".
+    var paymentName: String { get }
 }
 
 extension PaymentSteps {
+    /// "this payment method".
+    public var paymentName: String { "this payment method" }
+
     /// Creates the payment through `pipeline` with `surcharge`.
     public func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
         await pipeline.createPayment(token: token, surcharge: surcharge)
@@ -58,13 +65,13 @@ extension PaymentSteps {
     /// Accepts challenges; refuses redirects.
     public func unsupportedAction(_ action: RequiredAction) -> String? {
         guard case .redirect = action else { return nil }
-        return "this payment method cannot follow a redirect"
+        return "\(paymentName) cannot follow a redirect"
     }
 
     /// Takes a challenge's result; refuses a return URL.
     public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
         guard case .challengeResult(let result) = input else {
-            throw CheckoutError(.invalidReturn, "this payment method resumes with a challenge result")
+            throw CheckoutError(.invalidReturn, "\(paymentName) resumes with a challenge result")
         }
         return result
     }
