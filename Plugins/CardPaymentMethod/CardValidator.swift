@@ -37,6 +37,12 @@ public struct CardValidator: Sendable {
     public static let numberLengths = 12...19
     /// A number no rule detects needs at least 13 digits (the seed's rule).
     public static let minimumUnknownLength = 13
+    /// Creates a validator whose expiry checks read `now`.
+    @available(*, deprecated, message: "pass clock: WallClock(now:) (or .fixed(date)); the package has one wall clock")
+    public init(table: CardNetworkTable, allowedNetworks: [CardNetwork] = [], now: @escaping @Sendable () -> Date) {
+        self.init(table: table, allowedNetworks: allowedNetworks, clock: WallClock(now: now))
+    }
+
     /// The offset applied to the clock to find the current month (UTC−12), in seconds.
     static let expiryZoneOffset: Int64 = -12 * 3600
 
