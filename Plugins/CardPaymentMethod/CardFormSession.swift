@@ -250,12 +250,9 @@ public final class CardFormSession: PaymentFlow, CustomStringConvertible, Custom
             default:
                 throw CheckoutError(.invalidReturn, "the return does not match the pending action")
             }
-            let claimed = storage.machine.handle(.claimPending(.resume))
-            guard case .completePending(let pending, let attempt)? = claimed.actions.first else {
-                throw CheckoutError(.invalidReturn, "no challenge or redirect is pending")
-            }
+            _ = storage.machine.handle(.claimPending(.resume))
             publish(storage)
-            return (pending, resumeToken, attempt)
+            return (pending, resumeToken, storage.machine.attempt)
         }
         let step = await context.pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken,
                                                  token: pending.token, vaultOnSuccess: vaultOnSuccess)

@@ -49,10 +49,8 @@ public struct VaultedPaymentSteps: PaymentSteps {
         let request = VaultedExchangeRequest(vaultedToken: method.id, cvv: requiresCvv ? cvv : nil)
         do {
             return .token(try await context.processor.exchangeVaulted(request, session: context.session), surcharge: surcharge)
-        } catch let error as CheckoutError {
-            throw error
         } catch {
-            throw CheckoutError(.paymentFailed, "the saved payment method could not be used", underlying: error)
+            throw error as? CheckoutError ?? CheckoutError(.paymentFailed, "the saved payment method could not be used", underlying: error)
         }
     }
 

@@ -19,7 +19,7 @@ extension PaymentStepFlow where Steps == WalletPaymentSteps {
     }
 
     /// The request handed to the wallet in the current or last attempt.
-    public var paymentRequest: WalletPaymentRequest? { steps.lastRequest.withLock { $0.request } }
+    public var paymentRequest: WalletPaymentRequest? { steps.lastRequest.withLock { $0 } }
 }
 
 /// The steps of a wallet payment: build the request, have the wallet authorise it (a closed
@@ -28,17 +28,11 @@ extension PaymentStepFlow where Steps == WalletPaymentSteps {
 public final class WalletPaymentSteps: PaymentSteps {
     typealias RequestBuilder = @Sendable (PaymentFlowContext) throws -> WalletPaymentRequest
 
-    /// The request of the latest attempt that built one, by attempt number, so that a stale
-    /// attempt never replaces a newer one's.
-    struct AttemptRequest: Sendable {
-        var attempt = 0
-        var request: WalletPaymentRequest?
-    }
-
     private let context: PaymentFlowContext
     private let authorizer: any WalletAuthorizer
     private let buildRequest: RequestBuilder
-    let lastRequest = Locked(AttemptRequest())
+    /// The request of the current attempt (nil until built), or of the last one.
+    let lastRequest = Locked<WalletPaymentRequest?>(nil)
 
     init(context: PaymentFlowContext, authorizer: any WalletAuthorizer, buildRequest: @escaping RequestBuilder) {
         self.context = context
@@ -52,10 +46,9 @@ public final class WalletPaymentSteps: PaymentSteps {
         let request: WalletPaymentRequest
         do {
             request = try buildRequest(context)
-        } catch let error as CheckoutError {
-            throw error
         } catch {
-            throw CheckoutError(.invalidConfiguration, "the wallet request could not be built", underlying: error)
+            throw error as? CheckoutError
+                ?? CheckoutError(.invalidConfiguration, "the wallet request could not be built", underlying: error)
         }
         record(request, for: attempt)
         let authorization: WalletAuthorization
@@ -72,10 +65,8 @@ public final class WalletPaymentSteps: PaymentSteps {
             let token = try await context.processor.tokenize(.wallet(context.method.type, walletToken: authorization.token),
                                                              session: context.session)
             return .token(token, surcharge: context.advertised.options.surcharge ?? 0)
-        } catch let error as CheckoutError {
-            throw error
         } catch {
-            throw CheckoutError(.paymentFailed, "the wallet token could not be tokenized", underlying: error)
+            throw error as? CheckoutError ?? CheckoutError(.paymentFailed, "the wallet token could not be tokenized", underlying: error)
         }
     }
 
@@ -83,10 +74,11 @@ public final class WalletPaymentSteps: PaymentSteps {
     /// with its result).
     public var paymentName: String { "a wallet payment" }
 
+    /// Records `request` while `attempt` is current (under the lock, so a stale attempt never
+    /// replaces the current one's: only the newest attempt can be current).
     private func record(_ request: WalletPaymentRequest?, for attempt: PaymentStepAttempt) {
         lastRequest.withLock { last in
-            guard attempt.number >= last.attempt, attempt.isCurrent else { return }
-            last = AttemptRequest(attempt: attempt.number, request: request)
+            if attempt.isCurrent { last = request }
         }
     }
 }

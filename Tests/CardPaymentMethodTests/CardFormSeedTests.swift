@@ -76,10 +76,7 @@ struct CardFormSeedTests {
         let vault = InMemoryVaultProvider()
         let checkout = try await CardCheckout.make(vaultOnSuccess: true, vault: vault)
         let form = checkout.form
-        form.updateCardNumber(CardFormSessionTests.challenge)
-        CardFormSessionTests.fillRest(form)
-        await form.settled()
-        guard case .awaitingChallenge = await form.submit() else {
+        guard case .awaitingChallenge = await CardFormSessionTests.submitChallengeCard(form) else {
             Issue.record("expected a challenge")
             return
         }

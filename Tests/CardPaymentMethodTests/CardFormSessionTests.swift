@@ -20,6 +20,15 @@ struct CardFormSessionTests {
         form.updateCardholderName("Jane Doe")
     }
 
+    /// Fills the form with the sandbox's challenge card, lets its BIN lookup settle and submits:
+    /// the state reached (a challenge, unless something is wrong).
+    static func submitChallengeCard(_ form: CardFormSession) async -> PaymentFlowState {
+        form.updateCardNumber(challenge)
+        fillRest(form)
+        await form.settled()
+        return await form.submit()
+    }
+
     @Test("full snapshots through a successful payment")
     func successSnapshots() async throws {
         let checkout = try await CardCheckout.make(options: ["cardholderName": .string("required")])
@@ -111,10 +120,7 @@ struct CardFormSessionTests {
     func challengeSuccess() async throws {
         let checkout = try await CardCheckout.make()
         let form = checkout.form
-        form.updateCardNumber(Self.challenge)
-        Self.fillRest(form)
-        await form.settled()
-        let awaiting = await form.submit()
+        let awaiting = await Self.submitChallengeCard(form)
         guard case .awaitingChallenge(let challengeId) = awaiting else {
             Issue.record("expected a challenge, got \(awaiting)")
             return
@@ -156,10 +162,7 @@ struct CardFormSessionTests {
         let processor = ControllableProcessor()
         let checkout = try await CardCheckout.make(processor: processor)
         let form = checkout.form
-        form.updateCardNumber(Self.challenge)
-        Self.fillRest(form)
-        await form.settled()
-        guard case .awaitingChallenge = await form.submit() else {
+        guard case .awaitingChallenge = await Self.submitChallengeCard(form) else {
             Issue.record("expected a challenge, got \(form.flowState)")
             return
         }

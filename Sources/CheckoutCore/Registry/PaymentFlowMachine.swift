@@ -151,8 +151,19 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
             let failure = error as? CheckoutError ?? CheckoutError(.paymentFailed, tokenizeFailure, underlying: error)
             return fail(failure, attempt: attempt, through: pipeline)
         }
+        return await create(attempt, token: token, through: pipeline, unsupported: unsupported) {
+            await pipeline.createPayment(token: token, surcharge: surcharge)
+        }
+    }
+
+    /// Creates the payment of `attempt` with `create`, unless the attempt is no longer current
+    /// (then nothing is created and the current state is returned), fails it when it asks for an
+    /// action `unsupported` names, and applies the step.
+    func create(_ attempt: Attempt, token: PaymentMethodToken, through pipeline: PaymentPipeline,
+                unsupported: (RequiredAction) -> String?,
+                create: () async -> PaymentPipeline.Step) async -> PaymentFlowState {
         guard isCurrent(attempt) else { return state }
-        var step = await pipeline.createPayment(token: token, surcharge: surcharge)
+        var step = await create()
         if case .actionRequired(_, let action) = step, let message = unsupported(action) {
             step = pipeline.fail(CheckoutError(.paymentFailed, message))
         }
@@ -184,6 +195,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
 
     /// Finishes the pending challenge with the shopper's result through `pipeline`: the whole
     /// `resume(with:)` of a flow whose only action is a challenge.
+    @available(*, deprecated, message: "write the method as PaymentSteps: PaymentStepFlow resumes a challenge by default")
     /// - Parameter wrongInput: the message for a return URL, which such a flow cannot take.
     /// - Throws: `CheckoutError` `.invalidReturn` for a return URL or when no challenge is
     ///   waiting (or it is already being resumed); nothing changes then.

@@ -55,12 +55,9 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
         case .cancelled:
             return machine.cancel(attempt)
         case .token(let token, let surcharge):
-            guard machine.isCurrent(attempt) else { return flowState }
-            var step = await steps.create(token: token, surcharge: surcharge, through: pipeline)
-            if case .actionRequired(_, let action) = step, let message = steps.unsupportedAction(action) {
-                step = pipeline.fail(CheckoutError(.paymentFailed, message))
+            return await machine.create(attempt, token: token, through: pipeline, unsupported: steps.unsupportedAction) {
+                await steps.create(token: token, surcharge: surcharge, through: pipeline)
             }
-            return machine.apply(step, attempt: attempt, token: token)
         }
     }
 
@@ -75,10 +72,8 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
                 throw CheckoutError(.invalidReturn, "no redirect or challenge is waiting to be resumed")
             }
             let resumeToken = try steps.resumeToken(from: input, for: waiting)
-            guard let claimed = current.claimPending(.resume) else {
-                throw CheckoutError(.invalidReturn, "no redirect or challenge is waiting to be resumed")
-            }
-            return (current.attempt, claimed, resumeToken)
+            _ = current.claimPending(.resume)
+            return (current.attempt, waiting, resumeToken)
         }
         let step = await steps.resume(pending, resumeToken: resumeToken, through: pipeline)
         return machine.apply(step, attempt: attempt, token: pending.token)
