@@ -1,5 +1,6 @@
 import CheckoutDemo
 import CheckoutLocking
+import CheckoutTestSupport
 import Foundation
 import Testing
 
@@ -62,6 +63,8 @@ import Testing
                            "5555 5555 5555 4444", "378282246310005"] {
                 #expect(!text.contains(number))
             }
+            // However written: any separators, any digit script, UTF-8 or UTF-16.
+            #expect(PaymentDataByteScanner.find(Self.cardNumbers, in: Data(text.utf8)).isEmpty)
             #expect(text.contains("✔ demo complete"))
         }
     }
@@ -82,5 +85,11 @@ import Testing
                 #expect(bytes.range(of: Data(number.utf8)) == nil, "\(number) in \(file.lastPathComponent)")
             }
         }
+        let scan = PaymentDataByteScanner.scan(files: files, for: Self.cardNumbers)
+        #expect(scan.bytesScanned > 0)
+        #expect(scan.hits.isEmpty, "\(scan.hits)")
     }
+
+    /// Every card number `DemoRunner` enters or pays with.
+    static let cardNumbers: Set<String> = ["4242424242424242", "4000000000000002", "5555555555554444", "378282246310005"]
 }
