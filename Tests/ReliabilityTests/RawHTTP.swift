@@ -120,6 +120,18 @@ enum RawHTTP {
         return result
     }
 
+    /// Reads one head, through its `\r\n\r\n`, and nothing after it; nil when the peer closes or
+    /// the receive timeout passes first. For interim responses such as `100 Continue`.
+    static func readHead(_ fd: Int32) -> [UInt8]? {
+        var result: [UInt8] = []
+        var byte: UInt8 = 0
+        while headEnd(result) == nil {
+            guard recv(fd, &byte, 1, 0) == 1 else { return nil }
+            result.append(byte)
+        }
+        return result
+    }
+
     /// Reads until the peer closes or `timeoutSeconds` pass without a byte; `closed` is true when
     /// the peer closed (EOF or reset), false when the wait ran out with the connection still open.
     static func readUntilClosed(_ fd: Int32, timeoutSeconds: Int) -> (bytes: [UInt8], closed: Bool) {

@@ -43,18 +43,22 @@ struct VaultServerExecutableTests {
         let server = try #require(launched.server, "vault-server exited \(String(describing: launched.exitStatus)): \(launched.stderr)")
         struct Body: Encodable { var ops: [OutboundOp] }
         let body = Array(try JSONEncoder().encode(Body(ops: [Fixture.upsert("op-drain", Fixture.card("tok-drain"))])))
+        // `Expect: 100-continue` makes the server's admission observable: libmicrohttpd sends the
+        // interim 100 only after the head went through the access handler, which counts the
+        // request as in flight. (A /health answer on another connection proved nothing: it can
+        // come before this connection's head was read, and the server then drained nothing.)
         let request = RawHTTP.request("POST", path: Array("/v1/customers/c1/ops".utf8),
-                                      headers: [("Authorization", "Bearer exe-drain-key-0123456789abcdef0123456789")], body: body)
-        let split = request.count - body.count / 2
+                                      headers: [("Authorization", "Bearer exe-drain-key-0123456789abcdef0123456789"),
+                                                ("Expect", "100-continue")], body: body)
+        let headBytes = request.count - body.count
         let port = UInt16(server.port)
-        // The head and half the body: the server has admitted the request and waits for the rest.
         let (inFlight, refusedWhileDraining, answer) = try await onOwnThread {
             () throws -> (Bool, RawHTTP.Message?, RawHTTP.Message?) in
             let fd = try RawHTTP.connect(port: port)
             defer { close(fd) }
-            guard RawHTTP.writeAll(fd, Array(request[..<split])) else { return (false, nil, nil) }
-            // The request is in flight once /health still answers 200 after the head was sent.
-            let admitted = (try? RawHTTP.call(port: port, "GET", "/health", key: nil))?.status == 200
+            guard RawHTTP.writeAll(fd, Array(request[..<headBytes])) else { return (false, nil, nil) }
+            let interim = RawHTTP.readHead(fd).flatMap(RawHTTP.parse)
+            let admitted = interim?.status == 100
             server.process.terminate()
             // Draining: a new request is refused with 503 while the first one is still open.
             var refused: RawHTTP.Message?
@@ -62,10 +66,10 @@ struct VaultServerExecutableTests {
                 refused = try? RawHTTP.call(port: port, "GET", "/health", key: nil)
                 return refused?.status == 503
             }
-            guard RawHTTP.writeAll(fd, Array(request[split...])) else { return (admitted, refused, nil) }
+            guard RawHTTP.writeAll(fd, body) else { return (admitted, refused, nil) }
             return (admitted, refused, RawHTTP.parse(RawHTTP.readToEnd(fd)))
         }
-        #expect(inFlight)
+        #expect(inFlight, "the server never answered 100 Continue to the request's head")
         #expect(refusedWhileDraining?.status == 503, "no 503 while draining: \(String(describing: refusedWhileDraining))")
         #expect(refusedWhileDraining?.errorCode == "draining")
         let response = try #require(answer, "the in-flight request got no answer")
