@@ -59,13 +59,18 @@ public struct RedirectPaymentHandler: PaymentMethodHandler {
         }
     }
 
-    /// A new redirect flow using the configuration's polling options over this handler's policy.
+    /// A new redirect flow (the core's step flow) polling by this handler's policy with the
+    /// configuration's options applied.
     public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        let policy = Result { try polling.applying(options: context.configuration?.options ?? [:]) }
-            .mapError { error in
-                (error as? CheckoutError) ?? CheckoutError(.invalidConfiguration, "invalid polling options")
-            }
-        return RedirectPaymentFlow(context: context, polling: policy, clock: clock)
+        let polling: PaymentPolling
+        do {
+            polling = PaymentPolling(schedule: try self.polling.applying(options: context.configuration?.options ?? [:]),
+                                     clock: clock)
+        } catch {
+            polling = PaymentPolling(unavailable: (error as? CheckoutError)
+                ?? CheckoutError(.invalidConfiguration, "invalid polling options"))
+        }
+        return PaymentStepFlow(context: context, steps: RedirectPaymentSteps(context: context, polling: polling))
     }
 
     /// `PAYPAL` -> PayPal, `ADYEN_IDEAL` -> iDEAL, others title-cased (`PAY_BY_BANK` -> Pay By Bank).

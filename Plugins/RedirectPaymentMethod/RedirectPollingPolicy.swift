@@ -7,7 +7,7 @@ import CheckoutCore
 /// `timeout` has passed and the payment is still pending, the attempt fails with `.timeout`.
 /// Merchants override the interval and timeout per method in `Config/checkout.json`:
 /// `"options": { "pollInterval": 2, "pollTimeout": 300 }` (seconds).
-public struct RedirectPollingPolicy: Sendable, Equatable {
+public struct RedirectPollingPolicy: PaymentPollingSchedule, Equatable {
     /// The wait before the second status check.
     public let initialInterval: Duration
     /// The longest wait between two checks.
@@ -65,7 +65,7 @@ public struct RedirectPollingPolicy: Sendable, Equatable {
     }
 
     /// The wait after `interval`: doubled, capped at `maximumInterval`.
-    func interval(after interval: Duration) -> Duration {
+    public func interval(after interval: Duration) -> Duration {
         min(interval * 2, maximumInterval)
     }
 

@@ -23,9 +23,10 @@ import Foundation
 /// create and resume); the core's `PaymentStepFlow` owns the `PaymentFlowState` and its
 /// broadcast, numbers attempts (results of a cancelled or superseded attempt are ignored),
 /// refuses `submit()` while an attempt runs or after success, keeps the payment awaiting a
-/// redirect or challenge and lets one `resume` claim it, and implements `cancel()`. The card form
-/// and the redirect flow, which publish form fields or poll, are classes of their own whose rules
-/// are the same `PaymentFlowStateMachine` (the redirect's through `PaymentFlowMachine`).
+/// redirect or challenge and lets one `resume` claim it, polls it when the steps ask for polling,
+/// and implements `cancel()`. The vaulted, wallet and redirect methods are such steps. The card
+/// form, which publishes its fields together with the flow state, is a class of its own whose
+/// rules are the same `PaymentFlowStateMachine`.
 public protocol PaymentMethodHandler: Sendable {
     /// The payment-method type this handler serves.
     var type: PaymentMethodType { get }

@@ -9,20 +9,44 @@ import Foundation
 /// - A result of an attempt that was cancelled or superseded changes nothing and reports nothing.
 /// - A required action the steps refuse (`unsupportedAction`) fails the attempt.
 /// - `resume(with:)` lets exactly one caller complete the pending action; input the steps reject
-///   changes nothing.
-/// - `cancel()` ends the current attempt from any state but `succeeded`; no outcome is delivered.
+///   changes nothing, and a return the processor rejects gives the payment back (with
+///   `singleUseResumeTokens`, that token is refused from then on).
+/// - `pollForCompletion()`, for steps with `polling`, checks the pending payment's status in one
+///   loop per attempt shared by every caller, until it settles or times out; a return that
+///   arrives while the poll is completing the payment waits for it.
+/// - `cancel()` ends the current attempt from any state but `succeeded` and stops polling; no
+///   outcome is delivered.
 public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
+    /// What the flow keeps beside the shared state, under the machine's lock.
+    struct Extra: Sendable {
+        /// Resume tokens already used, over every attempt (only with `singleUseResumeTokens`).
+        var usedResumeTokens: Set<String> = []
+        /// The polling loop of the current attempt, while one runs.
+        var polling: Task<PaymentFlowState, Never>?
+    }
+
+    typealias Machine = PaymentFlowMachine<Extra>
+
+    /// What a `resume(with:)` does once the input is checked: complete the payment, or wait for
+    /// the poll that is completing it.
+    private enum ResumeDecision {
+        case resume(Machine.Attempt, Machine.PendingAction, String)
+        case awaitPoll(Task<PaymentFlowState, Never>)
+    }
+
     /// The method type this flow pays with.
     public let paymentMethodType: PaymentMethodType
     /// The plugin's steps (a plugin reaches its own surface, e.g. the input to enter, through it).
     public let steps: Steps
-    private let pipeline: PaymentPipeline
-    private let machine = PaymentFlowMachine()
+    let pipeline: PaymentPipeline
+    let processor: any PaymentProcessor
+    let machine = Machine(extra: Extra())
 
     /// A flow for the method of `context` that runs `steps`.
     public init(context: PaymentFlowContext, steps: Steps) {
         paymentMethodType = context.method.type
         pipeline = context.pipeline
+        processor = context.processor
         self.steps = steps
     }
 
@@ -35,10 +59,13 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
     /// The processor's id of the current attempt's payment once created.
     public var paymentId: String? { machine.paymentId }
 
+    /// The payment waiting for the shopper (its action says where they went), if any.
+    public var pendingAction: PaymentFlowStateMachine.PendingAction? { machine.pending }
+
     /// Starts an attempt and returns the state it reached.
     @discardableResult
     public func submit() async -> PaymentFlowState {
-        guard let attempt = machine.beginAttempt() else { return flowState }
+        guard let attempt = machine.beginAttempt(resetting: { $0.polling = nil }) else { return flowState }
         let machine = machine
         let tokenization: PaymentTokenization
         do {
@@ -63,24 +90,51 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
 
     /// Continues after a redirect or challenge.
     /// - Throws: `CheckoutError` `.invalidReturn` when nothing is waiting, another resume already
-    ///   claimed it, or the steps reject the input; nothing changes then.
+    ///   claimed it, the steps reject the input or the processor rejects the return (or, with
+    ///   `singleUseResumeTokens`, the token was used before); nothing changes then.
     @discardableResult
     public func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState {
         let steps = steps
-        let (attempt, pending, resumeToken) = try machine.withCurrent { current in
-            guard let waiting = current.pending, waiting.claim == nil else {
+        let decision: ResumeDecision = try machine.withCurrent { current in
+            guard let waiting = current.pending else {
                 throw CheckoutError(.invalidReturn, "no redirect or challenge is waiting to be resumed")
             }
             let resumeToken = try steps.resumeToken(from: input, for: waiting)
-            _ = current.claimPending(.resume)
-            return (current.attempt, waiting, resumeToken)
+            if steps.singleUseResumeTokens && current.extra.usedResumeTokens.contains(resumeToken) {
+                throw CheckoutError(.invalidReturn, "this return was already used")
+            }
+            switch waiting.claim {
+            case .resume:
+                throw CheckoutError(.invalidReturn, "a return for this payment is already being processed")
+            case .poll:
+                guard let task = current.extra.polling else {
+                    throw CheckoutError(.invalidReturn, "the payment is already being completed")
+                }
+                return .awaitPoll(task)
+            case nil:
+                if steps.singleUseResumeTokens { current.extra.usedResumeTokens.insert(resumeToken) }
+                _ = current.claimPending(.resume)
+                return .resume(current.attempt, waiting, resumeToken)
+            }
         }
-        let step = await steps.resume(pending, resumeToken: resumeToken, through: pipeline)
-        return machine.apply(step, attempt: attempt, token: pending.token)
+        switch decision {
+        case .awaitPoll(let task):
+            return await awaitShared(task) { [self] in flowState }
+        case .resume(let attempt, let pending, let resumeToken):
+            let step: PaymentPipeline.Step
+            do {
+                step = try await steps.resume(pending, resumeToken: resumeToken, through: pipeline)
+            } catch {
+                machine.releaseClaim(.resume, attempt: attempt)
+                throw error as? CheckoutError ?? CheckoutError(.invalidReturn, "the return was rejected", underlying: error)
+            }
+            return machine.apply(step, attempt: attempt, token: pending.token)
+        }
     }
 
-    /// Cancels the flow (no outcome is delivered). No-op after success.
+    /// Cancels the flow (no outcome is delivered) and stops polling. No-op after success.
     public func cancel() async {
-        machine.cancel()
+        let polling = machine.cancel { $0.polling.take() } ?? nil
+        polling?.cancel()
     }
 }

@@ -6,7 +6,9 @@ import Foundation
 /// A plugin writes only its steps (how an attempt gets a token, how the payment is created, how
 /// a redirect or challenge is resumed); the flow around them (state, attempts, stale results,
 /// one resume per pending action, cancellation, outcomes) belongs to the core, so a plugin cannot
-/// break those rules. Every requirement but `tokenize` has a default.
+/// break those rules. Every requirement but `tokenize` has a default. A method that sends the
+/// shopper away (a redirect) also says how to read the return (`resumeToken(from:for:)`), how to
+/// verify it (`resume`), and how its pending payments are polled (`polling`).
 ///
 /// ```swift
 /// struct GiftCardSteps: PaymentSteps {
@@ -45,8 +47,19 @@ public protocol PaymentSteps: Sendable {
     func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String
 
     /// Completes `pending` with `resumeToken`. The default resumes it through the pipeline.
+    /// - Throws: for a return the processor rejects as not belonging to `pending` (e.g. with
+    ///   `PaymentPipeline.resumeVerifyingReturn`): the payment is given back and still waits, and
+    ///   `resume(with:)` throws the error (`.invalidReturn` unless it is a `CheckoutError`).
     func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
-                through pipeline: PaymentPipeline) async -> PaymentPipeline.Step
+                through pipeline: PaymentPipeline) async throws -> PaymentPipeline.Step
+
+    /// Whether a resume token, once a `resume(with:)` has used it, is refused for the rest of the
+    /// flow even when that resume failed (a replayed return URL). The default is false.
+    var singleUseResumeTokens: Bool { get }
+
+    /// How `pollForCompletion()` polls a pending payment; nil (the default): it does not, and
+    /// returns the current state.
+    var polling: PaymentPolling? { get }
 
     /// How the default failure messages name a payment with this method ("a wallet payment
     /// cannot follow a redirect"). The default is "this payment method".
@@ -56,6 +69,12 @@ public protocol PaymentSteps: Sendable {
 extension PaymentSteps {
     /// "this payment method".
     public var paymentName: String { "this payment method" }
+
+    /// False: a resume token may be offered again after a failed resume.
+    public var singleUseResumeTokens: Bool { false }
+
+    /// Nil: the method does not poll.
+    public var polling: PaymentPolling? { nil }
 
     /// Creates the payment through `pipeline` with `surcharge`.
     public func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
