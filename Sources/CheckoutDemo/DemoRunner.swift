@@ -79,7 +79,18 @@ public final class DemoRunner: Sendable {
             if temporary { try? FileManager.default.removeItem(at: workspace) }
         }
         let context = try await step("set-up") { try await self.setUp(workspace: workspace) }
-        defer { context.engine.stopSynchronously() }
+        do {
+            try await runSteps(context)
+        } catch {
+            await context.engine.stop()
+            throw error
+        }
+        // Stopped before returning, so nothing holds the device vault open after `run()`.
+        await context.engine.stop()
+        line(styled("✔", "32") + " demo complete: every step passed")
+    }
+
+    private func runSteps(_ context: Context) async throws(Failure) {
         try await step("method list") { try await self.showMethodList(context) }
         try await step("card payment") { try await self.payByCard(context) }
         try await step("declined card and retry") { try await self.declineThenRetry(context) }
@@ -87,7 +98,6 @@ public final class DemoRunner: Sendable {
         try await step("saved card with CVV recapture") { try await self.payWithSavedCard(context) }
         try await step("offline changes") { try await self.goOffline(context) }
         try await step("back online") { try await self.comeBackOnline(context) }
-        line(styled("✔", "32") + " demo complete: every step passed")
     }
 
     // MARK: Steps
@@ -367,13 +377,5 @@ public final class DemoRunner: Sendable {
 
     private func styled(_ text: String, _ code: String) -> String {
         options.color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
-    }
-}
-
-extension SyncEngine {
-    /// Stops the background loop from synchronous code (the demo's `defer`).
-    func stopSynchronously() {
-        let engine = self
-        Task { await engine.stop() }
     }
 }
