@@ -37,11 +37,6 @@ enum CommandSupport {
             && !word.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
-    /// `value` for a JSON object, or `NSNull` (printed as `null`) when it is absent.
-    static func nullable<Value>(_ value: Value?) -> Any {
-        value.map { $0 as Any } ?? NSNull()
-    }
-
     /// The vault server URL of `--remote`: `http://` or `https://` with a host and no user or
     /// password (the key goes in `--api-key` / the environment, never in a URL that error
     /// messages, shells and process lists show).

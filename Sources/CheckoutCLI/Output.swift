@@ -49,11 +49,4 @@ public struct Output: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         standardOutput(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
     }
-
-    /// Serialises a JSON-compatible value with sorted keys and prints it on one line (the commands
-    /// whose JSON comes from CheckoutTheme's dictionaries: theme, layout, contrast).
-    func json(_ value: Any) throws {
-        let data = try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
-        standardOutput(String(decoding: data, as: UTF8.self) + "\n")
-    }
 }

@@ -1,7 +1,7 @@
 /// One positioned slot: a rectangle in points, origin top-left of the laid-out component.
 ///
 /// `index` numbers repeated slots (row 0, 1, ...; card-form fields in form order) and is 0 for single slots.
-public struct LayoutFrame: Hashable, Sendable {
+public struct LayoutFrame: Hashable, Sendable, Encodable {
     /// What the region is for.
     public let slot: LayoutSlot
     /// Position among frames of the same kind.
@@ -37,11 +37,18 @@ public struct LayoutFrame: Hashable, Sendable {
     /// The bottom edge (`y + height`).
     public var maxY: Double { y + height }
 
-    /// The JSON-compatible form printed by `checkout layout --json`.
-    /// `accessibility` (`{"label", "hint", "role"}`) is present only when set.
-    public var jsonObject: [String: any Sendable] {
-        var object: [String: any Sendable] = ["slot": slot.rawValue, "index": index, "x": x, "y": y, "width": width, "height": height]
-        if let accessibility { object["accessibility"] = accessibility.jsonObject }
-        return object
+    private enum CodingKeys: String, CodingKey { case slot, index, x, y, width, height, accessibility }
+
+    /// The form printed by `checkout layout --json`: `{"slot","index","x","y","width","height"}`, plus
+    /// `"accessibility"` (`{"label","hint","role"}`) only when it is set.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(slot.rawValue, forKey: .slot)
+        try container.encode(index, forKey: .index)
+        try container.encode(x, forKey: .x)
+        try container.encode(y, forKey: .y)
+        try container.encode(width, forKey: .width)
+        try container.encode(height, forKey: .height)
+        try container.encodeIfPresent(accessibility, forKey: .accessibility)
     }
 }

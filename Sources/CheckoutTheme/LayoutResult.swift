@@ -1,7 +1,9 @@
 /// The output of the layout engine: the component's size and every slot's frame, top to bottom.
 ///
 /// Pure data, so it can be compared in tests and printed by the CLI.
-public struct LayoutResult: Hashable, Sendable {
+///
+/// Encodes as `checkout layout --json` prints it: `{"width","height","frames":[...]}`.
+public struct LayoutResult: Hashable, Sendable, Encodable {
     /// The width laid out for (the input width).
     public let width: Double
     /// The total height (bottom of the last frame).
@@ -22,10 +24,5 @@ public struct LayoutResult: Hashable, Sendable {
     /// The same result with each frame's accessibility set by `describe` (nil keeps it unset).
     public func annotated(_ describe: (LayoutFrame) -> AccessibilityInfo?) -> LayoutResult {
         LayoutResult(width: width, height: height, frames: frames.map { $0.with(describe($0)) })
-    }
-
-    /// The JSON-compatible form printed by `checkout layout --json`.
-    public var jsonObject: [String: any Sendable] {
-        ["width": width, "height": height, "frames": frames.map(\.jsonObject)]
     }
 }

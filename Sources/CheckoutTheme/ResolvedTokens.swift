@@ -25,32 +25,32 @@ public struct ResolvedTokens: Sendable, Hashable {
     /// The value at `path`, or nil: e.g. `value(at: "space.medium")` is `.dimension(12)`.
     public func value(at path: String) -> TokenValue? { byPath[path]?.value }
 
-    /// A flat JSON-compatible object from path to value, as `checkout theme --json` prints it.
+    /// Every token as one path -> scalar entry, as `checkout theme --json` prints it (a
+    /// `[String: FlatTokenValue]` encodes to that JSON object).
     ///
     /// Dimensions are points, durations milliseconds, numbers and font weights numbers, colours
     /// `#rrggbb`/`#rrggbbaa`, font families a string (one) or an array (several). A typography token is
     /// flattened into five entries `PATH.fontFamily`, `PATH.fontSize`, `PATH.lineHeight`, `PATH.fontWeight`,
     /// `PATH.letterSpacing` so every value stays a scalar (no token can live below a token, so keys never clash).
-    public func flatJSONObject() -> [String: any Sendable] {
-        var result: [String: any Sendable] = [:]
-        func family(_ names: [String]) -> any Sendable {
-            if names.count == 1 { return names[0] }
-            return names
+    public func flattened() -> [String: FlatTokenValue] {
+        var result: [String: FlatTokenValue] = [:]
+        func family(_ names: [String]) -> FlatTokenValue {
+            names.count == 1 ? .string(names[0]) : .strings(names)
         }
         for (path, token) in byPath {
             switch token.value {
             case .dimension(let value), .number(let value), .fontWeight(let value), .duration(let value):
-                result[path] = value
+                result[path] = .number(value)
             case .color(let color):
-                result[path] = color.hex
+                result[path] = .string(color.hex)
             case .fontFamily(let names):
                 result[path] = family(names)
             case .typography(let style):
                 result[path + ".fontFamily"] = family(style.fontFamilies)
-                result[path + ".fontSize"] = style.fontSize
-                result[path + ".lineHeight"] = style.lineHeight
-                result[path + ".fontWeight"] = style.fontWeight
-                result[path + ".letterSpacing"] = style.letterSpacing
+                result[path + ".fontSize"] = .number(style.fontSize)
+                result[path + ".lineHeight"] = .number(style.lineHeight)
+                result[path + ".fontWeight"] = .number(style.fontWeight)
+                result[path + ".letterSpacing"] = .number(style.letterSpacing)
             }
         }
         return result

@@ -49,14 +49,20 @@ import Testing
         let theme = try PreviewTestSupport.theme(.light)
         let plain = LayoutEngine(theme: theme).layout(PaymentMethodListModel(methodCount: 2))
         #expect(plain.frames.allSatisfy { $0.accessibility == nil })
-        let plainFrame = try #require((plain.jsonObject["frames"] as? [[String: any Sendable]])?.first)
+        let plainFrame = try #require(try Self.encodedFrames(plain).first)
         #expect(Set(plainFrame.keys) == ["slot", "index", "x", "y", "width", "height"])
         let labeled = LayoutEngine(theme: theme, strings: PreviewTestSupport.strings("en")).layout(PaymentMethodListModel(methodCount: 2))
         #expect(labeled.frames.map { LayoutFrame(slot: $0.slot, index: $0.index, x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
                 == plain.frames)
-        let frame = try #require((labeled.jsonObject["frames"] as? [[String: any Sendable]])?.first)
+        let frame = try #require(try Self.encodedFrames(labeled).first)
         #expect(Set(frame.keys) == ["slot", "index", "x", "y", "width", "height", "accessibility"])
         #expect(labeled.frames(.method)[1].accessibility?.label == "Payment method 2 of 2")
+    }
+
+    /// The frames of `result` as `checkout layout --json` writes them, read back as plain objects.
+    static func encodedFrames(_ result: LayoutResult) throws -> [[String: Any]] {
+        let object = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(result)) as? [String: Any]
+        return object?["frames"] as? [[String: Any]] ?? []
     }
 
     static let tappable: Set<AccessibilityRole> = [.button, .textField, .radioGroup]

@@ -5,16 +5,15 @@ import Testing
 /// The flat path -> value form `checkout theme --json` prints, and the layout JSON form.
 @Suite struct FlatJSONTests {
     @Test func defaultThemeFlattensWithPointsHexAndTypographyFields() throws {
-        let flat = try TestSupport.theme(.dark).tokens.flatJSONObject()
-        #expect(flat["space.medium"] as? Double == 12)
-        #expect(flat["color.text.primary"] as? String == "#efefef")
-        #expect(flat["typography.bodyMedium.fontFamily"] as? String == "Inter")
-        #expect(flat["typography.bodyMedium.fontSize"] as? Double == 14)
-        #expect(flat["typography.titleXlarge.letterSpacing"] as? Double == -0.6)
-        #expect(flat["typography.titleXlarge.lineHeight"] as? Double == 32)
-        #expect(flat["typography.titleXlarge.fontWeight"] as? Double == 550)
+        let flat = try TestSupport.theme(.dark).tokens.flattened()
+        #expect(flat["space.medium"] == .number(12))
+        #expect(flat["color.text.primary"] == .string("#efefef"))
+        #expect(flat["typography.bodyMedium.fontFamily"] == .string("Inter"))
+        #expect(flat["typography.bodyMedium.fontSize"] == .number(14))
+        #expect(flat["typography.titleXlarge.letterSpacing"] == .number(-0.6))
+        #expect(flat["typography.titleXlarge.lineHeight"] == .number(32))
+        #expect(flat["typography.titleXlarge.fontWeight"] == .number(550))
         #expect(flat["typography.bodyMedium"] == nil)
-        #expect(JSONSerialization.isValidJSONObject(flat))
     }
 
     @Test func alphaFamiliesAndDurationsFlatten() throws {
@@ -23,16 +22,28 @@ import Testing
               "stack": { "$type": "fontFamily", "$value": ["Inter", "system-ui"] },
               "fade": { "$type": "duration", "$value": { "value": 0.25, "unit": "s" } } }
             """##)
-        let flat = tokens.flatJSONObject()
-        #expect(flat["veil"] as? String == "#00000080")
-        #expect(flat["stack"] as? [String] == ["Inter", "system-ui"])
-        #expect(flat["fade"] as? Double == 250)
+        let flat = tokens.flattened()
+        #expect(flat["veil"] == .string("#00000080"))
+        #expect(flat["stack"] == .strings(["Inter", "system-ui"]))
+        #expect(flat["fade"] == .number(250))
+    }
+
+    /// The encoded flat form is the bare values under their paths: numbers without a trailing
+    /// `.0`, strings, and arrays of strings, keys sorted.
+    @Test func flatValuesEncodeAsBareJSONValues() throws {
+        let flat: [String: FlatTokenValue] = ["b": .number(12), "a": .string("#00000080"), "c": .strings(["Inter", "system-ui"]),
+                                              "d": .number(-0.6)]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(String(decoding: try encoder.encode(flat), as: UTF8.self)
+                == ##"{"a":"#00000080","b":12,"c":["Inter","system-ui"],"d":-0.6}"##)
     }
 
     @Test func layoutJSONHasTheDocumentedShape() throws {
         let result = LayoutEngine(theme: try TestSupport.theme()).layout(PaymentMethodListModel(methodCount: 1), width: 200)
-        let data = try JSONSerialization.data(withJSONObject: result.jsonObject, options: [.sortedKeys])
-        #expect(String(decoding: data, as: UTF8.self) == """
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(String(decoding: try encoder.encode(result), as: UTF8.self) == """
             {"frames":[{"height":20,"index":0,"slot":"header","width":200,"x":0,"y":0},\
             {"height":44,"index":0,"slot":"method","width":200,"x":0,"y":32}],"height":76,"width":200}
             """)

@@ -18,17 +18,17 @@ enum ContrastCheck {
         let failures = reports.reduce(0) { $0 + $1.report.failures.count }
         let broken = reports.flatMap { $0.report.broken(comparedWith: $0.seed) }
         if json {
-            let pairs: [[String: Any]] = reports.flatMap { report, seed in
+            let pairs = reports.flatMap { report, seed in
                 report.entries.map { entry in
-                    let seedEntry = seed.entries.first { $0.pair == entry.pair }
-                    return ["mode": report.mode.rawValue, "foreground": entry.pair.foreground, "background": entry.pair.background,
-                            "foregroundColor": entry.foregroundColor.hex, "backgroundColor": entry.backgroundColor.hex,
-                            "ratio": entry.displayRatio, "kind": entry.pair.kind.rawValue,
-                            "required": CommandSupport.nullable(entry.pair.kind.required), "passes": entry.passes,
-                            "seedPasses": seedEntry?.passes ?? true]
+                    CommandJSON.ContrastPair(mode: report.mode.rawValue, foreground: entry.pair.foreground,
+                                             background: entry.pair.background, foregroundColor: entry.foregroundColor.hex,
+                                             backgroundColor: entry.backgroundColor.hex, ratio: entry.displayRatio,
+                                             kind: entry.pair.kind.rawValue, required: JSONNullable(entry.pair.kind.required),
+                                             passes: entry.passes,
+                                             seedPasses: seed.entries.first { $0.pair == entry.pair }?.passes ?? true)
                 }
             }
-            try? output.json(["pairs": pairs, "failures": failures, "broken": broken.count] as [String: Any])
+            try? output.json(CommandJSON.ContrastCheck(pairs: pairs, failures: failures, broken: broken.count))
         } else {
             for (report, seed) in reports {
                 output.line(output.styled("\(report.mode.rawValue): WCAG AA contrast", "1"))

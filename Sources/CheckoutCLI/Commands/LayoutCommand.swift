@@ -88,7 +88,7 @@ enum LayoutCommand: DeclaredCommand {
                 .vaulted(strings)[1].describe(strings)), width: width)
         }
         if json {
-            try output.json(result.jsonObject)
+            try output.json(result)
         } else {
             printText(result, component: component, mode: options.mode, output: output)
         }

@@ -50,7 +50,7 @@ enum ThemeCommand: DeclaredCommand {
                                      output: output)
         }
         guard let theme = options.resolve(reportingTo: output) else { return 1 }
-        let flat = theme.tokens.flatJSONObject()
+        let flat = theme.tokens.flattened()
         if json {
             try output.json(flat)
         } else {
@@ -71,12 +71,11 @@ enum ThemeCommand: DeclaredCommand {
         }
     }
 
-    private static func describe(_ value: any Sendable) -> String {
+    private static func describe(_ value: FlatTokenValue) -> String {
         switch value {
-        case let number as Double: format(number)
-        case let text as String: text
-        case let list as [String]: list.joined(separator: ", ")
-        default: String(describing: value)
+        case .number(let number): format(number)
+        case .string(let text): text
+        case .strings(let list): list.joined(separator: ", ")
         }
     }
 

@@ -28,6 +28,29 @@ enum CommandJSON {
         let masked: String
     }
 
+    /// `theme --check-contrast --json`.
+    struct ContrastCheck: Encodable {
+        let pairs: [ContrastPair]
+        /// Pairs that fail AA, with or without the overrides.
+        let failures: Int
+        /// Pairs the overrides broke (they pass with the configuration's own tokens).
+        let broken: Int
+    }
+
+    /// One token pair of `theme --check-contrast --json`; `required` is null for an exempt pair.
+    struct ContrastPair: Encodable {
+        let mode: String
+        let foreground: String
+        let background: String
+        let foregroundColor: String
+        let backgroundColor: String
+        let ratio: Double
+        let kind: String
+        let required: JSONNullable<Double>
+        let passes: Bool
+        let seedPasses: Bool
+    }
+
     /// `vault delete --json`.
     struct Deleted: Encodable {
         let id: String

@@ -3,7 +3,7 @@
 ///
 /// `label` is e.g. "Visa ending in 4242, expires 12/30, default" or "Card number, invalid: Enter a valid
 /// card number"; it never holds a card number (saved cards show their last four digits only).
-public struct AccessibilityInfo: Hashable, Sendable {
+public struct AccessibilityInfo: Hashable, Sendable, Encodable {
     /// What the element is, read first.
     public let label: String
     /// What it does or what to enter, read after a pause.
@@ -18,6 +18,13 @@ public struct AccessibilityInfo: Hashable, Sendable {
         self.role = role
     }
 
-    /// The JSON form printed by `checkout layout --json`: `{"label", "hint", "role"}`.
-    public var jsonObject: [String: any Sendable] { ["label": label, "hint": hint, "role": role.rawValue] }
+    private enum CodingKeys: String, CodingKey { case label, hint, role }
+
+    /// The form printed by `checkout layout --json`: `{"label", "hint", "role"}`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(label, forKey: .label)
+        try container.encode(hint, forKey: .hint)
+        try container.encode(role.rawValue, forKey: .role)
+    }
 }

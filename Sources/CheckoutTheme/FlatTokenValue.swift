@@ -1,0 +1,31 @@
+/// One value of `ResolvedTokens.flattened()`: what a token becomes in `checkout theme --json`.
+///
+/// Encodes as the bare JSON value (a number, a string, or an array of strings), so a
+/// `[String: FlatTokenValue]` encodes to the flat path -> value object.
+public enum FlatTokenValue: Sendable, Hashable, Encodable {
+    /// Points, milliseconds, a font weight or a plain number.
+    case number(Double)
+    /// A colour (`#rrggbb` / `#rrggbbaa`) or a single font family.
+    case string(String)
+    /// Several font families, in order of preference.
+    case strings([String])
+
+    /// The number, or nil for a string value.
+    public var number: Double? { if case .number(let value) = self { return value }; return nil }
+
+    /// The string, or nil for a number or a list.
+    public var string: String? { if case .string(let value) = self { return value }; return nil }
+
+    /// The list of strings, or nil for a single value.
+    public var strings: [String]? { if case .strings(let value) = self { return value }; return nil }
+
+    /// Writes the bare value.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .strings(let value): try container.encode(value)
+        }
+    }
+}
