@@ -274,10 +274,10 @@ public final class DemoRunner: Sendable {
 
     private func goOffline(_ context: Context) async throws {
         emergencyStop()
-        let pendingBefore = try context.store.pendingCount(scope: context.scope)
-        let saved = try context.store.instruments(scope: context.scope)
+        let pendingBefore = try await context.store.nonblocking.pendingCount(scope: context.scope)
+        let saved = try await context.store.nonblocking.instruments(scope: context.scope)
         guard let victim = saved.last else { throw CheckoutError(.invalidState, "nothing saved to delete") }
-        _ = try context.store.delete(token: victim.id, scope: context.scope)
+        _ = try await context.store.nonblocking.delete(token: victim.id, scope: context.scope)
         let token = try await context.processor.tokenize(
             .card(CardDetails(number: "378282246310005", cvv: "1234", expiryMonth: 11, expiryYear: year(context) + 3,
                               cardholderName: "Ada Lovelace", network: .amex)),
@@ -287,7 +287,7 @@ public final class DemoRunner: Sendable {
             id: SafeIdentifier.random(prefix: "vt_offline_"), paymentMethodType: .paymentCard,
             paymentInstrumentType: .paymentCard, paymentInstrumentData: token.instrumentData ?? PaymentInstrumentData(),
             analyticsId: "an_offline")
-        _ = try context.store.upsert(added, scope: context.scope)
+        _ = try await context.store.nonblocking.upsert(added, scope: context.scope)
         do {
             _ = try await context.engine.syncNow(scope: context.scope)
             throw CheckoutError(.invalidState, "the sync succeeded although the server is stopped")
@@ -300,8 +300,9 @@ public final class DemoRunner: Sendable {
         guard case .offline = status.phase, status.pendingCount == pendingBefore + 2 else {
             throw CheckoutError(.invalidState, "expected offline with \(pendingBefore + 2) pending changes, got \(status)")
         }
+        let listed = try await context.store.nonblocking.instruments(scope: context.scope).count
         line("offline: server stopped; deleted ••••\(victim.paymentInstrumentData.last4Digits ?? "") and added "
-             + "AMEX ••••0005 locally; checkout still lists \(try context.store.instruments(scope: context.scope).count) "
+             + "AMEX ••••0005 locally; checkout still lists \(listed) "
              + "saved cards; sync status: offline, \(status.pendingCount) changes pending")
     }
 
@@ -310,7 +311,7 @@ public final class DemoRunner: Sendable {
         context.engine.reconnected()
         let report = try await context.engine.syncNow(scope: context.scope)
         let status = context.engine.currentStatus
-        let local = try context.store.instruments(scope: context.scope).map(\.id).sorted()
+        let local = try await context.store.nonblocking.instruments(scope: context.scope).map(\.id).sorted()
         let remote = try await context.backend.instruments(scope: context.scope).map(\.id).sorted()
         guard status.pendingCount == 0, report.pending == 0 else {
             throw CheckoutError(.invalidState, "changes still pending after reconnecting: \(status)")
