@@ -13,6 +13,7 @@ import Testing
         "ready": Machine(status: .ready),
         "refreshing": Machine(status: .ready, refreshing: true),
         "ready, terminal": Machine(status: .ready, terminal: true),
+        "refreshing, terminal": Machine(status: .ready, terminal: true, refreshing: true),
         "ended": Machine(status: .ended, terminal: true),
     ]
 
@@ -26,6 +27,7 @@ import Testing
         "refreshed": .refreshed(generation: 0),
         "refreshed, stale": .refreshed(generation: 9),
         "refresh failed": .refreshFailed(generation: 0),
+        "refresh failed, stale": .refreshFailed(generation: 9),
         "deliver failure": .deliver(generation: 0, endsRun: false),
         "deliver ending": .deliver(generation: 0, endsRun: true),
         "deliver, stale": .deliver(generation: 9, endsRun: true),
@@ -62,6 +64,7 @@ import Testing
         cell("not started", "refreshed"),
         cell("not started", "refreshed, stale"),
         cell("not started", "refresh failed"),
+        cell("not started", "refresh failed, stale"),
         cell("not started", "deliver failure", nil, [.deliver(endsRun: false)]),
         cell("not started", "deliver ending", Machine(terminal: true), [.deliver(endsRun: true)]),
         cell("not started", "deliver, stale"),
@@ -80,6 +83,7 @@ import Testing
         cell("starting", "refreshed"),
         cell("starting", "refreshed, stale"),
         cell("starting", "refresh failed"),
+        cell("starting", "refresh failed, stale"),
         cell("starting", "deliver failure", nil, [.deliver(endsRun: false)]),
         cell("starting", "deliver ending", Machine(status: .starting, terminal: true), [.deliver(endsRun: true)]),
         cell("starting", "deliver, stale"),
@@ -99,6 +103,7 @@ import Testing
         cell("starting, dismissed", "refreshed"),
         cell("starting, dismissed", "refreshed, stale"),
         cell("starting, dismissed", "refresh failed"),
+        cell("starting, dismissed", "refresh failed, stale"),
         cell("starting, dismissed", "deliver failure"),
         cell("starting, dismissed", "deliver ending"),
         cell("starting, dismissed", "deliver, stale"),
@@ -117,6 +122,7 @@ import Testing
         cell("ready", "refreshed"),
         cell("ready", "refreshed, stale"),
         cell("ready", "refresh failed"),
+        cell("ready", "refresh failed, stale"),
         cell("ready", "deliver failure", nil, [.deliver(endsRun: false)]),
         cell("ready", "deliver ending", Machine(status: .ready, terminal: true), [.deliver(endsRun: true)]),
         cell("ready", "deliver, stale"),
@@ -135,6 +141,7 @@ import Testing
         cell("refreshing", "refreshed", Machine(status: .ready), [.storeRefresh]),
         cell("refreshing", "refreshed, stale"),
         cell("refreshing", "refresh failed", Machine(status: .ready), [.stopLoading, .deliver(endsRun: false)]),
+        cell("refreshing", "refresh failed, stale"),
         cell("refreshing", "deliver failure", nil, [.deliver(endsRun: false)]),
         cell("refreshing", "deliver ending", Machine(status: .ready, terminal: true, refreshing: true),
              [.deliver(endsRun: true)]),
@@ -156,6 +163,7 @@ import Testing
         cell("ready, terminal", "refreshed"),
         cell("ready, terminal", "refreshed, stale"),
         cell("ready, terminal", "refresh failed"),
+        cell("ready, terminal", "refresh failed, stale"),
         cell("ready, terminal", "deliver failure"),
         cell("ready, terminal", "deliver ending"),
         cell("ready, terminal", "deliver, stale"),
@@ -164,6 +172,26 @@ import Testing
         cell("ready, terminal", "make flow", nil, [.makeFlow]),
         cell("ready, terminal", "note", nil, [.record]),
         cell("ready, terminal", "note, stale"),
+
+        // A refresh running when the run's outcome came: it still finishes, but delivers nothing more.
+        cell("refreshing, terminal", "start"),
+        cell("refreshing, terminal", "loaded"),
+        cell("refreshing, terminal", "loaded, stale"),
+        cell("refreshing, terminal", "start failed"),
+        cell("refreshing, terminal", "start failed, stale"),
+        cell("refreshing, terminal", "refresh", nil, [.joinRefresh]),
+        cell("refreshing, terminal", "refreshed", Machine(status: .ready, terminal: true), [.storeRefresh]),
+        cell("refreshing, terminal", "refreshed, stale"),
+        cell("refreshing, terminal", "refresh failed", Machine(status: .ready, terminal: true), [.stopLoading]),
+        cell("refreshing, terminal", "refresh failed, stale"),
+        cell("refreshing, terminal", "deliver failure"),
+        cell("refreshing, terminal", "deliver ending"),
+        cell("refreshing, terminal", "deliver, stale"),
+        cell("refreshing, terminal", "dismiss"),
+        cell("refreshing, terminal", "cancel", nextRun, [.tearDown]),
+        cell("refreshing, terminal", "make flow", nil, [.makeFlow]),
+        cell("refreshing, terminal", "note", nil, [.record]),
+        cell("refreshing, terminal", "note, stale"),
 
         cell("ended", "start"),
         cell("ended", "loaded"),
@@ -174,6 +202,7 @@ import Testing
         cell("ended", "refreshed"),
         cell("ended", "refreshed, stale"),
         cell("ended", "refresh failed"),
+        cell("ended", "refresh failed, stale"),
         cell("ended", "deliver failure"),
         cell("ended", "deliver ending"),
         cell("ended", "deliver, stale"),
@@ -210,11 +239,5 @@ import Testing
         #expect(machine.handle(.note(generation: 0)) == [])
         #expect(machine.handle(.deliver(generation: 1, endsRun: true)) == [])
         #expect(machine.handle(.deliver(generation: 2, endsRun: true)) == [.deliver(endsRun: true)])
-    }
-
-    @Test func aFailedRefreshAfterATerminalOutcomeOnlyStopsLoading() {
-        var machine = Machine(status: .ready, terminal: true, refreshing: true)
-        #expect(machine.handle(.refreshFailed(generation: 0)) == [.stopLoading])
-        #expect(machine == Machine(status: .ready, terminal: true))
     }
 }
