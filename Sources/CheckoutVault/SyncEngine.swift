@@ -110,16 +110,10 @@ public final class SyncEngine: Sendable {
         var rounds: [VaultScope: ScopeRounds] = [:]
         var roundRequests = 0
         var nextRoundId = 0
-        var activeRounds = 0
-        var failures: [VaultScope: SyncError] = [:]
-        var lastFailure: SyncError?
-        var lastSyncedAt: Int64?
-        var lastSyncedAtByScope: [VaultScope: Int64] = [:]
-        /// Scopes whose last successful round stopped before the end of the feed.
-        var partialScopes: Set<VaultScope> = []
+        /// The status rules; every change of the published status comes from it.
+        var status = SyncStatusMachine()
         /// Pending scopes of another merchant than the remote's, as the last `syncNow()` found them.
         var foreignScopes: Set<VaultScope> = []
-        var pendingCount = 0
         var loop: Task<Void, Never>?
         /// The loop's start/stop rules; `loop` exists exactly while it says the loop runs.
         var run = SyncEngineLoopMachine()
@@ -289,7 +283,7 @@ public final class SyncEngine: Sendable {
     }
 
     /// The failure of `scope`'s last round, nil when it succeeded (or none ran).
-    func lastFailure(of scope: VaultScope) -> SyncError? { state.withLock { $0.failures[scope] } }
+    func lastFailure(of scope: VaultScope) -> SyncError? { state.withLock { $0.status.failures[scope] } }
 
     /// How many times a round was asked for (joined or started), for tests of coalescing.
     var roundRequestCount: Int { state.withLock { $0.roundRequests } }
@@ -433,33 +427,18 @@ public final class SyncEngine: Sendable {
     /// Runs one round with status bookkeeping; errors come out as `SyncError` or `CancellationError`.
     private func performRound(_ scope: VaultScope) async throws -> SyncReport {
         try Task.checkCancellation()
-        publish { $0.activeRounds += 1 }
+        publish(.roundStarted)
         do {
             let report = try await runRound(scope)
             let now = wallClock.nowMillis
             let pending = await totalPendingCount()
-            publish { state in
-                state.activeRounds -= 1
-                state.failures[scope] = nil
-                if state.failures.isEmpty { state.lastFailure = nil }
-                state.lastSyncedAt = now
-                state.lastSyncedAtByScope[scope] = now
-                if report.isPartial { state.partialScopes.insert(scope) } else { state.partialScopes.remove(scope) }
-                if let pending { state.pendingCount = pending }
-            }
+            publish(.roundSucceeded(scope, at: now, partial: report.isPartial, pending: pending))
             return report
         } catch {
             let pending = await totalPendingCount()
             let cancelled = error is CancellationError || Task.isCancelled
             let failure = cancelled ? nil : Self.syncError(error)
-            publish { state in
-                state.activeRounds -= 1
-                if let failure {
-                    state.failures[scope] = failure
-                    state.lastFailure = failure
-                }
-                if let pending { state.pendingCount = pending }
-            }
+            publish(.roundFailed(scope, failure: failure, pending: pending))
             if let failure { throw failure }
             throw CancellationError()
         }
@@ -491,36 +470,24 @@ public final class SyncEngine: Sendable {
         }
     }
 
-    /// Applies `change` to the engine state and publishes the resulting status if it changed.
-    private func publish(_ change: (inout EngineState) -> Void) {
-        state.withLock { state in
-            change(&state)
-            let phase: SyncStatus.Phase
-            if state.activeRounds > 0 {
-                phase = .syncing
-            } else if let failure = state.lastFailure {
-                phase = .offline(lastError: failure)
-            } else {
-                phase = .idle
-            }
-            let status = SyncStatus(phase: phase, pendingCount: state.pendingCount, lastSyncedAt: state.lastSyncedAt,
-                                    isPartial: !state.partialScopes.isEmpty,
-                                    lastSyncedAtByScope: state.lastSyncedAtByScope)
-            broadcaster.mutate { $0 = status }
-        }
+    /// Applies `event` to the status rules and publishes the status after unlocking when it changed
+    /// (the broadcaster drops a publication overtaken by a later one).
+    private func publish(_ event: SyncStatusMachine.Event) {
+        guard let publication = state.withLock({ $0.status.handle(event) }) else { return }
+        broadcaster.send(publication.status, revision: publication.revision)
     }
 
     /// Re-reads the pending count from the store and publishes it, blocking the calling thread
     /// for the read (the engine's init and the synchronous `notifyLocalWrite()`).
     func refreshPendingCount() {
         guard let pending = try? store.perform(pendingCountWork()) else { return }
-        publish { $0.pendingCount = pending }
+        publish(.pendingCounted(pending))
     }
 
     /// Re-reads the pending count from the store without blocking and publishes it.
     func refreshPendingCount() async {
         guard let pending = await totalPendingCount() else { return }
-        publish { $0.pendingCount = pending }
+        publish(.pendingCounted(pending))
     }
 
     /// The queued operations over every synced scope; nil when the store cannot be read.

@@ -12,6 +12,8 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
         var subscribers: [Int: AsyncStream<Value>.Continuation] = [:]
         var nextId = 0
         var finished = false
+        /// The revision of the last `send(_:revision:)`.
+        var revision: UInt64 = 0
     }
 
     private let storage: Locked<Storage>
@@ -47,6 +49,18 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
     /// subscriber sees changes in the same order as they were made.
     public func send(_ value: Value) {
         storage.withLock { storage in
+            storage.value = value
+            for continuation in storage.subscribers.values { continuation.yield(value) }
+        }
+    }
+
+    /// Publishes `value` unless a value with a later `revision` was already sent this way: lets an
+    /// owner number its changes under its own lock and publish them after unlocking, without a
+    /// late publication of an older change overwriting a newer one. Revisions start above 0.
+    public func send(_ value: Value, revision: UInt64) {
+        storage.withLock { storage in
+            guard revision > storage.revision else { return }
+            storage.revision = revision
             storage.value = value
             for continuation in storage.subscribers.values { continuation.yield(value) }
         }
