@@ -557,6 +557,8 @@ struct PostgresStorageTests {
         defer { withExtendedLifetime(schema) {} }
         let storage = try PostgresVaultServerStorage(url: schema.url, options: .init(poolSize: 1, acquireTimeout: .milliseconds(200)))
         let hold = ConnectionHold(storage)
+        defer { hold.release() }
+        try #require(hold.taken, "the hold never got the pool's one connection")
         let error = #expect(throws: PostgresError.self) { try storage.read { _ in 0 } }
         #expect(error?.code == .poolExhausted)
         hold.release()
@@ -594,6 +596,8 @@ struct PostgresPoolExhaustionTests {
         let scope = Fixture.scope("c1")
 
         let hold = ConnectionHold(storage)
+        defer { hold.release() }
+        try #require(hold.taken, "the hold never got the pool's one connection")
         let error = await #expect(throws: RemoteVaultError.self) {
             try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("vt_1"))])
         }
@@ -623,20 +627,26 @@ struct PostgresPoolExhaustionTests {
 }
 
 /// Holds one pooled connection of a storage in an open read on another thread until `release()`.
+///
+/// The hold lasts until `release()` however long the test takes to get there (a loaded run can
+/// starve a test's task for a minute; a hold that gave up on its own would let the very request
+/// that must find the pool exhausted through). Tests release it on every path (`defer`).
 final class ConnectionHold: Sendable {
     private let released = DispatchSemaphore(value: 0)
     private let finished = DispatchGroup()
+    /// Whether the read took the connection; false when it did not start within the test timeout.
+    let taken: Bool
 
-    /// Returns once the connection is taken.
+    /// Returns once the connection is taken, or the test timeout passed (`taken` is false then).
     init(_ storage: PostgresVaultServerStorage) {
         let holding = DispatchSemaphore(value: 0)
         DispatchQueue.global().async(group: finished) { [released] in
-            _ = try? storage.read { _ in holding.signal(); _ = released.waitBounded() }
+            _ = try? storage.read { _ in holding.signal(); _ = released.waitBounded(timeout: .seconds(3600)) }
         }
-        _ = holding.waitBounded()
+        taken = holding.waitBounded()
     }
 
-    /// Gives the connection back and waits until the read has ended.
+    /// Gives the connection back and waits until the read has ended. Calling it again does nothing more.
     func release() {
         released.signal()
         _ = finished.waitBounded()
