@@ -65,11 +65,12 @@ public final class DatabasePool: Sendable {
     }
 
     /// Runs `body` on a reader connection on the readers' queue. Waiting for a free reader
-    /// suspends the task. Each statement sees a committed snapshot; wrap several statements in
-    /// `database.transaction(.deferred)` for one snapshot across them.
+    /// suspends the task, and a cancellation of the task ends the wait with `CancellationError`
+    /// (`body` then never runs). Each statement sees a committed snapshot; wrap several statements
+    /// in `database.transaction(.deferred)` for one snapshot across them.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         checkNotNested("read")
-        let granted = await readers.acquire()
+        let granted = try await readers.acquire()
         return try await withCheckedThrowingContinuation { continuation in
             readerQueue.async {
                 continuation.resume(with: self.onReader(granted, body))

@@ -5,11 +5,12 @@ import Dispatch
 ///
 /// At most `count` readers exist. A caller gets a permit with an idle reader, or a permit and
 /// `nil` (open a new reader). When none is free the caller waits in line: a task suspends
-/// (`acquire()`), a thread blocks (`acquireBlocking()`). A release hands the reader straight to
-/// the first in line, so waiters are served in the order they came.
+/// (`acquire()`, which a cancellation of the task ends with `CancellationError`), a thread blocks
+/// (`acquireBlocking()`). A release hands the reader straight to the first in line, so waiters
+/// are served in the order they came.
 final class ReaderSlots: Sendable {
     private enum Waiter {
-        case task(CheckedContinuation<PooledConnection?, Never>)
+        case task(id: Int, CheckedContinuation<PooledConnection?, any Error>)
         case thread(Handoff)
     }
 
@@ -22,8 +23,12 @@ final class ReaderSlots: Sendable {
     private struct State {
         var available: Int
         var idle: [PooledConnection] = []
-        var waiters: [Waiter] = []
+        /// The line; a cancelled task's place is nil.
+        var waiters: [Waiter?] = []
         var nextWaiter = 0
+        var nextTaskId = 0
+        /// Tasks cancelled before they took their place in line.
+        var cancelledEarly: Set<Int> = []
 
         /// A permit (and an idle reader, if any), or nil when none is free.
         mutating func take() -> PooledConnection?? {
@@ -33,14 +38,29 @@ final class ReaderSlots: Sendable {
         }
 
         mutating func firstWaiter() -> Waiter? {
-            guard nextWaiter < waiters.count else { return nil }
-            let waiter = waiters[nextWaiter]
-            nextWaiter += 1
-            if nextWaiter == waiters.count {
-                waiters.removeAll(keepingCapacity: true)
-                nextWaiter = 0
+            while nextWaiter < waiters.count {
+                let waiter = waiters[nextWaiter]
+                nextWaiter += 1
+                if nextWaiter == waiters.count {
+                    waiters.removeAll(keepingCapacity: true)
+                    nextWaiter = 0
+                }
+                if let waiter { return waiter }
             }
-            return waiter
+            return nil
+        }
+
+        /// Takes the waiting task `id` out of line (nil when it is not in line: served already, or
+        /// not in line yet, which is then remembered).
+        mutating func removeTask(_ id: Int) -> CheckedContinuation<PooledConnection?, any Error>? {
+            for index in nextWaiter..<waiters.count {
+                if case .task(id, let continuation)? = waiters[index] {
+                    waiters[index] = nil
+                    return continuation
+                }
+            }
+            cancelledEarly.insert(id)
+            return nil
         }
     }
 
@@ -51,17 +71,33 @@ final class ReaderSlots: Sendable {
     }
 
     /// A permit, suspending the task (never blocking its thread) while none is free.
-    func acquire() async -> PooledConnection? {
+    /// - Throws: `CancellationError` when the task is cancelled while it waits (it then holds no
+    ///   permit); a task cancelled before it had to wait still gets a free permit.
+    func acquire() async throws -> PooledConnection? {
         // A free permit is taken without a suspension (the common case).
         if let granted = state.withLock({ $0.take() }) { return granted }
-        return await withCheckedContinuation { continuation in
-            let granted = state.withLock { state -> PooledConnection?? in
-                if let granted = state.take() { return granted }
-                state.waiters.append(.task(continuation))
-                return nil
-            }
-            if let granted { continuation.resume(returning: granted) }
+        let id = state.withLock { state in
+            state.nextTaskId += 1
+            return state.nextTaskId
         }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let granted = state.withLock { state -> Result<PooledConnection?, any Error>? in
+                    if let granted = state.take() { return .success(granted) }
+                    if state.cancelledEarly.remove(id) != nil { return .failure(CancellationError()) }
+                    state.waiters.append(.task(id: id, continuation))
+                    return nil
+                }
+                if let granted { continuation.resume(with: granted) }
+            }
+        } onCancel: {
+            state.withLock { $0.removeTask(id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// How many callers wait in line (for tests).
+    var waitingCount: Int {
+        state.withLock { state in state.waiters[state.nextWaiter...].reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
     }
 
     /// A permit, blocking the calling thread while none is free.
@@ -89,7 +125,7 @@ final class ReaderSlots: Sendable {
             return nil
         }
         switch waiter {
-        case .task(let continuation):
+        case .task(_, let continuation):
             continuation.resume(returning: connection)
         case .thread(let handoff):
             handoff.connection.withLock { $0 = connection }
