@@ -10,15 +10,6 @@ public enum FlatTokenValue: Sendable, Hashable, Encodable {
     /// Several font families, in order of preference.
     case strings([String])
 
-    /// The number, or nil for a string value.
-    public var number: Double? { if case .number(let value) = self { return value }; return nil }
-
-    /// The string, or nil for a number or a list.
-    public var string: String? { if case .string(let value) = self { return value }; return nil }
-
-    /// The list of strings, or nil for a single value.
-    public var strings: [String]? { if case .strings(let value) = self { return value }; return nil }
-
     /// Writes the bare value.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()

@@ -80,6 +80,8 @@ final class ReaderSlots: Sendable {
             state.nextTaskId += 1
             return state.nextTaskId
         }
+        // A cancellation that comes after the task was served is remembered as early; forget it.
+        defer { state.withLock { _ = $0.cancelledEarly.remove(id) } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let granted = state.withLock { state -> Result<PooledConnection?, any Error>? in
