@@ -202,6 +202,8 @@ struct CardFormSessionTests {
         ])
         let form = checkout.form
         form.updateCardNumber("4242 4242 4242 4241")
+        let formStates = form.states()
+        let flowStates = form.flowStates()
         let state = await form.submit()
         let errors = [
             CardFieldError(field: .cardNumber, code: .invalidCardNumber),
@@ -221,6 +223,20 @@ struct CardFormSessionTests {
         #expect(checkout.sandbox.createPaymentCallCount == 0)
         #expect(checkout.session.deliveredOutcomes.isEmpty)
         #expect(!failure.message.contains("4242424242424241"))
+        // Neither stream shows `processing`: the attempt failed before it started.
+        var formFlows: [PaymentFlowState] = []
+        for await snapshot in formStates {
+            if formFlows.last != snapshot.flow { formFlows.append(snapshot.flow) }
+            #expect(!snapshot.isLoading)
+            if snapshot.flow == .failed(failure) { break }
+        }
+        #expect(formFlows == [.idle, .failed(failure)])
+        var flows: [PaymentFlowState] = []
+        for await flow in flowStates {
+            flows.append(flow)
+            if flow == .failed(failure) { break }
+        }
+        #expect(flows == [.idle, .failed(failure)])
 
         // Fixing the fields clears their errors at once; the postal code follows the session country (NL).
         form.updateBillingField(.postalCode, "12")

@@ -12,6 +12,7 @@ import Testing
     static let token = PaymentMethodToken(token: "tok_1", paymentMethodType: .paymentCard, instrumentType: .paymentCard)
     static let result = PaymentResult(paymentId: "pay_1", status: .succeeded, paymentMethodType: .paymentCard)
     static let declined = CheckoutError(.paymentDeclined, "declined")
+    static let invalid = CheckoutError(.invalidPaymentData, "the card form has invalid fields: cvv")
     static let redirectURL = URL(fileURLWithPath: "/provider/pay/1")
     static let returnURL = URL(fileURLWithPath: "/shop/return")
     static let redirect = RequiredAction.redirect(url: redirectURL, returnURL: returnURL)
@@ -39,6 +40,7 @@ import Testing
         "succeeded": Machine(state: .succeeded(result), attempt: a1, lastPaymentId: "pay_1"),
         "failed": Machine(state: .failed(declined), attempt: a1, lastPaymentId: "pay_1"),
         "cancelled": Machine(state: .cancelled, attempt: a2),
+        "cancelled for good": Machine(state: .cancelled, attempt: a2, cancelIsFinal: true),
     ]
 
     // MARK: The events (columns)
@@ -60,6 +62,7 @@ import Testing
         "release poll": .releaseClaim(.poll, attempt: a1),
         "redirect without token": .step(.actionRequired(paymentId: "pay_1", redirect), attempt: a1, token: nil),
         "cancel stale attempt": .cancelAttempt(Attempt(number: 9)),
+        "reject": .rejectAttempt(invalid),
     ]
 
     /// One cell: from `state`, `event` leads to `expected` (nil: unchanged) with `actions`.
@@ -302,6 +305,38 @@ import Testing
         cell("cancelled", "release poll"),
         cell("cancelled", "redirect without token"),
         cell("cancelled", "cancel stale attempt"),
+
+        // A submit with input the method refused: where a new attempt would start, it starts and
+        // fails at once (only `failed` is published, and no attempt runs).
+        cell("idle", "reject", Machine(state: .failed(invalid), attempt: a1), [.publish(.failed(invalid))]),
+        cell("processing", "reject"),
+        cell("redirecting", "reject"),
+        cell("challenged", "reject"),
+        cell("resuming", "reject"),
+        cell("polling", "reject"),
+        cell("redirect resuming", "reject"),
+        cell("succeeded", "reject"),
+        cell("failed", "reject", Machine(state: .failed(invalid), attempt: a2), [.publish(.failed(invalid))]),
+        cell("cancelled", "reject", Machine(state: .failed(invalid), attempt: a3), [.publish(.failed(invalid))]),
+
+        // A flow whose cancel is final (the card form has forgotten its card): nothing moves it.
+        cell("cancelled for good", "begin"),
+        cell("cancelled for good", "reject"),
+        cell("cancelled for good", "succeed"),
+        cell("cancelled for good", "fail"),
+        cell("cancelled for good", "redirect"),
+        cell("cancelled for good", "challenge"),
+        cell("cancelled for good", "challenge without token"),
+        cell("cancelled for good", "stale succeed"),
+        cell("cancelled for good", "claim challenge"),
+        cell("cancelled for good", "claim for poll"),
+        cell("cancelled for good", "claim for resume"),
+        cell("cancelled for good", "release resume"),
+        cell("cancelled for good", "release poll"),
+        cell("cancelled for good", "cancel"),
+        cell("cancelled for good", "cancel attempt 1"),
+        cell("cancelled for good", "cancel stale attempt"),
+        cell("cancelled for good", "redirect without token"),
     ]
 
     @Test func theTableHasEveryStateWithEveryEventOnce() {
@@ -337,6 +372,14 @@ import Testing
         #expect(machine == resuming)
         _ = machine.handle(.releaseClaim(.resume, attempt: Self.a2))
         #expect(machine.pending?.claim == nil)
+    }
+
+    @Test func takesAttemptIsWhereBeginStartsOne() throws {
+        for (name, machine) in Self.states {
+            var probe = machine
+            let started = probe.handle(.beginAttempt).actions.contains(.startAttempt(Attempt(number: machine.attempt.number + 1)))
+            #expect(machine.takesAttempt == started, "\(name)")
+        }
     }
 
     @Test func paymentIdIsThePendingOneElseTheLastOne() {

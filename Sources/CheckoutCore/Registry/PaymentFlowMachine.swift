@@ -16,6 +16,10 @@ import CheckoutLocking
 ///   the current attempt of a flow that is not cancelled.
 /// - `cancel()` ends the current attempt from any state but `succeeded` (and `cancelled`).
 ///
+/// An `observer` sees a `PaymentFlowSnapshot` after every change of the state or of the pending
+/// payment's claim, in transition order, outside the lock and before `states()` subscribers see
+/// the state.
+///
 /// `Extra` is flow-specific data guarded by the same lock (e.g. the redirect flow's used resume
 /// tokens and polling task, the wallet's last request); use `Void` when there is none. Read or
 /// change it, together with the state, in `withCurrent(_:)`.
@@ -42,11 +46,19 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// and the pending payment's claim.
     public struct Current: Sendable {
         /// The rules and their state.
-        fileprivate var machine = PaymentFlowStateMachine()
+        fileprivate var machine: PaymentFlowStateMachine
         /// Flow-specific data.
         public var extra: Extra
 
-        fileprivate init(extra: Extra) { self.extra = extra }
+        fileprivate init(extra: Extra, cancelIsFinal: Bool) {
+            machine = PaymentFlowStateMachine(cancelIsFinal: cancelIsFinal)
+            self.extra = extra
+        }
+
+        /// What the observer is shown of this state.
+        fileprivate var snapshot: PaymentFlowSnapshot {
+            PaymentFlowSnapshot(state: machine.state, isCompletingPending: machine.pending?.claim != nil)
+        }
 
         /// The flow's state.
         public var state: PaymentFlowState { machine.state }
@@ -73,12 +85,27 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
         }
     }
 
+    /// One change to show: to the observer, and to `states()` subscribers when the state changed.
+    private struct Publication: Sendable {
+        let snapshot: PaymentFlowSnapshot
+        let stateChanged: Bool
+    }
+
     private let storage: Locked<Current>
     private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
-    private let publications = ActionQueue<PaymentFlowState>()
+    private let publications = ActionQueue<Publication>()
+    private let observer: (@Sendable (PaymentFlowSnapshot) -> Void)?
 
     /// Creates an `idle` machine holding `extra`.
-    public init(extra: Extra) { storage = Locked(Current(extra: extra)) }
+    /// - Parameters:
+    ///   - cancelIsFinal: whether a cancelled flow takes no new attempt (see
+    ///     `PaymentFlowStateMachine.cancelIsFinal`).
+    ///   - observer: sees every change; it must not wait for this machine.
+    public init(extra: Extra, cancelIsFinal: Bool = false,
+                observer: (@Sendable (PaymentFlowSnapshot) -> Void)? = nil) {
+        storage = Locked(Current(extra: extra, cancelIsFinal: cancelIsFinal))
+        self.observer = observer
+    }
 
     // MARK: Observation
 
@@ -99,22 +126,37 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     public func isCurrent(_ attempt: Attempt) -> Bool { storage.withLock { $0.attempt == attempt } }
 
     /// Runs `body` with the guarded state, atomically with every other call of this machine.
-    /// `body` must not call back into the machine.
+    /// `body` must not call back into the machine. A claim it changes is shown to the observer.
     public func withCurrent<Result>(_ body: (inout Current) throws -> sending Result) rethrows -> sending Result {
-        try storage.withLock { try body(&$0) }
+        defer { publish() }
+        return try storage.withLock { current in
+            let before = current.snapshot
+            defer {
+                let after = current.snapshot
+                if after != before { publications.enqueue([Publication(snapshot: after, stateChanged: false)]) }
+            }
+            return try body(&current)
+        }
     }
 
     // MARK: Transitions
 
     /// Starts a new attempt and moves to `processing`, or returns nil (changing nothing) while an
     /// attempt is in progress or after success. `reset` prepares `extra` for the new attempt.
-    public func beginAttempt(resetting reset: (inout Extra) -> Void = { _ in }) -> Attempt? {
+    ///
+    /// `inputError` runs inside the lock, only when an attempt would start: an error it returns
+    /// fails that attempt at once (`failed`, with no `processing` before it, and no outcome), and
+    /// nil is returned. It must not call back into the machine.
+    public func beginAttempt(checkingInput inputError: () -> CheckoutError? = { nil },
+                             resetting reset: (inout Extra) -> Void = { _ in }) -> Attempt? {
         let started = storage.withLock { current -> Attempt? in
-            let transition = handle(.beginAttempt, &current)
-            for case .startAttempt(let attempt) in transition.actions {
-                reset(&current.extra)
-                return attempt
+            guard current.machine.takesAttempt else { return nil }
+            reset(&current.extra)
+            if let error = inputError() {
+                _ = handle(.rejectAttempt(error), &current)
+                return nil
             }
+            for case .startAttempt(let attempt) in handle(.beginAttempt, &current).actions { return attempt }
             return nil
         }
         publish()
@@ -189,6 +231,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
             }
             return nil
         }
+        publish()
         guard let claimed else { throw CheckoutError(.invalidReturn, "no challenge is waiting for a result") }
         return claimed
     }
@@ -211,6 +254,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// Gives the pending payment of `attempt` back when `claim` still holds it.
     public func releaseClaim(_ claim: Claim, attempt: Attempt) {
         storage.withLock { current in _ = handle(.releaseClaim(claim, attempt: attempt), &current) }
+        publish()
     }
 
     /// Cancels the flow: ends the current attempt (its late results are ignored) and moves to
@@ -243,14 +287,22 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
 
     // MARK: Private
 
-    /// Feeds `event` to the rules and queues the states to publish (inside the lock, so the
-    /// queue's order is the transitions' order).
+    /// Feeds `event` to the rules and queues what changed (inside the lock, so the queue's order
+    /// is the transitions' order): each state to publish, else a changed claim.
     private func handle(_ event: PaymentFlowStateMachine.Event, _ current: inout Current)
         -> PaymentFlowStateMachine.Transition {
+        let before = current.snapshot
         let transition = current.machine.handle(event)
-        var states: [PaymentFlowState] = []
-        for case .publish(let state) in transition.actions { states.append(state) }
-        publications.enqueue(states)
+        var changes: [Publication] = []
+        let completing = current.snapshot.isCompletingPending
+        for case .publish(let state) in transition.actions {
+            changes.append(Publication(snapshot: PaymentFlowSnapshot(state: state, isCompletingPending: completing),
+                                       stateChanged: true))
+        }
+        if changes.isEmpty, current.snapshot != before {
+            changes.append(Publication(snapshot: current.snapshot, stateChanged: false))
+        }
+        publications.enqueue(changes)
         return transition
     }
 
@@ -262,9 +314,13 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
         return cleanup(&current.extra)
     }
 
-    /// Publishes the queued states, outside the lock, in order.
+    /// Shows the queued changes, outside the lock, in order: to the observer, then the states to
+    /// `states()` subscribers.
     private func publish() {
-        publications.drain { broadcaster.send($0) }
+        publications.drain { change in
+            observer?(change.snapshot)
+            if change.stateChanged { broadcaster.send(change.snapshot.state) }
+        }
     }
 }
 

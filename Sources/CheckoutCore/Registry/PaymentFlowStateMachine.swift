@@ -5,8 +5,12 @@
 /// lock, calls `handle` there, and performs the returned actions after unlocking. That way every
 /// rule sits in one pure function whose table of states and events is tested cell by cell. The
 /// rules:
-/// - `.beginAttempt` is refused while `processing`, awaiting an action or `succeeded`; from `idle`,
-///   `failed` or `cancelled` it starts a new attempt and moves to `processing`.
+/// - `.beginAttempt` is refused while `processing`, awaiting an action or `succeeded` (and, for a
+///   machine whose `cancelIsFinal`, once `cancelled`); from `idle`, `failed` or `cancelled` it
+///   starts a new attempt and moves to `processing`.
+/// - `.rejectAttempt(_:)` is a submit whose input the method refused before any work: where
+///   `.beginAttempt` would start an attempt, it starts one and fails it at once, so observers see
+///   `failed` with no `processing` before it.
 /// - `.step(_:attempt:token:)` maps a pipeline step to `succeeded`, `failed`,
 ///   `awaitingRedirect(url)` or `awaitingChallenge(id)` (keeping the pending payment), but only for
 ///   the current attempt of a flow that is not cancelled; an action without a token (nothing to
@@ -67,6 +71,10 @@ public struct PaymentFlowStateMachine: Sendable, Equatable {
     public enum Event: Sendable, Equatable {
         /// `submit()`: start a new attempt.
         case beginAttempt
+        /// `submit()` with input the method refused (`PaymentSteps.inputError()`): start a new
+        /// attempt and fail it at once with `error`. Nothing was sent anywhere, so the owner
+        /// reports no outcome.
+        case rejectAttempt(CheckoutError)
         /// The pipeline's step for `attempt`; `token` is the one the payment was created with
         /// (nil when there was none, e.g. the attempt failed before tokenizing).
         case step(PaymentPipeline.Step, attempt: Attempt, token: PaymentMethodToken?)
@@ -117,14 +125,28 @@ public struct PaymentFlowStateMachine: Sendable, Equatable {
     public private(set) var pending: PendingAction?
     /// The processor's id of the payment the current attempt ended with, once it has ended.
     public private(set) var lastPaymentId: String?
+    /// Whether a cancelled flow stays cancelled: no new attempt starts after `cancelled` (the card
+    /// form forgets its card when cancelled, so it has nothing to pay with). False by default.
+    public let cancelIsFinal: Bool
 
     /// A machine in exactly this situation; `idle` before any attempt by default.
     public init(state: PaymentFlowState = .idle, attempt: Attempt = Attempt(number: 0),
-                pending: PendingAction? = nil, lastPaymentId: String? = nil) {
+                pending: PendingAction? = nil, lastPaymentId: String? = nil, cancelIsFinal: Bool = false) {
         self.state = state
         self.attempt = attempt
         self.pending = pending
         self.lastPaymentId = lastPaymentId
+        self.cancelIsFinal = cancelIsFinal
+    }
+
+    /// Whether a `.beginAttempt` (or `.rejectAttempt`) would start a new attempt now: from `idle`,
+    /// `failed`, or `cancelled` unless `cancelIsFinal`.
+    public var takesAttempt: Bool {
+        switch state {
+        case .processing, .awaitingRedirect, .awaitingChallenge, .succeeded: false
+        case .cancelled: !cancelIsFinal
+        case .idle, .failed: true
+        }
     }
 
     /// The processor's id of the current attempt's payment once created: the pending one, else
@@ -136,16 +158,14 @@ public struct PaymentFlowStateMachine: Sendable, Equatable {
         var actions: [Action] = []
         switch event {
         case .beginAttempt:
-            switch state {
-            case .processing, .awaitingRedirect, .awaitingChallenge, .succeeded:
-                break
-            case .idle, .failed, .cancelled:
-                attempt = Attempt(number: attempt.number + 1)
-                pending = nil
-                lastPaymentId = nil
-                move(to: .processing, &actions)
-                actions.append(.startAttempt(attempt))
-            }
+            guard takesAttempt else { break }
+            startAttempt()
+            move(to: .processing, &actions)
+            actions.append(.startAttempt(attempt))
+        case .rejectAttempt(let error):
+            guard takesAttempt else { break }
+            startAttempt()
+            move(to: .failed(error), &actions)
         case .step(let step, let stepAttempt, let token):
             guard stepAttempt == attempt, state != .cancelled else { break }
             apply(step, token: token, &actions)
@@ -165,6 +185,12 @@ public struct PaymentFlowStateMachine: Sendable, Equatable {
     }
 
     // MARK: Private
+
+    private mutating func startAttempt() {
+        attempt = Attempt(number: attempt.number + 1)
+        pending = nil
+        lastPaymentId = nil
+    }
 
     private mutating func apply(_ step: PaymentPipeline.Step, token: PaymentMethodToken?, _ actions: inout [Action]) {
         switch step {

@@ -24,9 +24,9 @@ import Foundation
 /// broadcast, numbers attempts (results of a cancelled or superseded attempt are ignored),
 /// refuses `submit()` while an attempt runs or after success, keeps the payment awaiting a
 /// redirect or challenge and lets one `resume` claim it, polls it when the steps ask for polling,
-/// and implements `cancel()`. The vaulted, wallet and redirect methods are such steps. The card
-/// form, which publishes its fields together with the flow state, is a class of its own whose
-/// rules are the same `PaymentFlowStateMachine`.
+/// and implements `cancel()`. Every method in `Plugins/` is such steps: card, vaulted, wallets and
+/// redirect. A method with a richer state of its own (the card form's fields) keeps it in step
+/// with the flow through `PaymentSteps.flowChanged(_:)`.
 public protocol PaymentMethodHandler: Sendable {
     /// The payment-method type this handler serves.
     var type: PaymentMethodType { get }

@@ -4,8 +4,9 @@ import Foundation
 ///
 /// The plugin supplies only its steps; this class owns the rest, through `PaymentFlowMachine`:
 /// - `submit()` is refused (returning the current state) while an attempt runs, while a payment
-///   awaits a redirect or challenge, and after success; from `idle`, `failed` or `cancelled` it
-///   starts a new attempt: `tokenize`, then `create`, then the step is applied.
+///   awaits a redirect or challenge, and after success (and after `cancel()` when the steps'
+///   `cancelIsFinal`); from `idle`, `failed` or `cancelled` it starts a new attempt: an
+///   `inputError()` fails it at once, else `tokenize`, then `create`, then the step is applied.
 /// - A result of an attempt that was cancelled or superseded changes nothing and reports nothing.
 /// - A required action the steps refuse (`unsupportedAction`) fails the attempt.
 /// - `resume(with:)` lets exactly one caller complete the pending action; input the steps reject
@@ -16,7 +17,11 @@ import Foundation
 ///   arrives while the poll is completing the payment waits for it.
 /// - `cancel()` ends the current attempt from any state but `succeeded` and stops polling; no
 ///   outcome is delivered.
-public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
+///
+/// The steps see every change through `flowChanged(_:)`. A flow's `description` and mirror show
+/// its method and state, and its steps only where they describe (`CustomStringConvertible`) or
+/// reflect (`CustomReflectable`) themselves, so printing a flow cannot reveal what its steps hold.
+public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow, CustomStringConvertible, CustomReflectable {
     /// What the flow keeps beside the shared state, under the machine's lock.
     struct Extra: Sendable {
         /// Resume tokens already used, over every attempt (only with `singleUseResumeTokens`).
@@ -40,7 +45,7 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
     public let steps: Steps
     let pipeline: PaymentPipeline
     let processor: any PaymentProcessor
-    let machine = Machine(extra: Extra())
+    let machine: Machine
 
     /// A flow for the method of `context` that runs `steps`.
     public init(context: PaymentFlowContext, steps: Steps) {
@@ -48,6 +53,20 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
         pipeline = context.pipeline
         processor = context.processor
         self.steps = steps
+        machine = Machine(extra: Extra(), cancelIsFinal: steps.cancelIsFinal, observer: { steps.flowChanged($0) })
+    }
+
+    /// The method type and the state, then the steps when they describe themselves.
+    public var description: String {
+        let described = (steps as? any CustomStringConvertible).map { ", \($0.description)" } ?? ""
+        return "PaymentStepFlow(\(paymentMethodType.rawValue), \(flowState)\(described))"
+    }
+
+    /// The method type and the state, then the steps when they reflect themselves.
+    public var customMirror: Mirror {
+        var children: [Mirror.Child] = [("paymentMethodType", paymentMethodType), ("flowState", flowState)]
+        if steps is any CustomReflectable { children.append(("steps", steps)) }
+        return Mirror(self, children: children, displayStyle: .class)
     }
 
     /// The current state.
@@ -65,7 +84,9 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow {
     /// Starts an attempt and returns the state it reached.
     @discardableResult
     public func submit() async -> PaymentFlowState {
-        guard let attempt = machine.beginAttempt(resetting: { $0.polling = nil }) else { return flowState }
+        let steps = steps
+        guard let attempt = machine.beginAttempt(checkingInput: { steps.inputError() },
+                                                 resetting: { $0.polling = nil }) else { return flowState }
         let machine = machine
         let tokenization: PaymentTokenization
         do {

@@ -64,6 +64,26 @@ public protocol PaymentSteps: Sendable {
     /// How the default failure messages name a payment with this method ("a wallet payment
     /// cannot follow a redirect"). The default is "this payment method".
     var paymentName: String { get }
+
+    /// An error in the shopper's input, found before an attempt starts (the card form's invalid
+    /// fields): the attempt then fails at once with it, with no `processing` before it, nothing
+    /// sent to the processor and no outcome. Nil (the default): the attempt starts.
+    ///
+    /// The flow calls it inside its lock, only when a `submit()` would start an attempt, so a
+    /// method may mark its fields as submitted here. It must not call back into the flow.
+    func inputError() -> CheckoutError?
+
+    /// Whether a cancelled flow stays cancelled and takes no new attempt (the card form forgets
+    /// its card when cancelled). The default is false: `submit()` after `cancel()` starts over.
+    var cancelIsFinal: Bool { get }
+
+    /// Sees the flow after each change of its state or of whether its pending payment is being
+    /// completed, in the order of the changes, outside the flow's lock and before the flow's
+    /// `flowStates()` subscribers see the state. A method that publishes a richer state of its own
+    /// (the card form's `CardFormState`, with `flow` and `isLoading`) keeps it in step here, and
+    /// forgets what a finished flow no longer needs. It must not wait for the flow. The default
+    /// does nothing.
+    func flowChanged(_ snapshot: PaymentFlowSnapshot)
 }
 
 extension PaymentSteps {
@@ -75,6 +95,15 @@ extension PaymentSteps {
 
     /// Nil: the method does not poll.
     public var polling: PaymentPolling? { nil }
+
+    /// Nil: every submit starts an attempt.
+    public func inputError() -> CheckoutError? { nil }
+
+    /// False: a cancelled flow may start over.
+    public var cancelIsFinal: Bool { false }
+
+    /// Does nothing.
+    public func flowChanged(_ snapshot: PaymentFlowSnapshot) {}
 
     /// Creates the payment through `pipeline` with `surcharge`.
     public func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {

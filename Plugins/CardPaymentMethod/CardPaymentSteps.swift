@@ -1,0 +1,88 @@
+import CheckoutCore
+import Foundation
+
+/// The steps of a card payment, which the core's `PaymentStepFlow` runs (`CardFormSession`):
+/// the form's fields are checked before the attempt starts, then the card is tokenized and the
+/// payment created, saving the card when `vaultOnSuccess`; a 3-D Secure challenge is resumed with
+/// its result, and a redirect with a return URL that names the pending payment.
+///
+/// A cancelled card form has forgotten its card, so `cancelIsFinal` is true. The steps describe
+/// and reflect only the form's masked state, so printing or dumping the flow cannot leak the card.
+public struct CardPaymentSteps: PaymentSteps, CustomStringConvertible, CustomReflectable {
+    let form: CardForm
+    private let context: PaymentFlowContext
+
+    /// The steps of the card form of `context`.
+    init(context: PaymentFlowContext, form: CardForm) {
+        self.context = context
+        self.form = form
+    }
+
+    /// "a card payment".
+    public var paymentName: String { "a card payment" }
+
+    /// The form's configuration error, else its invalid fields (all shown from now on).
+    public func inputError() -> CheckoutError? { form.submissionError() }
+
+    /// True: a cancelled form has wiped its card.
+    public var cancelIsFinal: Bool { true }
+
+    /// Tokenizes the form's card with the surcharge of its network.
+    public func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
+        let input: (card: CardDetails, surcharge: Int)
+        switch form.paymentInput() {
+        case .failure(let error): return .invalidInput(error)
+        case .success(let valid): input = valid
+        }
+        do {
+            return .token(try await context.processor.tokenize(.card(input.card), session: context.session),
+                          surcharge: input.surcharge)
+        } catch let error as CheckoutError {
+            throw error
+        } catch {
+            throw CheckoutError(.paymentFailed, "the card could not be tokenized", underlying: error)
+        }
+    }
+
+    /// Creates the payment, saving the card when the form's `vaultOnSuccess`.
+    public func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
+        await pipeline.createPayment(token: token, surcharge: surcharge, vaultOnSuccess: form.vaultOnSuccess)
+    }
+
+    /// Nil: a card payment follows both challenges and redirects.
+    public func unsupportedAction(_ action: RequiredAction) -> String? { nil }
+
+    /// A challenge's result, or the `resumeToken` of a return URL whose `paymentId` is the pending one.
+    public func resumeToken(from input: PaymentResumeInput,
+                            for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
+        switch (pending.action, input) {
+        case (.challenge, .challengeResult(let result)):
+            return result
+        case (.redirect, .returnURL(let url)):
+            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            guard items.first(where: { $0.name == "paymentId" })?.value == pending.paymentId,
+                  let token = items.first(where: { $0.name == "resumeToken" })?.value else {
+                throw CheckoutError(.invalidReturn, "the return does not belong to this payment")
+            }
+            return token
+        default:
+            throw CheckoutError(.invalidReturn, "the return does not match the pending action")
+        }
+    }
+
+    /// Resumes the payment, saving the card when the form's `vaultOnSuccess`.
+    public func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
+                       through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
+        await pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token,
+                              vaultOnSuccess: form.vaultOnSuccess)
+    }
+
+    /// The form follows the flow's state.
+    public func flowChanged(_ snapshot: PaymentFlowSnapshot) { form.flowChanged(snapshot) }
+
+    /// "card form" with the masked number and the selected network; never card data.
+    public var description: String { "card form \(form.summary)" }
+
+    /// Only the published (masked) form state.
+    public var customMirror: Mirror { Mirror(self, children: ["state": form.state], displayStyle: .struct) }
+}

@@ -1,0 +1,221 @@
+import CheckoutCore
+import CheckoutCoreTesting
+import CheckoutLocking
+import Foundation
+import Testing
+
+/// What the core's step flow offers a method with a richer state of its own (the card form):
+/// checking the input before an attempt, a cancel that is final, and seeing every change.
+@Suite struct PaymentStepFlowHooksTests {
+    /// Card steps whose input error, cancel rule and observations a test controls and reads.
+    final class CheckedSteps: PaymentSteps {
+        let context: PaymentFlowContext
+        let cardNumber: String
+        let cancelIsFinal: Bool
+        let secret = "steps-held-value"
+        let refusal = Locked<CheckoutError?>(nil)
+        let checks = Counter()
+        let seen = Recorder<PaymentFlowSnapshot>()
+
+        init(context: PaymentFlowContext, cardNumber: String, cancelIsFinal: Bool) {
+            self.context = context
+            self.cardNumber = cardNumber
+            self.cancelIsFinal = cancelIsFinal
+        }
+
+        func inputError() -> CheckoutError? {
+            _ = checks.increment()
+            return refusal.withLock { $0 }
+        }
+
+        func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
+            let card = CardDetails(number: cardNumber, cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa)
+            return .token(try await context.processor.tokenize(.card(card), session: context.session), surcharge: 0)
+        }
+
+        /// Refuses the result "forged" as not belonging to the payment; resumes anything else.
+        func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
+                    through pipeline: PaymentPipeline) async throws -> PaymentPipeline.Step {
+            if resumeToken == "forged" { throw CheckoutError(.invalidReturn, "not this payment") }
+            return await pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token)
+        }
+
+        func flowChanged(_ snapshot: PaymentFlowSnapshot) { seen.append(snapshot) }
+    }
+
+    /// The same steps, describing themselves.
+    struct DescribedSteps: PaymentSteps, CustomStringConvertible {
+        let context: PaymentFlowContext
+        func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization { .cancelled }
+        var description: String { "described steps" }
+    }
+
+    struct Handler: PaymentMethodHandler {
+        let type: PaymentMethodType = .paymentCard
+        let display = PaymentMethodDisplay(name: "Checked", buttonText: "Pay")
+        let cardNumber: String
+        let cancelIsFinal: Bool
+
+        func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+            PaymentStepFlow(context: context, steps: CheckedSteps(context: context, cardNumber: cardNumber,
+                                                                  cancelIsFinal: cancelIsFinal))
+        }
+    }
+
+    struct DescribedHandler: PaymentMethodHandler {
+        let type: PaymentMethodType = .payPal
+        let display = PaymentMethodDisplay(name: "Described", buttonText: "Pay")
+        func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+            PaymentStepFlow(context: context, steps: DescribedSteps(context: context))
+        }
+    }
+
+    struct Setup {
+        let session: CheckoutSession
+        let processor: ControllableProcessor<SandboxProcessor>
+        let flow: PaymentStepFlow<CheckedSteps>
+        var steps: CheckedSteps { flow.steps }
+    }
+
+    static func setup(cardNumber: String = "4242424242424242", cancelIsFinal: Bool = false) async throws -> Setup {
+        let registry = PaymentMethodRegistry()
+        try registry.register(Handler(cardNumber: cardNumber, cancelIsFinal: cancelIsFinal))
+        try registry.register(DescribedHandler())
+        let processor = ControllableProcessor()
+        let session = Fixtures.session(registry: registry, processor: processor,
+                                       configuration: Fixtures.configuration([.paymentCard, .payPal]))
+        await session.start()
+        let flow = try #require(try session.flow(for: .paymentCard) as? PaymentStepFlow<CheckedSteps>)
+        return Setup(session: session, processor: processor, flow: flow)
+    }
+
+    /// The states `stream` gives until (and including) `last`.
+    static func states(_ stream: AsyncStream<PaymentFlowState>, until last: PaymentFlowState) async -> [PaymentFlowState] {
+        var states: [PaymentFlowState] = []
+        for await state in stream {
+            states.append(state)
+            if state == last { break }
+        }
+        return states
+    }
+
+    @Test("an input error fails the attempt at once: no processing, nothing sent, no outcome")
+    func inputErrorFailsAtOnce() async throws {
+        let setup = try await Self.setup()
+        let invalid = CheckoutError(.invalidPaymentData, "the card form has invalid fields: card number")
+        setup.steps.refusal.withLock { $0 = invalid }
+        let stream = setup.flow.flowStates()
+        #expect(await setup.flow.submit() == .failed(invalid))
+        #expect(await Self.states(stream, until: .failed(invalid)) == [.idle, .failed(invalid)])
+        #expect(setup.processor.callCount(.tokenize) == 0)
+        #expect(setup.processor.callCount(.createPayment) == 0)
+        #expect(setup.session.deliveredOutcomes.isEmpty)
+
+        // Corrected input: the next submit is a new attempt that pays.
+        setup.steps.refusal.withLock { $0 = nil }
+        guard case .succeeded(let result) = await setup.flow.submit() else {
+            Issue.record("expected success, got \(setup.flow.flowState)")
+            return
+        }
+        #expect(setup.session.deliveredOutcomes == [.success(result)])
+        #expect(setup.steps.checks.count == 2)
+    }
+
+    @Test("the input is checked only when a submit would start an attempt")
+    func inputCheckedOnlyForANewAttempt() async throws {
+        let setup = try await Self.setup()
+        setup.processor.hold(.createPayment)
+        let first = Task { await setup.flow.submit() }
+        #expect(await setup.processor.waitForHeldCall(.createPayment))
+        setup.steps.refusal.withLock { $0 = CheckoutError(.invalidPaymentData, "changed meanwhile") }
+        #expect(await setup.flow.submit() == .processing, "a submit during an attempt is refused")
+        #expect(setup.steps.checks.count == 1, "the refused submit did not check the input")
+        setup.processor.release(.createPayment)
+        guard case .succeeded = await first.value else {
+            Issue.record("expected the first attempt to succeed, got \(setup.flow.flowState)")
+            return
+        }
+        #expect(await setup.flow.submit() == setup.flow.flowState, "nothing starts after success")
+        #expect(setup.steps.checks.count == 1)
+    }
+
+    @Test("a flow whose cancel is final takes no new attempt; others start over", arguments: [true, false])
+    func cancelIsFinal(_ final: Bool) async throws {
+        let setup = try await Self.setup(cancelIsFinal: final)
+        await setup.flow.cancel()
+        #expect(setup.flow.flowState == .cancelled)
+        let after = await setup.flow.submit()
+        if final {
+            #expect(after == .cancelled)
+            #expect(setup.steps.checks.count == 0)
+            #expect(setup.processor.callCount(.tokenize) == 0)
+        } else {
+            guard case .succeeded = after else {
+                Issue.record("expected a new attempt to succeed, got \(after)")
+                return
+            }
+        }
+    }
+
+    @Test("the steps see every change, a resume's claim included, before flowStates() subscribers do")
+    func stepsSeeEveryChangeFirst() async throws {
+        let setup = try await Self.setup(cardNumber: "4000000000003220")
+        let stream = setup.flow.flowStates()
+        guard case .awaitingChallenge(let challengeId) = await setup.flow.submit() else {
+            Issue.record("expected a challenge, got \(setup.flow.flowState)")
+            return
+        }
+        setup.processor.hold(.resumePayment)
+        let resuming = Task { try await setup.flow.resume(with: .challengeResult("challenge-success")) }
+        #expect(await setup.processor.waitForHeldCall(.resumePayment))
+        let awaiting = PaymentFlowState.awaitingChallenge(challengeId: challengeId)
+        #expect(setup.steps.seen.all.last == PaymentFlowSnapshot(state: awaiting, isCompletingPending: true))
+        setup.processor.release(.resumePayment)
+        guard case .succeeded(let result) = try await resuming.value else {
+            Issue.record("expected success, got \(setup.flow.flowState)")
+            return
+        }
+        #expect(setup.steps.seen.all == [
+            PaymentFlowSnapshot(state: .processing, isCompletingPending: false),
+            PaymentFlowSnapshot(state: awaiting, isCompletingPending: false),
+            PaymentFlowSnapshot(state: awaiting, isCompletingPending: true),
+            PaymentFlowSnapshot(state: .succeeded(result), isCompletingPending: false),
+        ])
+        // Each state a subscriber saw had already been shown to the steps.
+        var received: [PaymentFlowState] = []
+        for await state in stream {
+            received.append(state)
+            if state == .succeeded(result) { break }
+        }
+        #expect(received == [.idle, .processing, awaiting, .succeeded(result)])
+    }
+
+    @Test("a rejected resume that was claimed gives the claim back, and the steps see it")
+    func releasedClaimIsSeen() async throws {
+        let setup = try await Self.setup(cardNumber: "4000000000003220")
+        guard case .awaitingChallenge(let challengeId) = await setup.flow.submit() else {
+            Issue.record("expected a challenge, got \(setup.flow.flowState)")
+            return
+        }
+        await #expect(throws: CheckoutError(.invalidReturn, "not this payment")) {
+            try await setup.flow.resume(with: .challengeResult("forged"))
+        }
+        #expect(setup.flow.flowState == .awaitingChallenge(challengeId: challengeId))
+        let awaiting = PaymentFlowState.awaitingChallenge(challengeId: challengeId)
+        #expect(setup.steps.seen.all.suffix(2) == [PaymentFlowSnapshot(state: awaiting, isCompletingPending: true),
+                                                   PaymentFlowSnapshot(state: awaiting, isCompletingPending: false)])
+    }
+
+    @Test("printing a flow shows its steps only when they describe or reflect themselves")
+    func printingAFlow() async throws {
+        let setup = try await Self.setup()
+        var dumped = ""
+        dump(setup.flow, to: &dumped)
+        for text in [String(describing: setup.flow), String(reflecting: setup.flow), dumped] {
+            #expect(text.contains("PAYMENT_CARD"))
+            #expect(!text.contains(setup.steps.secret), "the steps' fields were printed: \(text)")
+        }
+        let described = try #require(try setup.session.flow(for: .payPal) as? PaymentStepFlow<DescribedSteps>)
+        #expect(String(describing: described) == "PaymentStepFlow(PAYPAL, idle, described steps)")
+    }
+}
