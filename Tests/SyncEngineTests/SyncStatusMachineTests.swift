@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 @testable import CheckoutVault
 import Testing
 
@@ -32,22 +33,18 @@ import Testing
         "counted 2": .pendingCounted(2),
     ]
 
-    /// One cell: from `state`, `event` leads to `expected` (nil: unchanged), publishing its status
-    /// when `published`.
-    struct Cell: Sendable, CustomTestStringConvertible {
-        let state: String
-        let event: String
-        let expected: Machine?
-        let published: Bool
-        var testDescription: String { "\(state) × \(event)" }
+    /// The rows and columns, and how the machine takes an event (its outcome: the publication).
+    static let rules = TransitionTable(states: states, events: events) { $0.handle($1) }
+    typealias Cell = TransitionTable<Machine, Machine.Event, Machine.Publication?>.Cell
+
+    /// From `state`, `event` leads to `expected` (nil: unchanged) and publishes nothing.
+    static func cell(_ state: String, _ event: String, _ expected: Machine? = nil) -> Cell {
+        Cell(state, event, expected, nil)
     }
 
-    static func cell(_ state: String, _ event: String, _ expected: Machine? = nil, published: Bool = false) -> Cell {
-        Cell(state: state, event: event, expected: expected, published: published)
-    }
-
+    /// From `state`, `event` leads to `expected` and publishes its status as the first revision.
     static func published(_ state: String, _ event: String, _ expected: Machine) -> Cell {
-        cell(state, event, expected, published: true)
+        Cell(state, event, expected, Machine.Publication(revision: 1, status: expected.status))
     }
 
     static let table: [Cell] = [
@@ -117,26 +114,15 @@ import Testing
     ]
 
     @Test func theTableHasEveryStateWithEveryEventOnce() {
-        var expected: [String] = []
-        for state in Self.states.keys { for event in Self.events.keys { expected.append("\(state) × \(event)") } }
-        #expect(Self.table.map(\.testDescription).sorted() == expected.sorted())
+        #expect(Self.rules.coverageProblems(Self.table) == [])
     }
 
     @Test(arguments: table)
     func transition(_ cell: Cell) throws {
-        var machine = try #require(Self.states[cell.state])
-        let before = machine
-        let event = try #require(Self.events[cell.event])
-        let publication = machine.handle(event)
-        let expected = cell.expected ?? before
-        #expect(machine.withoutRevision == expected)
-        if cell.published {
-            #expect(publication == Machine.Publication(revision: 1, status: expected.status))
-            #expect(machine.revision == 1)
-        } else {
-            #expect(publication == nil)
-            #expect(machine.revision == 0)
-        }
+        let played = try Self.rules.play(cell)
+        #expect(played.reached.withoutRevision == played.expected)
+        #expect(played.outcome == cell.outcome)
+        #expect(played.reached.revision == (cell.outcome == nil ? 0 : 1))
     }
 
     /// The status each state makes, written out by hand (the table's publications read `status`).
