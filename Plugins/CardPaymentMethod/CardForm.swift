@@ -6,13 +6,15 @@ import Foundation
 /// with co-badged BIN lookup, validation, and the `CardFormState` snapshots.
 ///
 /// It holds no payment rules: the core's `PaymentStepFlow` runs the payment, asks
-/// `CardPaymentSteps` for the form's input, and shows it each change of the flow
-/// (`flowChanged(_:)`), which the form copies into its snapshots (`flow`, `isLoading`). Once the
-/// flow succeeds or is cancelled the form forgets the number and the CVV and takes no more input.
+/// `CardPaymentSteps` to check and take the form's input when an attempt starts, and shows it each
+/// change of the flow inside the flow's lock (`flowChanged(_:)`), which the form copies into its
+/// snapshots (`flow`, `isLoading`) in the same step. Once the flow succeeds or is cancelled the
+/// form forgets the number and the CVV and takes no more input.
 ///
 /// Every method is safe to call from any task; changes are serialised by a `Locked` and published
-/// in the order they were made. The raw number and CVV live only in this private storage.
-final class CardForm: Sendable {
+/// in the order they were made. The raw number and CVV live only in this private storage, which
+/// neither a description nor a mirror shows.
+final class CardForm: Sendable, CustomReflectable {
     private struct Storage: Sendable {
         var number = ""
         var cvv = ""
@@ -28,6 +30,9 @@ final class CardForm: Sendable {
         /// by generation.
         var lookupTasks: [Int: Task<Void, Never>] = [:]
         var lookupGeneration = 0
+        /// The card and surcharge an attempt starts with: taken when it starts, so a field changed
+        /// while the attempt runs changes nothing about what it pays.
+        var prepared: (card: CardDetails, surcharge: Int)?
         /// The flow as it last showed itself to the form.
         var flowSnapshot = PaymentFlowSnapshot(state: .idle, isCompletingPending: false)
         var wiped = false
@@ -114,26 +119,39 @@ final class CardForm: Sendable {
 
     // MARK: The payment's input
 
-    /// The error that keeps the form from being paid, after marking every visible field as
-    /// submitted (so all field errors show); nil when it can be paid.
-    func submissionError() -> CheckoutError? {
+    /// Called as an attempt would start (inside the flow's lock): marks every visible field as
+    /// submitted, so all field errors show with the state the attempt reaches next, and keeps the
+    /// card to pay with. Returns the error that keeps the form from being paid, else nil.
+    func prepareAttempt() -> CheckoutError? {
         if let configurationError { return configurationError }
         return storage.withLock { storage in
             storage.touched.formUnion(configuration.visibleFields)
-            publish(storage)
-            if case .failure(let error) = input(storage) { return error }
-            return nil
+            switch input(storage) {
+            case .failure(let error):
+                storage.prepared = nil
+                return error
+            case .success(let input):
+                storage.prepared = input
+                return nil
+            }
         }
     }
 
-    /// The card to tokenize and the surcharge to add, or why the form cannot be paid.
-    func paymentInput() -> Result<(card: CardDetails, surcharge: Int), CheckoutError> {
-        if let configurationError { return .failure(configurationError) }
-        return storage.withLock { input($0) }
+    /// The card and surcharge the attempt started with (once), or why there is none: the form
+    /// was wiped meanwhile (then the attempt is stale and its result ignored).
+    func takePreparedInput() -> Result<(card: CardDetails, surcharge: Int), CheckoutError> {
+        storage.withLock { storage in
+            guard let prepared = storage.prepared else {
+                return .failure(CheckoutError(.invalidState, "the card form has no card for this attempt"))
+            }
+            storage.prepared = nil
+            return .success(prepared)
+        }
     }
 
-    /// Copies the flow's change into the snapshots; a finished flow wipes the card and a cancelled
-    /// one also drops the BIN lookups in flight.
+    /// Copies the flow's change into the snapshots (called inside the flow's lock, so form and
+    /// flow change together); a finished flow wipes the card and a cancelled one also drops the
+    /// BIN lookups in flight.
     func flowChanged(_ snapshot: PaymentFlowSnapshot) {
         let cancelled: [Task<Void, Never>] = storage.withLock { storage in
             storage.flowSnapshot = snapshot
@@ -153,6 +171,9 @@ final class CardForm: Sendable {
         }
         for task in cancelled { task.cancel() }
     }
+
+    /// Only the published (masked) state.
+    var customMirror: Mirror { Mirror(self, children: ["state": state], displayStyle: .class) }
 
     /// The masked number and the selected network; never card data.
     var summary: String {
@@ -193,6 +214,7 @@ final class CardForm: Sendable {
         storage.cvv = ""
         storage.binCache = [:]
         storage.currentBin = nil
+        storage.prepared = nil
         storage.wiped = true
     }
 

@@ -2,9 +2,10 @@ import CheckoutCore
 import Foundation
 
 /// The steps of a card payment, which the core's `PaymentStepFlow` runs (`CardFormSession`):
-/// the form's fields are checked before the attempt starts, then the card is tokenized and the
-/// payment created, saving the card when `vaultOnSuccess`; a 3-D Secure challenge is resumed with
-/// its result, and a redirect with a return URL that names the pending payment.
+/// as the attempt starts, the form's fields are checked and the card it pays with is taken (a
+/// field changed while the attempt runs changes nothing about it); then that card is tokenized
+/// and the payment created, saving the card when `vaultOnSuccess`. A 3-D Secure challenge is
+/// resumed with its result, and a redirect with a return URL that names the pending payment.
 ///
 /// A cancelled card form has forgotten its card, so `cancelIsFinal` is true. The steps describe
 /// and reflect only the form's masked state, so printing or dumping the flow cannot leak the card.
@@ -21,16 +22,17 @@ public struct CardPaymentSteps: PaymentSteps, CustomStringConvertible, CustomRef
     /// "a card payment".
     public var paymentName: String { "a card payment" }
 
-    /// The form's configuration error, else its invalid fields (all shown from now on).
-    public func inputError() -> CheckoutError? { form.submissionError() }
+    /// The form's configuration error, else its invalid fields (all shown from now on); nil when
+    /// the card is valid, which the attempt then pays with.
+    public func inputError() -> CheckoutError? { form.prepareAttempt() }
 
     /// True: a cancelled form has wiped its card.
     public var cancelIsFinal: Bool { true }
 
-    /// Tokenizes the form's card with the surcharge of its network.
+    /// Tokenizes the card the attempt started with, with the surcharge of its network.
     public func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
         let input: (card: CardDetails, surcharge: Int)
-        switch form.paymentInput() {
+        switch form.takePreparedInput() {
         case .failure(let error): return .invalidInput(error)
         case .success(let valid): input = valid
         }

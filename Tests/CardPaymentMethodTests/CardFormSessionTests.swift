@@ -1,6 +1,7 @@
 import CardPaymentMethod
 import CheckoutCore
 import CheckoutCoreTesting
+import CheckoutTestSupport
 import Foundation
 import Testing
 
@@ -223,20 +224,13 @@ struct CardFormSessionTests {
         #expect(checkout.sandbox.createPaymentCallCount == 0)
         #expect(checkout.session.deliveredOutcomes.isEmpty)
         #expect(!failure.message.contains("4242424242424241"))
-        // Neither stream shows `processing`: the attempt failed before it started.
-        var formFlows: [PaymentFlowState] = []
-        for await snapshot in formStates {
-            if formFlows.last != snapshot.flow { formFlows.append(snapshot.flow) }
-            #expect(!snapshot.isLoading)
-            if snapshot.flow == .failed(failure) { break }
-        }
-        #expect(formFlows == [.idle, .failed(failure)])
-        var flows: [PaymentFlowState] = []
-        for await flow in flowStates {
-            flows.append(flow)
-            if flow == .failed(failure) { break }
-        }
-        #expect(flows == [.idle, .failed(failure)])
+        // Neither stream shows `processing`: the attempt failed before it started, and the field
+        // errors appeared in the same snapshot as the failure.
+        let snapshots = try #require(await elements(of: formStates, until: { $0.flow == .failed(failure) }))
+        #expect(snapshots.map(\.flow) == [.idle, .failed(failure)])
+        #expect(snapshots.map(\.fieldErrors) == [[CardFieldError(field: .cardNumber, code: .invalidCardNumber)], errors])
+        #expect(snapshots.allSatisfy { !$0.isLoading })
+        #expect(await elements(of: flowStates, until: { $0 == .failed(failure) }) == [.idle, .failed(failure)])
 
         // Fixing the fields clears their errors at once; the postal code follows the session country (NL).
         form.updateBillingField(.postalCode, "12")

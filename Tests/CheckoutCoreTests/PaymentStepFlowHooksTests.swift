@@ -1,6 +1,7 @@
 import CheckoutCore
 import CheckoutCoreTesting
 import CheckoutLocking
+import CheckoutTestSupport
 import Foundation
 import Testing
 
@@ -89,14 +90,9 @@ import Testing
         return Setup(session: session, processor: processor, flow: flow)
     }
 
-    /// The states `stream` gives until (and including) `last`.
-    static func states(_ stream: AsyncStream<PaymentFlowState>, until last: PaymentFlowState) async -> [PaymentFlowState] {
-        var states: [PaymentFlowState] = []
-        for await state in stream {
-            states.append(state)
-            if state == last { break }
-        }
-        return states
+    /// The states `stream` gives until (and including) `last`; nil when it does not come in time.
+    static func states(_ stream: AsyncStream<PaymentFlowState>, until last: PaymentFlowState) async -> [PaymentFlowState]? {
+        await elements(of: stream, until: { $0 == last })
     }
 
     @Test("an input error fails the attempt at once: no processing, nothing sent, no outcome")
@@ -130,6 +126,7 @@ import Testing
         setup.steps.refusal.withLock { $0 = CheckoutError(.invalidPaymentData, "changed meanwhile") }
         #expect(await setup.flow.submit() == .processing, "a submit during an attempt is refused")
         #expect(setup.steps.checks.count == 1, "the refused submit did not check the input")
+        #expect(setup.processor.callCount(.tokenize) == 1, "the refused submit did not tokenize")
         setup.processor.release(.createPayment)
         guard case .succeeded = await first.value else {
             Issue.record("expected the first attempt to succeed, got \(setup.flow.flowState)")
@@ -137,6 +134,7 @@ import Testing
         }
         #expect(await setup.flow.submit() == setup.flow.flowState, "nothing starts after success")
         #expect(setup.steps.checks.count == 1)
+        #expect(setup.processor.callCount(.tokenize) == 1)
     }
 
     @Test("a flow whose cancel is final takes no new attempt; others start over", arguments: [true, false])
@@ -157,11 +155,24 @@ import Testing
         }
     }
 
-    @Test("the steps see every change, a resume's claim included, before flowStates() subscribers do")
+    @Test("the steps see every change, a resume's claim included, before a call returns it or flowStates() subscribers see it")
     func stepsSeeEveryChangeFirst() async throws {
         let setup = try await Self.setup(cardNumber: "4000000000003220")
+        // A subscriber reading while the flow runs notes, as each state arrives, whether the steps
+        // had seen it already.
         let stream = setup.flow.flowStates()
-        guard case .awaitingChallenge(let challengeId) = await setup.flow.submit() else {
+        let steps = setup.steps
+        let seenOnArrival = Recorder<Bool>()
+        let subscriber = Task {
+            await elements(of: stream, until: { state in
+                seenOnArrival.append(state == .idle || steps.seen.all.contains { $0.state == state })
+                if case .succeeded = state { return true }
+                return false
+            })
+        }
+        let submitted = await setup.flow.submit()
+        #expect(setup.steps.seen.all.last?.state == submitted, "the steps saw the state submit() returned")
+        guard case .awaitingChallenge(let challengeId) = submitted else {
             Issue.record("expected a challenge, got \(setup.flow.flowState)")
             return
         }
@@ -181,13 +192,9 @@ import Testing
             PaymentFlowSnapshot(state: awaiting, isCompletingPending: true),
             PaymentFlowSnapshot(state: .succeeded(result), isCompletingPending: false),
         ])
-        // Each state a subscriber saw had already been shown to the steps.
-        var received: [PaymentFlowState] = []
-        for await state in stream {
-            received.append(state)
-            if state == .succeeded(result) { break }
-        }
+        let received = try #require(await subscriber.value, "the subscriber did not see the success")
         #expect(received == [.idle, .processing, awaiting, .succeeded(result)])
+        #expect(seenOnArrival.all == [true, true, true, true], "a subscriber saw a state before the steps did")
     }
 
     @Test("a rejected resume that was claimed gives the claim back, and the steps see it")

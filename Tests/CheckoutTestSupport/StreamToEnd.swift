@@ -48,3 +48,29 @@ public func firstElement<Element: Sendable>(of stream: AsyncStream<Element>, wit
         return first
     }
 }
+
+/// Every element of `stream` up to and including the first that `last` accepts, raced against a
+/// deadline as `readToEnd` is: nil when the stream ended first or nothing matched within
+/// `timeout`. For a sequence of published states that ends in a known one.
+///
+///     #expect(await elements(of: flow.flowStates(), until: { $0 == .failed(error) }) == [.idle, .failed(error)])
+public func elements<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: Duration = TestWait.timeout,
+                                        until last: @escaping @Sendable (Element) -> Bool) async -> [Element]? {
+    await withTaskGroup(of: [Element]?.self) { group in
+        group.addTask {
+            var all: [Element] = []
+            for await element in stream {
+                all.append(element)
+                if last(element) { return all }
+            }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}

@@ -9,16 +9,18 @@ import CheckoutLocking
 /// it. The rules themselves are the value-type `PaymentFlowStateMachine`; this class keeps it
 /// behind a lock, feeds it events and performs its actions after unlocking (publishing through an
 /// `ActionQueue`, so observers see states in transition order). The rules:
-/// - `beginAttempt()` refuses while `processing`, awaiting an action or `succeeded`; from `idle`,
-///   `failed` or `cancelled` it starts a new attempt and moves to `processing`.
+/// - `beginAttempt()` refuses while `processing`, awaiting an action or `succeeded` (and once
+///   `cancelled` when `cancelIsFinal`); from `idle`, `failed` or `cancelled` it starts a new
+///   attempt and moves to `processing`, or to `failed` at once when the input check refuses it.
 /// - `apply(_:attempt:token:)` maps a pipeline step to `succeeded`, `failed`,
 ///   `awaitingRedirect(url)` or `awaitingChallenge(id)` (keeping the pending payment), but only for
 ///   the current attempt of a flow that is not cancelled.
 /// - `cancel()` ends the current attempt from any state but `succeeded` (and `cancelled`).
 ///
-/// An `observer` sees a `PaymentFlowSnapshot` after every change of the state or of the pending
-/// payment's claim, in transition order, outside the lock and before `states()` subscribers see
-/// the state.
+/// An `observer` sees a `PaymentFlowSnapshot` at every change of the state or of the pending
+/// payment's claim, inside the lock, as part of the transition: a flow with a richer state of its
+/// own (the card form) changes it together with the flow's, before any call returns the new state
+/// and before `states()` subscribers see it. It must not call back into the machine or wait.
 ///
 /// `Extra` is flow-specific data guarded by the same lock (e.g. the redirect flow's used resume
 /// tokens and polling task, the wallet's last request); use `Void` when there is none. Read or
@@ -85,22 +87,17 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
         }
     }
 
-    /// One change to show: to the observer, and to `states()` subscribers when the state changed.
-    private struct Publication: Sendable {
-        let snapshot: PaymentFlowSnapshot
-        let stateChanged: Bool
-    }
-
     private let storage: Locked<Current>
     private let broadcaster = StateBroadcaster(PaymentFlowState.idle)
-    private let publications = ActionQueue<Publication>()
+    private let publications = ActionQueue<PaymentFlowState>()
     private let observer: (@Sendable (PaymentFlowSnapshot) -> Void)?
 
     /// Creates an `idle` machine holding `extra`.
     /// - Parameters:
     ///   - cancelIsFinal: whether a cancelled flow takes no new attempt (see
     ///     `PaymentFlowStateMachine.cancelIsFinal`).
-    ///   - observer: sees every change; it must not wait for this machine.
+    ///   - observer: sees every change, inside the machine's lock; it must not call back into the
+    ///     machine or wait.
     public init(extra: Extra, cancelIsFinal: Bool = false,
                 observer: (@Sendable (PaymentFlowSnapshot) -> Void)? = nil) {
         storage = Locked(Current(extra: extra, cancelIsFinal: cancelIsFinal))
@@ -128,13 +125,9 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// Runs `body` with the guarded state, atomically with every other call of this machine.
     /// `body` must not call back into the machine. A claim it changes is shown to the observer.
     public func withCurrent<Result>(_ body: (inout Current) throws -> sending Result) rethrows -> sending Result {
-        defer { publish() }
-        return try storage.withLock { current in
+        try storage.withLock { current in
             let before = current.snapshot
-            defer {
-                let after = current.snapshot
-                if after != before { publications.enqueue([Publication(snapshot: after, stateChanged: false)]) }
-            }
+            defer { observe(from: before, current) }
             return try body(&current)
         }
     }
@@ -142,7 +135,8 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     // MARK: Transitions
 
     /// Starts a new attempt and moves to `processing`, or returns nil (changing nothing) while an
-    /// attempt is in progress or after success. `reset` prepares `extra` for the new attempt.
+    /// attempt is in progress, after success, or after a final cancel. `reset` prepares `extra`
+    /// for the new attempt.
     ///
     /// `inputError` runs inside the lock, only when an attempt would start: an error it returns
     /// fails that attempt at once (`failed`, with no `processing` before it, and no outcome), and
@@ -231,7 +225,6 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
             }
             return nil
         }
-        publish()
         guard let claimed else { throw CheckoutError(.invalidReturn, "no challenge is waiting for a result") }
         return claimed
     }
@@ -254,7 +247,6 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// Gives the pending payment of `attempt` back when `claim` still holds it.
     public func releaseClaim(_ claim: Claim, attempt: Attempt) {
         storage.withLock { current in _ = handle(.releaseClaim(claim, attempt: attempt), &current) }
-        publish()
     }
 
     /// Cancels the flow: ends the current attempt (its late results are ignored) and moves to
@@ -287,23 +279,23 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
 
     // MARK: Private
 
-    /// Feeds `event` to the rules and queues what changed (inside the lock, so the queue's order
-    /// is the transitions' order): each state to publish, else a changed claim.
+    /// Feeds `event` to the rules, shows the observer what changed and queues the states to
+    /// publish (inside the lock, so the queue's order is the transitions' order).
     private func handle(_ event: PaymentFlowStateMachine.Event, _ current: inout Current)
         -> PaymentFlowStateMachine.Transition {
         let before = current.snapshot
         let transition = current.machine.handle(event)
-        var changes: [Publication] = []
-        let completing = current.snapshot.isCompletingPending
-        for case .publish(let state) in transition.actions {
-            changes.append(Publication(snapshot: PaymentFlowSnapshot(state: state, isCompletingPending: completing),
-                                       stateChanged: true))
-        }
-        if changes.isEmpty, current.snapshot != before {
-            changes.append(Publication(snapshot: current.snapshot, stateChanged: false))
-        }
-        publications.enqueue(changes)
+        observe(from: before, current)
+        var states: [PaymentFlowState] = []
+        for case .publish(let state) in transition.actions { states.append(state) }
+        publications.enqueue(states)
         return transition
+    }
+
+    /// Shows the observer `current` when it differs from `before` (inside the lock).
+    private func observe(from before: PaymentFlowSnapshot, _ current: Current) {
+        let after = current.snapshot
+        if after != before { observer?(after) }
     }
 
     /// Handles a cancelling event, running `cleanup` on `extra` when it released an attempt.
@@ -314,13 +306,9 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
         return cleanup(&current.extra)
     }
 
-    /// Shows the queued changes, outside the lock, in order: to the observer, then the states to
-    /// `states()` subscribers.
+    /// Publishes the queued states, outside the lock, in order.
     private func publish() {
-        publications.drain { change in
-            observer?(change.snapshot)
-            if change.stateChanged { broadcaster.send(change.snapshot.state) }
-        }
+        publications.drain { broadcaster.send($0) }
     }
 }
 

@@ -2,8 +2,8 @@
 /// state, and whether a resume or a poll is completing the pending payment right now.
 ///
 /// A method that publishes a richer state of its own keeps it in step with the flow from these:
-/// the card form shows `isLoading` while `processing` or while a challenge result is being
-/// resumed.
+/// the card form shows `isLoading` while `processing` or while a challenge result or a return is
+/// being resumed.
 public struct PaymentFlowSnapshot: Sendable, Equatable {
     /// The flow's state.
     public let state: PaymentFlowState

@@ -70,19 +70,21 @@ public protocol PaymentSteps: Sendable {
     /// sent to the processor and no outcome. Nil (the default): the attempt starts.
     ///
     /// The flow calls it inside its lock, only when a `submit()` would start an attempt, so a
-    /// method may mark its fields as submitted here. It must not call back into the flow.
+    /// method may mark its fields as submitted here, and keep the input it checked for the
+    /// `tokenize` that follows. It must not call back into the flow.
     func inputError() -> CheckoutError?
 
     /// Whether a cancelled flow stays cancelled and takes no new attempt (the card form forgets
     /// its card when cancelled). The default is false: `submit()` after `cancel()` starts over.
     var cancelIsFinal: Bool { get }
 
-    /// Sees the flow after each change of its state or of whether its pending payment is being
-    /// completed, in the order of the changes, outside the flow's lock and before the flow's
-    /// `flowStates()` subscribers see the state. A method that publishes a richer state of its own
-    /// (the card form's `CardFormState`, with `flow` and `isLoading`) keeps it in step here, and
-    /// forgets what a finished flow no longer needs. It must not wait for the flow. The default
-    /// does nothing.
+    /// Sees the flow at each change of its state or of whether its pending payment is being
+    /// completed: inside the flow's lock, as part of the change, so before any call returns the
+    /// new state and before the flow's `flowStates()` subscribers see it. A method that publishes
+    /// a richer state of its own (the card form's `CardFormState`, with `flow` and `isLoading`)
+    /// keeps it in step here, and forgets what a finished flow no longer needs. It must not call
+    /// back into the flow or wait. The flow calls it; nothing else should. The default does
+    /// nothing.
     func flowChanged(_ snapshot: PaymentFlowSnapshot)
 }
 
