@@ -144,7 +144,7 @@ public final class DemoRunner: Sendable {
         let backend = HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 2, resourceTimeout: 5, tls: tls)
         let minted = try await backend.createEphemeralKey(customerId: scope.customerId, ttlSeconds: 900)
         let access = VaultAccess(url: baseURL.absoluteString, key: minted.secret, expiresAt: minted.expiresAt)
-        let now = Date()
+        let now = WallClock.system.now
         let token = CheckoutKit.sandboxClientToken(configuration: defaults.configuration, merchantId: scope.merchantId,
                                                    customerId: scope.customerId, now: now, vault: access)
         // The device: its vault syncs with the token's key alone; when that key is refused or

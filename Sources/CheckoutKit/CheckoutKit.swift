@@ -46,7 +46,7 @@ public enum CheckoutKit {
         customerId: String = "customer_demo", amount: Int = 4999, currency: String = "EUR",
         country: String = "NL",
         allowedCardNetworks: [CardNetwork] = [.visa, .mastercard, .amex, .cartesBancaires, .maestro],
-        lifetime: TimeInterval = 3600, now: Date = Date(), vault: VaultAccess? = nil,
+        lifetime: TimeInterval = 3600, now: Date = WallClock.system.now, vault: VaultAccess? = nil,
         order: OrderDetails = OrderDetails()
     ) -> ClientToken {
         let methods = configuration.paymentMethods.map { entry -> AdvertisedPaymentMethod in

@@ -1,3 +1,5 @@
+import CheckoutCore
+
 /// How the sync engine waits between failed attempts: exponential backoff with full jitter,
 /// capped, honouring the server's `Retry-After`.
 ///
@@ -72,13 +74,5 @@ public struct RetryPolicy: Sendable, Equatable {
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-    }
-}
-
-extension Duration {
-    /// The duration in (fractional) seconds.
-    var inSeconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -54,7 +54,7 @@ enum OrchestrationBench {
         let routing = try RoutingFileLoader.load(Array(file.utf8))
         let payments = options.scale(300, quick: 40)
         let token = ClientToken(merchantId: "m", customerId: "c", amount: 1000, currency: "EUR", country: "NL", allowedCardNetworks: [],
-                                expiresAt: Date().addingTimeInterval(3600),
+                                expiresAt: WallClock.system.now.addingTimeInterval(3600),
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm", type: .paymentCard)])
         let session = ClientSession(token: token, paymentMethods: token.paymentMethods)
         let card = CardDetails(number: "4242424242424242", cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa)

@@ -42,7 +42,7 @@ enum SessionBench {
         let configuration = CheckoutConfiguration(paymentMethods: types.reversed().map { .init(type: $0) })
         let token = ClientToken(
             merchantId: "merchant_a", customerId: "customer_1", amount: 1000, currency: "EUR", country: "NL",
-            allowedCardNetworks: [.visa], expiresAt: Date().addingTimeInterval(3600),
+            allowedCardNetworks: [.visa], expiresAt: WallClock.system.now.addingTimeInterval(3600),
             paymentMethods: types.map { AdvertisedPaymentMethod(id: "pm_\($0.rawValue)", type: $0) }).encoded()
         return Setup(token: token, configuration: configuration, registry: registry, processor: SandboxProcessor(),
                      methodCount: 50)

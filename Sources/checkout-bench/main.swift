@@ -1,4 +1,5 @@
 import CBenchBaselines
+import CheckoutKit
 import Foundation
 
 /// `checkout-bench [--quick] [--json FILE] [--only SECTION,...] [--config-dir DIR]`: every figure
@@ -67,12 +68,13 @@ var results: [(String, [Figure])] = []
 #if DEBUG
 print("warning: debug build; run `swift run -c release checkout-bench` for meaningful figures")
 #endif
-let started = Date()
+let startedAt = WallClock.system.now
+let started = Stopwatch(ContinuousClock())
 print("checkout-bench \(options.quick ? "(quick)" : "(full)"): \(Machine.summary)")
 print("config: \(configDirectory?.path ?? "embedded defaults")")
 for section in BenchSections.all where only?.contains(section.name) ?? true {
     print("\n[\(section.name)]")
-    let sectionStart = Date()
+    let sectionStart = Stopwatch(ContinuousClock())
     do {
         let figures = try await section.run(options)
         for figure in figures { print(figure.line) }
@@ -81,9 +83,9 @@ for section in BenchSections.all where only?.contains(section.name) ?? true {
         print("\(section.name): FAILED: \(error)")
         exit(1)
     }
-    print("(\(section.name) took \(String(format: "%.1f", Date().timeIntervalSince(sectionStart))) s)")
+    print("(\(section.name) took \(String(format: "%.1f", sectionStart.elapsed.inSeconds)) s)")
 }
-let elapsed = Date().timeIntervalSince(started)
+let elapsed = started.elapsed.inSeconds
 print("\ntotal: \(String(format: "%.1f", elapsed)) s")
 // A figure without a value or baseline is missing, and so is a section that returned nothing.
 var missing: [String] = []
@@ -98,7 +100,7 @@ if let path = value(after: "--json") {
         "quick": options.quick,
         "machine": Machine.json,
         "command": CommandLine.arguments.joined(separator: " "),
-        "date": ISO8601DateFormatter().string(from: started),
+        "date": ISO8601DateFormatter().string(from: startedAt),
         "seconds": elapsed,
         "sections": Dictionary(uniqueKeysWithValues: results.map { ($0.0, $0.1.map(\.json)) }),
         "order": results.map(\.0),

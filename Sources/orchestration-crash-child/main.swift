@@ -82,7 +82,7 @@ do {
     let ledger = try PaymentLedger.sqlite(path: ledgerPath)
     let router = try PaymentRouter(file: file, processors: processors, ledger: ledger)
     let token = ClientToken(merchantId: "m", customerId: "c", amount: 1000, currency: "EUR", country: "NL", allowedCardNetworks: [],
-                            expiresAt: Date().addingTimeInterval(3600),
+                            expiresAt: WallClock.system.now.addingTimeInterval(3600),
                             paymentMethods: [AdvertisedPaymentMethod(id: "pm", type: .paymentCard)])
     let session = ClientSession(token: token, paymentMethods: token.paymentMethods)
     for index in 0..<count {

@@ -29,9 +29,11 @@ import Testing
         "refreshed, stale": .refreshed(generation: 9),
         "refresh failed": .refreshFailed(generation: 0),
         "refresh failed, stale": .refreshFailed(generation: 9),
-        "deliver failure": .deliver(generation: 0, endsRun: false),
-        "deliver ending": .deliver(generation: 0, endsRun: true),
-        "deliver, stale": .deliver(generation: 9, endsRun: true),
+        "deliver failure": .deliver(.failure(CheckoutError(.paymentDeclined, "declined"), checkoutData: nil), generation: 0),
+        "deliver success": .deliver(.success(PaymentResult(paymentId: "pay_1", status: .succeeded, paymentMethodType: .paymentCard)),
+                                   generation: 0),
+        "deliver, stale": .deliver(.success(PaymentResult(paymentId: "pay_9", status: .succeeded, paymentMethodType: .paymentCard)),
+                                   generation: 9),
         "dismiss": .dismiss,
         "cancel": .cancel,
         "make flow": .makeFlow,
@@ -63,7 +65,7 @@ import Testing
         cell("not started", "refresh failed"),
         cell("not started", "refresh failed, stale"),
         cell("not started", "deliver failure", nil, [.deliver(endsRun: false)]),
-        cell("not started", "deliver ending", Machine(terminal: true), [.deliver(endsRun: true)]),
+        cell("not started", "deliver success", Machine(terminal: true), [.deliver(endsRun: true)]),
         cell("not started", "deliver, stale"),
         cell("not started", "dismiss", Machine(terminal: true), [.deliver(endsRun: true)]),
         cell("not started", "cancel", nextRun, [.tearDown]),
@@ -82,7 +84,7 @@ import Testing
         cell("starting", "refresh failed"),
         cell("starting", "refresh failed, stale"),
         cell("starting", "deliver failure", nil, [.deliver(endsRun: false)]),
-        cell("starting", "deliver ending", Machine(status: .starting, terminal: true), [.deliver(endsRun: true)]),
+        cell("starting", "deliver success", Machine(status: .starting, terminal: true), [.deliver(endsRun: true)]),
         cell("starting", "deliver, stale"),
         cell("starting", "dismiss", Machine(status: .starting, terminal: true), [.deliver(endsRun: true)]),
         cell("starting", "cancel", nextRun, [.tearDown]),
@@ -102,7 +104,7 @@ import Testing
         cell("starting, dismissed", "refresh failed"),
         cell("starting, dismissed", "refresh failed, stale"),
         cell("starting, dismissed", "deliver failure"),
-        cell("starting, dismissed", "deliver ending"),
+        cell("starting, dismissed", "deliver success"),
         cell("starting, dismissed", "deliver, stale"),
         cell("starting, dismissed", "dismiss"),
         cell("starting, dismissed", "cancel", nextRun, [.tearDown]),
@@ -121,7 +123,7 @@ import Testing
         cell("ready", "refresh failed"),
         cell("ready", "refresh failed, stale"),
         cell("ready", "deliver failure", nil, [.deliver(endsRun: false)]),
-        cell("ready", "deliver ending", Machine(status: .ready, terminal: true), [.deliver(endsRun: true)]),
+        cell("ready", "deliver success", Machine(status: .ready, terminal: true), [.deliver(endsRun: true)]),
         cell("ready", "deliver, stale"),
         cell("ready", "dismiss", Machine(status: .ready, terminal: true), [.deliver(endsRun: true)]),
         cell("ready", "cancel", nextRun, [.tearDown]),
@@ -140,7 +142,7 @@ import Testing
         cell("refreshing", "refresh failed", Machine(status: .ready), [.stopLoading, .deliver(endsRun: false)]),
         cell("refreshing", "refresh failed, stale"),
         cell("refreshing", "deliver failure", nil, [.deliver(endsRun: false)]),
-        cell("refreshing", "deliver ending", Machine(status: .ready, terminal: true, refreshing: true),
+        cell("refreshing", "deliver success", Machine(status: .ready, terminal: true, refreshing: true),
              [.deliver(endsRun: true)]),
         cell("refreshing", "deliver, stale"),
         cell("refreshing", "dismiss", Machine(status: .ready, terminal: true, refreshing: true),
@@ -162,7 +164,7 @@ import Testing
         cell("ready, terminal", "refresh failed"),
         cell("ready, terminal", "refresh failed, stale"),
         cell("ready, terminal", "deliver failure"),
-        cell("ready, terminal", "deliver ending"),
+        cell("ready, terminal", "deliver success"),
         cell("ready, terminal", "deliver, stale"),
         cell("ready, terminal", "dismiss"),
         cell("ready, terminal", "cancel", nextRun, [.tearDown]),
@@ -182,7 +184,7 @@ import Testing
         cell("refreshing, terminal", "refresh failed", Machine(status: .ready, terminal: true), [.stopLoading]),
         cell("refreshing, terminal", "refresh failed, stale"),
         cell("refreshing, terminal", "deliver failure"),
-        cell("refreshing, terminal", "deliver ending"),
+        cell("refreshing, terminal", "deliver success"),
         cell("refreshing, terminal", "deliver, stale"),
         cell("refreshing, terminal", "dismiss"),
         cell("refreshing, terminal", "cancel", nextRun, [.tearDown]),
@@ -201,7 +203,7 @@ import Testing
         cell("ended", "refresh failed"),
         cell("ended", "refresh failed, stale"),
         cell("ended", "deliver failure"),
-        cell("ended", "deliver ending"),
+        cell("ended", "deliver success"),
         cell("ended", "deliver, stale"),
         cell("ended", "dismiss"),
         cell("ended", "cancel", nextRun, [.tearDown]),
@@ -229,7 +231,7 @@ import Testing
         #expect(machine.handle(.loaded(generation: 1)) == [])
         #expect(machine.handle(.loaded(generation: 2)) == [.install])
         #expect(machine.handle(.note(generation: 0)) == [])
-        #expect(machine.handle(.deliver(generation: 1, endsRun: true)) == [])
-        #expect(machine.handle(.deliver(generation: 2, endsRun: true)) == [.deliver(endsRun: true)])
+        #expect(machine.handle(.deliver(.dismissed, generation: 1)) == [])
+        #expect(machine.handle(.deliver(.dismissed, generation: 2)) == [.deliver(endsRun: true)])
     }
 }

@@ -256,7 +256,7 @@ enum PayCommand: DeclaredCommand {
                                         vaultOnSuccess: request.method == .paymentCard ? request.vault : nil)
         let token = ClientToken(merchantId: scope.merchantId, customerId: scope.customerId, amount: request.amount,
                                 currency: request.currency, country: request.country, allowedCardNetworks: [],
-                                expiresAt: Date().addingTimeInterval(3600),
+                                expiresAt: WallClock.system.now.addingTimeInterval(3600),
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm_cli", type: advertisedType,
                                                                          options: options)])
         let session = CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,

@@ -228,7 +228,7 @@ enum VaultCommand: DeclaredCommand {
                                   cardholderName: holder, network: network)
         let sandbox = SandboxProcessor()
         let token = ClientToken(merchantId: scope.merchantId, customerId: scope.customerId, amount: 0, currency: "EUR",
-                                country: "NL", allowedCardNetworks: [], expiresAt: Date().addingTimeInterval(600),
+                                country: "NL", allowedCardNetworks: [], expiresAt: WallClock.system.now.addingTimeInterval(600),
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm_card", type: .paymentCard)])
         let session = ClientSession(token: token, paymentMethods: token.paymentMethods)
         let flow = CardSaveFlow(processor: sandbox, vault: store, binLookup: sandbox)

@@ -82,7 +82,7 @@ enum RoutedPayCommand {
         let router = try await OrchestrationSetup.router(file, ledger: ledger, seed: request.seed)
         let card = try cardDetails(request)
         let token = ClientToken(merchantId: "m_cli", customerId: "c_cli", amount: request.amount, currency: request.currency,
-                                country: request.country, allowedCardNetworks: [], expiresAt: Date().addingTimeInterval(3600),
+                                country: request.country, allowedCardNetworks: [], expiresAt: WallClock.system.now.addingTimeInterval(3600),
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm_cli", type: .paymentCard)])
         let session = ClientSession(token: token, paymentMethods: token.paymentMethods)
         var failure: (any Error)?

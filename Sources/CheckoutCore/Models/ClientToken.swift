@@ -121,7 +121,7 @@ public struct ClientToken: Sendable, Equatable, Codable {
     ///
     /// - Throws: `CheckoutError` `.invalidClientToken` for anything malformed (wrong prefix, bad
     ///   base64url, bad JSON, missing or invalid fields), `.clientTokenExpired` when `expiresAt <= now`.
-    public static func decode(_ token: String, now: Date = Date()) throws -> ClientToken {
+    public static func decode(_ token: String, now: Date = WallClock.system.now) throws -> ClientToken {
         guard token.utf8.count <= maximumLength else {
             throw CheckoutError(.invalidClientToken, "client token is longer than \(maximumLength) bytes")
         }

@@ -100,7 +100,7 @@ extension PaymentStepFlow {
 
     /// `300`, or `0.5`: a duration in seconds as a message says it.
     private static func seconds(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.inSeconds
         return seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
     }
 }

@@ -366,16 +366,12 @@ public final class CheckoutSession: Sendable {
                     PaymentPipeline.Hooks(idempotencyKey: $0.idempotencyKey, beforePaymentCreate: $0.beforePaymentCreate)
                 }
             },
-            report: { [weak self] outcome in
-                let endsRun: Bool
-                if case .failure = outcome { endsRun = false } else { endsRun = true }
-                self?.deliver(outcome, generation: generation, endsRun: endsRun)
-            })
+            report: { [weak self] outcome in self?.deliver(outcome, generation: generation) })
     }
 
     /// Applies the completion rules and fans the outcome out to subscribers.
-    private func deliver(_ outcome: CheckoutOutcome, generation: Int, endsRun: Bool) {
-        run.withLock { run in record(outcome, run.machine.handle(.deliver(generation: generation, endsRun: endsRun)), &run) }
+    private func deliver(_ outcome: CheckoutOutcome, generation: Int) {
+        run.withLock { run in record(outcome, run.machine.handle(.deliver(outcome, generation: generation)), &run) }
         performEffects()
     }
 

@@ -9,7 +9,8 @@
 /// - `refresh` works only when ready; while one runs, others join it; only the running refresh
 ///   of the current run stores its result.
 /// - Outcomes of the current run are delivered until a terminal one (`success`, `dismissed`, a
-///   failure while starting); then nothing more.
+///   failure while starting); then nothing more. A payment's failure is not terminal: the
+///   shopper may try again.
 /// - `cancel` ends the run from any state: a new generation, `notStarted`, not terminal. Every
 ///   event of an older generation is then ignored.
 struct CheckoutSessionRunMachine: Sendable, Equatable {
@@ -30,8 +31,8 @@ struct CheckoutSessionRunMachine: Sendable, Equatable {
         case refreshed(generation: Int)
         /// The refresh of `generation` failed.
         case refreshFailed(generation: Int)
-        /// The pipeline of `generation` reports an outcome; `endsRun` for success and dismissal.
-        case deliver(generation: Int, endsRun: Bool)
+        /// The pipeline of `generation` reports `outcome`.
+        case deliver(CheckoutOutcome, generation: Int)
         /// `dismiss()`.
         case dismiss
         /// `cancel()`.
@@ -111,9 +112,10 @@ struct CheckoutSessionRunMachine: Sendable, Equatable {
             guard run == generation, refreshing else { return [] }
             refreshing = false
             return [.stopLoading] + deliver(endsRun: false)
-        case .deliver(let run, let endsRun):
+        case .deliver(let outcome, let run):
             guard run == generation else { return [] }
-            return deliver(endsRun: endsRun)
+            if case .failure = outcome { return deliver(endsRun: false) }
+            return deliver(endsRun: true)
         case .dismiss:
             return deliver(endsRun: true)
         case .cancel:

@@ -1,3 +1,4 @@
+import CheckoutCore
 import CheckoutLocking
 import Foundation
 
@@ -45,7 +46,7 @@ public final class WebhookDeduplicator: Sendable {
     }
 
     /// Claims `eventId` for handling.
-    public func claim(eventId: String, now: Date = Date()) -> Claim {
+    public func claim(eventId: String, now: Date = WallClock.system.now) -> Claim {
         state.withLock { state in
             sweep(&state, now: now)
             if state.handled[eventId] != nil { return .duplicate }
@@ -56,7 +57,7 @@ public final class WebhookDeduplicator: Sendable {
     }
 
     /// Records `eventId` as handled: every later claim is `duplicate`.
-    public func complete(eventId: String, now: Date = Date()) {
+    public func complete(eventId: String, now: Date = WallClock.system.now) {
         state.withLock { state in
             state.inProgress.remove(eventId)
             state.handled[eventId] = now
@@ -71,7 +72,7 @@ public final class WebhookDeduplicator: Sendable {
     /// Runs `handle` only for the first delivery of `eventId`: true when it ran now, false for a
     /// duplicate. An error from `handle` releases the claim and is rethrown; a delivery of an id
     /// being handled elsewhere throws `WebhookDeduplicator.InProgress`.
-    public func handleOnce(eventId: String, now: Date = Date(), _ handle: () throws -> Void) throws -> Bool {
+    public func handleOnce(eventId: String, now: Date = WallClock.system.now, _ handle: () throws -> Void) throws -> Bool {
         switch claim(eventId: eventId, now: now) {
         case .duplicate: return false
         case .inProgress: throw InProgress()

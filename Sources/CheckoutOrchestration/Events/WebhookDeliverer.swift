@@ -176,7 +176,7 @@ public final class WebhookDeliverer: Sendable {
         let attempts = entry.attempts + 1
         let wait = random.withLock { configuration.retry.delay(afterFailures: attempts, retryAfter: retryAfter, using: &$0) }
         let current = wallClock.now
-        let next = current.addingTimeInterval(wait.seconds)
+        let next = current.addingTimeInterval(wait.inSeconds)
         do {
             if next.timeIntervalSince(event.createdAt) > configuration.maxAge {
                 try await outbox.markAbandoned(eventId: event.id, at: current,
@@ -199,13 +199,5 @@ public final class WebhookDeliverer: Sendable {
         components.percentEncodedQuery = nil
         components.fragment = nil
         return (components.url ?? url, path)
-    }
-}
-
-extension Duration {
-    /// The duration in (fractional) seconds.
-    fileprivate var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

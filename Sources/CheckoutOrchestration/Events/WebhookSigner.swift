@@ -1,3 +1,4 @@
+import CheckoutCore
 import CheckoutCrypto
 import Foundation
 
@@ -39,7 +40,7 @@ public struct WebhookSigner: Sendable {
     ///   `timestamp-outside-tolerance` or `empty-secret`. The tag is checked before the time, so
     ///   an old but genuine delivery is told apart from a forged one.
     public static func verify(signature: String, body: some Collection<UInt8>, secret: some Collection<UInt8>,
-                              tolerance: TimeInterval = defaultTolerance, now: Date = Date()) throws(WebhookSignatureError) {
+                              tolerance: TimeInterval = defaultTolerance, now: Date = WallClock.system.now) throws(WebhookSignatureError) {
         guard !secret.isEmpty else { throw WebhookSignatureError(.emptySecret, "no secret to verify with") }
         let parsed = try WebhookSignature(headerValue: signature)
         let expected = tag(secret: secret, timestamp: parsed.timestamp, body: body)
@@ -56,7 +57,7 @@ public struct WebhookSigner: Sendable {
 
     /// `verify` with the body as `Data` and the secret as text (the common receiver's case).
     public static func verify(signature: String, body: Data, secret: String,
-                              tolerance: TimeInterval = defaultTolerance, now: Date = Date()) throws(WebhookSignatureError) {
+                              tolerance: TimeInterval = defaultTolerance, now: Date = WallClock.system.now) throws(WebhookSignatureError) {
         try verify(signature: signature, body: [UInt8](body), secret: Array(secret.utf8), tolerance: tolerance, now: now)
     }
 
