@@ -6,19 +6,28 @@ import Foundation
 /// than the retention are removed for every customer (`VaultService.purgeExpired`), so neither
 /// waits for that customer's feed to be read, and the op log does not grow forever.
 ///
-/// Runs on a thread of its own (storage calls are synchronous and must not block the cooperative
-/// pool). A temporary storage failure is retried at the next interval; a storage without the purge
-/// (`ExpiryPurgeUnsupported`) or any other failure is reported once on standard error, never with
-/// data, and the purge stops.
+/// A task waits out each interval on `sleepClock` (a test's `TestClock` moves it by hand); each
+/// purge runs on a thread of its own (storage calls are synchronous and must not block the
+/// cooperative pool). A temporary storage failure is retried at the next interval; a storage
+/// without the purge (`ExpiryPurgeUnsupported`) or any other failure is reported once on standard
+/// error, never with data, and the purge stops.
 final class ExpiryPurger: Sendable {
     private let service: VaultService
     private let clock: WallClock
+    private let sleepClock: any Clock<Duration>
     private let interval: Duration
     private let state = Locked(State())
 
     private struct State {
         var started = false
         var stopped = false
+        var task: Task<Void, Never>?
+    }
+
+    /// What one purge came to.
+    private enum Round: Sendable {
+        case done
+        case stop(String)
     }
 
     /// The interval for a retention: a tenth of it, between 1 and 60 seconds.
@@ -26,44 +35,57 @@ final class ExpiryPurger: Sendable {
         .milliseconds(Int64((min(60, max(1, retentionSeconds / 10)) * 1000).rounded()))
     }
 
-    init(service: VaultService, clock: WallClock, interval: Duration) {
+    init(service: VaultService, clock: WallClock, sleepClock: any Clock<Duration>, interval: Duration) {
         self.service = service
         self.clock = clock
+        self.sleepClock = sleepClock
         self.interval = interval
     }
 
-    /// Starts the purge thread (once); the first purge runs one interval after the start.
+    /// Starts the purge (once); the first purge runs one interval after the start.
     func start() {
-        let start = state.withLock { state -> Bool in
-            defer { state.started = true }
-            return !state.started && !state.stopped
+        state.withLock { state in
+            guard !state.started, !state.stopped else { return }
+            state.started = true
+            state.task = Task { [self] in await run() }
         }
-        guard start else { return }
-        Thread { [self] in run() }.start()
     }
 
-    /// Stops the thread within a tenth of a second; no purge starts after this returns.
+    /// Stops the purge: its wait ends at once, and no purge starts after the one running, if any.
     func stop() {
-        state.withLock { $0.stopped = true }
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.stopped = true
+            defer { state.task = nil }
+            return state.task
+        }
+        task?.cancel()
     }
 
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
-    private func run() {
-        let wallClock = ContinuousClock()
-        var next = wallClock.now.advanced(by: interval)
+    private func run() async {
         while true {
-            while !isStopped, wallClock.now < next { usleep(100_000) }
-            guard !isStopped else { return }
             do {
-                try service.purgeExpired(now: clock.nowMillis)
-            } catch let error as any TemporaryStorageFailure where error.isTemporary {
-                // Retried at the next interval.
+                try await sleepClock.sleep(for: interval)
             } catch {
-                FileHandle.standardError.write(Data("vault-server: the background purge stopped: \(type(of: error))\n".utf8))
                 return
             }
-            next = wallClock.now.advanced(by: interval)
+            guard !isStopped else { return }
+            let service = service, now = clock.nowMillis
+            let round: Round = await onOwnThread {
+                do {
+                    try service.purgeExpired(now: now)
+                } catch let error as any TemporaryStorageFailure where error.isTemporary {
+                    // Retried at the next interval.
+                } catch {
+                    return .stop("\(type(of: error))")
+                }
+                return .done
+            }
+            if case .stop(let kind) = round {
+                FileHandle.standardError.write(Data("vault-server: the background purge stopped: \(kind)\n".utf8))
+                return
+            }
         }
     }
 }

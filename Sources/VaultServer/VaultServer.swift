@@ -19,7 +19,7 @@ import MicroHTTPServer
 /// so unauthenticated uploads cost no memory, and each failed authentication closes its
 /// connection and is logged (`VaultServerLog`, never with the credential). A request must arrive
 /// within `limits.requestTimeoutSeconds` of its request line, and one address may hold at most
-/// `limits.maxConnectionsPerIP` connections. While it runs, a background thread (`ExpiryPurger`)
+/// `limits.maxConnectionsPerIP` connections. While it runs, a background task (`ExpiryPurger`)
 /// removes tombstones and op records past the retention for every customer. Example:
 ///
 /// ```swift
@@ -60,14 +60,15 @@ public final class VaultServer: Sendable {
     public var isTLS: Bool { configuration.tls != nil }
 
     /// Creates a server; nothing listens until `start()`. Timestamps (tombstones, key expiry, purges)
-    /// come from `clock`; refusals of credentials go to `log`.
+    /// come from `clock`; the background purge waits its intervals on `sleepClock`; refusals of
+    /// credentials go to `log`.
     public init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: WallClock = .system,
-                log: VaultServerLog = .standardError) {
+                sleepClock: any Clock<Duration> = ContinuousClock(), log: VaultServerLog = .standardError) {
         self.configuration = configuration
         self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock, log: log)
         let retention = Int64((configuration.tombstoneRetentionSeconds * 1000).rounded())
         self.purger = ExpiryPurger(service: VaultService(storage: storage, retentionMillis: retention), clock: clock,
-                                   interval: ExpiryPurger.interval(retentionSeconds: configuration.tombstoneRetentionSeconds))
+                                   sleepClock: sleepClock, interval: ExpiryPurger.interval(retentionSeconds: configuration.tombstoneRetentionSeconds))
     }
 
     /// Change-feed answers libmicrohttpd has not released yet: 0 once every answer is over,

@@ -137,7 +137,8 @@ final class TestServer: Sendable {
     /// Starts a server on `kind`; a `.postgres` server gets a fresh schema, or `schema` to be
     /// another instance of the same vault.
     init(_ kind: StorageKind, schema: PostgresTestSchema? = nil, limits: VaultServerConfiguration.Limits = .init(),
-         retentionSeconds: Double = 3600, clock: WallClock = .system, apiKeys: [String: String] = defaultAPIKeys,
+         retentionSeconds: Double = 3600, clock: WallClock = .system, sleepClock: any Clock<Duration> = ContinuousClock(),
+         apiKeys: [String: String] = defaultAPIKeys,
          log: VaultServerLog = .standardError, wrap: (any VaultServerStorage) -> any VaultServerStorage = { $0 }) throws {
         let inner: any VaultServerStorage
         switch kind {
@@ -166,7 +167,7 @@ final class TestServer: Sendable {
             listen: .init(host: "127.0.0.1", port: 0),
             apiKeys: apiKeys,
             tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4)
-        server = VaultServer(configuration: configuration, storage: storage, clock: clock, log: log)
+        server = VaultServer(configuration: configuration, storage: storage, clock: clock, sleepClock: sleepClock, log: log)
         let port = try server.start()
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw VaultServerStartError("bad URL") }
         baseURL = url
