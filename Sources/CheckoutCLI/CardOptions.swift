@@ -14,7 +14,6 @@ struct CardOptions {
     var name: String?
 
     /// True when none of the four options was given.
-    var isEmpty: Bool { number == nil && expiry == nil && cvv == nil && name == nil }
 
     /// The options with every `-` value read from standard input (the number first, then the
     /// security code: one line each), with a prompt and no echo on a terminal. Call it once the

@@ -49,4 +49,29 @@ import Testing
         #expect(result.stdout.isEmpty, "\(result)")
         #expect(result.stderr == message + "Run `checkout \(words[0]) --help` for usage.\n", "\(result)")
     }
+
+    @Test(arguments: [
+        (["vault", "list", "--merchant", "m", "--customer", "c", "--number", "4242424242424242"],
+         "error: --number, --expiry, --cvv, --name and --default belong to vault add, not vault list\n", "vault"),
+        (["vault", "delete", "--merchant", "m", "--customer", "c", "--id", "vt_1", "--default"],
+         "error: --number, --expiry, --cvv, --name and --default belong to vault add, not vault delete\n", "vault"),
+        (["vault", "add", "--merchant", "m", "--customer", "c", "--number", "4242424242424242", "--expiry", "12/30", "--id", "x"],
+         "error: vault add does not take --id\n", "vault"),
+        (["vault", "list", "--merchant", "m", "--customer", "c", "--id", "x"], "error: vault list does not take --id\n", "vault"),
+        (["vault", "key", "revoke", "--remote", "https://127.0.0.1:1", "--api-key", "k", "--id", "x", "--ttl", "5"],
+         "error: --ttl applies only to create\n", "vault"),
+        (["vault", "key", "revoke", "--remote", "https://127.0.0.1:1", "--api-key", "k", "--id", "x", "--read-only"],
+         "error: --customer and --read-only belong to create\n", "vault"),
+        (["vault", "key", "create", "--remote", "https://127.0.0.1:1", "--api-key", "k", "--customer", "c", "--id", "x"],
+         "error: --id belongs to revoke\n", "vault"),
+        (["ledger", "list", "--ledger", "/nonexistent/ledger.sqlite", "--routing", "routing.json"],
+         "error: --routing is only for ledger reconcile\n", "ledger"),
+    ])
+    func anOptionOfAnotherSubcommandIsRefusedFromItsDeclaration(_ words: [String], _ message: String, _ command: String) async {
+        let result = await runCheckout(words)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr == message + "Run `checkout \(command) --help` for usage.\n", "\(result)")
+        #expect(!result.stderr.contains("4242"), "\(result)")
+    }
 }

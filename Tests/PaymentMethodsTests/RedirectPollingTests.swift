@@ -101,7 +101,7 @@ struct RedirectPollingTests {
                                                 clock: clock)
         let (flow, _, url) = try await Support.redirected(harness)
         let caller = Task { await flow.pollForCompletion() }
-        try #require(await eventually { gate.arrivals > 0 })
+        try #require(await firstElement(of: gate.arrivals) { $0 >= 1 } != nil, "the poll did not reach its first sleep")
 
         caller.cancel()
         #expect(await caller.value == .awaitingRedirect(url))  // while the poll is parked on its first sleep
@@ -198,14 +198,17 @@ final class AsyncGate: Sendable {
     }
 
     private let state = Locked(State())
+    private let arrived = AsyncStream<Int>.makeStream()
 
-    var arrivals: Int { state.withLock { $0.arrivals } }
+    /// The number of arrivals so far, yielded at each arrival (one reader).
+    var arrivals: AsyncStream<Int> { arrived.stream }
 
     func pass() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let isOpen = state.withLock { state -> Bool in
                 state.arrivals += 1
                 if !state.isOpen { state.parked.append(continuation) }
+                arrived.continuation.yield(state.arrivals)
                 return state.isOpen
             }
             if isOpen { continuation.resume() }

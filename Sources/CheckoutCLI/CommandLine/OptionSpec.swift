@@ -16,6 +16,9 @@ struct OptionSpec: Sendable {
     var required = false
     /// The subcommands that take it; empty means every subcommand (or the command has none).
     var subcommands: [String] = []
+    /// The usage error for it given to another subcommand (which it receives), or nil for
+    /// `--x applies only to a, b`.
+    var refusal: (@Sendable (String) -> String)? = nil
     /// Whether help leaves it out: an option a command reads only to refuse it with its own message
     /// (`route explain` and `--expiry`), or accepts without documenting it.
     var hidden = false
@@ -103,10 +106,12 @@ struct OptionSpec: Sendable {
         return copy
     }
 
-    /// This option, taken only by `subcommands`.
-    func only(_ subcommands: String...) -> OptionSpec {
+    /// This option, taken only by `subcommands`; given to another, `ParsedCommandLine.check(subcommand:)`
+    /// refuses it with `refusal` of that subcommand, or with `--x applies only to a, b`.
+    func only(_ subcommands: String..., refusing refusal: (@Sendable (String) -> String)? = nil) -> OptionSpec {
         var copy = self
         copy.subcommands = subcommands
+        copy.refusal = refusal
         return copy
     }
 }

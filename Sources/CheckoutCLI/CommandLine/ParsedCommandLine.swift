@@ -77,11 +77,12 @@ struct ParsedCommandLine {
     }
 
     /// Throws a usage error for the first given option (in declaration order) that `subcommand` does
-    /// not take: `--cvv applies only to vaulted`.
+    /// not take: its declared refusal, else `--cvv applies only to vaulted`.
     func check(subcommand: String) throws {
         for option in spec.options where !option.subcommands.isEmpty && !option.subcommands.contains(subcommand) {
             if flags.contains(option.name) || !(values[option.name] ?? []).isEmpty {
-                throw UsageError(message: "\(option.name) applies only to \(option.subcommands.joined(separator: ", "))")
+                throw UsageError(message: option.refusal?(subcommand)
+                                 ?? "\(option.name) applies only to \(option.subcommands.joined(separator: ", "))")
             }
         }
     }

@@ -53,9 +53,10 @@ enum VaultCommand: DeclaredCommand {
             "A card whose verification needs 3-D Secure (the sandbox's 4000 0000 0000 3220)",
             "is refused with payment-failed (exit 1, nothing saved): an app saves it with",
             "CardSaveFlow.begin and resume.",
-        ], name: ["add: the cardholder's name."], expiryValue: "MM/YY").map { $0.only("add") } + [
-            OptionSpec.flag("--default", help: "add: make the new card the default.").only("add"),
-            OptionSpec.valued("--id", "ID", help: "delete, default: the saved method's id.").only("delete", "default"),
+        ], name: ["add: the cardholder's name."], expiryValue: "MM/YY").map { $0.only("add", refusing: addOnly) } + [
+            OptionSpec.flag("--default", help: "add: make the new card the default.").only("add", refusing: addOnly),
+            OptionSpec.valued("--id", "ID", help: "delete, default: the saved method's id.")
+                .only("delete", "default", refusing: { "vault \($0) does not take --id" }),
             OptionSpec(name: ConfigLocation.option.name, value: ConfigLocation.option.value,
                        help: ConfigLocation.option.help + ["add: its card-networks.json detects the network."]),
             .flag("--json", help: "Machine output. list: an array of {id, paymentMethodType, paymentInstrumentType,",
@@ -65,6 +66,11 @@ enum VaultCommand: DeclaredCommand {
             .showHelp,
         ],
         footer: "EXIT CODES: 0 ok; 1 the card, the database or the id was refused (reason on stderr); 2 usage error.")
+
+    /// The refusal of a card option or `--default` given to another subcommand than `add`.
+    private static let addOnly: @Sendable (String) -> String = {
+        "--number, --expiry, --cvv, --name and --default belong to vault add, not vault \($0)"
+    }
 
     private enum Subcommand: String, CaseIterable {
         case add, list, delete
@@ -125,7 +131,7 @@ enum VaultCommand: DeclaredCommand {
         case .add:
             guard cardOptions.number != nil else { throw UsageError(message: "vault add needs --number") }
             guard let expiryText = cardOptions.expiry else { throw UsageError(message: "vault add needs --expiry MM/YY") }
-            guard id == nil else { throw UsageError(message: "vault add does not take --id") }
+            try arguments.check(subcommand: word)
             cardOptions = try cardOptions.readingStandardInput()
             guard let number = cardOptions.number else { throw UsageError(message: "vault add needs --number") }
             guard let parsed = CardExpiry(parsing: expiryText) else {
@@ -142,10 +148,9 @@ enum VaultCommand: DeclaredCommand {
             }
             card = (digits, parsed)
         case .list:
-            try rejectCardOptions(subcommand: word, cardOptions, makeDefault: makeDefault)
-            guard id == nil else { throw UsageError(message: "vault list does not take --id") }
+            try arguments.check(subcommand: word)
         case .delete, .setDefault:
-            try rejectCardOptions(subcommand: word, cardOptions, makeDefault: makeDefault)
+            try arguments.check(subcommand: word)
             guard let id, !id.isEmpty else { throw UsageError(message: "vault \(word) needs --id ID") }
         }
 
@@ -184,13 +189,6 @@ enum VaultCommand: DeclaredCommand {
             return 0
         } catch let error as VaultStorageError {
             throw CommandFailure(message: "the vault database failed: \(error.code): \(error.message)")
-        }
-    }
-
-    private static func rejectCardOptions(subcommand: String, _ cardOptions: CardOptions, makeDefault: Bool) throws {
-        if !cardOptions.isEmpty || makeDefault {
-            throw UsageError(message: "--number, --expiry, --cvv, --name and --default belong to vault add, "
-                             + "not vault \(subcommand)")
         }
     }
 

@@ -6,6 +6,9 @@ import Foundation
 /// `checkout vault key create|revoke`: mints or revokes a customer-scoped ephemeral vault key with
 /// the merchant's API key, as a backend does for a device. `VaultCommand` routes here.
 enum VaultKeyCommand: DeclaredCommand {
+    /// The refusal of `--customer` or `--read-only` given to `revoke`.
+    private static let createOnly: @Sendable (String) -> String = { _ in "--customer and --read-only belong to create" }
+
     static let spec = CommandSpec(
         name: "vault key",
         summary: "Mint or revoke an ephemeral key for one customer's vault",
@@ -22,11 +25,12 @@ enum VaultKeyCommand: DeclaredCommand {
         options: [
             OptionSpec.valued("--remote", "URL", help: "The vault server, e.g. https://vault.example.com:8443.").isRequired(),
             .valued("--api-key", "KEY", help: "The merchant's API key (default: the VAULT_API_KEY environment variable)."),
-            OptionSpec.valued("--customer", "C", help: "create: the customer the key is for.").only("create"),
+            OptionSpec.valued("--customer", "C", help: "create: the customer the key is for.").only("create", refusing: createOnly),
             OptionSpec.integer("--ttl", "SECONDS", range: 1...86_400, help: "create: how long the key lives, 1...86400 (default 3600).")
                 .only("create"),
-            OptionSpec.flag("--read-only", help: "create: the key reads the vault but cannot change it.").only("create"),
-            OptionSpec.valued("--id", "ID", help: "revoke: the key's id.").only("revoke"),
+            OptionSpec.flag("--read-only", help: "create: the key reads the vault but cannot change it.")
+                .only("create", refusing: createOnly),
+            OptionSpec.valued("--id", "ID", help: "revoke: the key's id.").only("revoke", refusing: { _ in "--id belongs to revoke" }),
             .valued("--ca-bundle", "PEM", help: "Trust the CAs in this PEM file instead of the system store."),
             .flag("--json", help: "create: {\"id\", \"secret\", \"customer\", \"expiresAt\", \"scope\"}; revoke: {\"id\", \"revoked\"}."),
             .showHelp,
@@ -66,7 +70,7 @@ enum VaultKeyCommand: DeclaredCommand {
             switch subcommand {
             case .create:
                 guard let customer, !customer.isEmpty else { throw UsageError(message: "create needs --customer C") }
-                guard id == nil else { throw UsageError(message: "--id belongs to revoke") }
+                try arguments.check(subcommand: subcommand.rawValue)
                 let key = try await remote.createEphemeralKey(customerId: customer, ttlSeconds: ttl, readOnly: readOnly)
                 let expiresAt = ISO8601DateFormatter().string(from: key.expiresAt)
                 if json {
@@ -77,7 +81,7 @@ enum VaultKeyCommand: DeclaredCommand {
                 }
             case .revoke:
                 guard let id, !id.isEmpty else { throw UsageError(message: "revoke needs --id ID") }
-                guard customer == nil, !readOnly else { throw UsageError(message: "--customer and --read-only belong to create") }
+                try arguments.check(subcommand: subcommand.rawValue)
                 try await remote.revokeEphemeralKey(id: id)
                 if json {
                     try output.json(CommandJSON.Revoked(id: id))

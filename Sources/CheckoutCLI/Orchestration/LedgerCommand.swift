@@ -22,7 +22,8 @@ enum LedgerCommand: DeclaredCommand {
             """,
         options: [
             OrchestrationSetup.ledgerOption.isRequired(),
-            OrchestrationSetup.routingOption(suffix: " (reconcile)"),
+            OrchestrationSetup.routingOption(suffix: " (reconcile)")
+                .only("reconcile", refusing: { _ in "--routing is only for ledger reconcile" }),
             .integer("--limit", "N", range: 1...10_000, help: "Intents to list (default 50, at most 10000)."),
             .flag("--json", help: "list: {\"intents\":[...]}; show: the intent with \"attempts\" and \"events\";",
                   "reconcile: {\"reconciled\":[{\"paymentId\",\"from\",\"to\"}],\"stillOpen\":N}."),
@@ -47,7 +48,7 @@ enum LedgerCommand: DeclaredCommand {
         try arguments.finish()
         if subcommand == .show && id == nil { throw UsageError(message: "ledger show needs the payment id (pi_...)") }
         if subcommand == .reconcile && routingPath == nil { throw UsageError(message: "ledger reconcile needs --routing FILE") }
-        if subcommand != .reconcile && routingPath != nil { throw UsageError(message: "--routing is only for ledger reconcile") }
+        try arguments.check(subcommand: subcommand.rawValue)
         let ledger = try OrchestrationSetup.ledger(ledgerPath)
         switch subcommand {
         case .list:
