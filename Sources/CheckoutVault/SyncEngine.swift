@@ -95,21 +95,12 @@ public final class SyncEngine: Sendable {
     private let broadcaster: StateBroadcaster<SyncStatus>
     private let state = Locked(EngineState())
 
-    /// One round of one customer, shared by every caller that joins it.
-    private struct Round {
-        let id: Int
-        let task: Task<SyncReport, any Error>
-    }
-
-    private struct ScopeRounds {
-        var running: Round?
-        var queued: Round?
-    }
-
     private struct EngineState {
-        var rounds: [VaultScope: ScopeRounds] = [:]
+        /// The round rules: which round a caller awaits.
+        var roundQueue = SyncRoundQueue()
+        /// The tasks of the rounds the queue holds, by id; each shared by every caller that joins it.
+        var rounds: [Int: Task<SyncReport, any Error>] = [:]
         var roundRequests = 0
-        var nextRoundId = 0
         /// The status rules; every change of the published status comes from it.
         var status = SyncStatusMachine()
         /// Pending scopes of another merchant than the remote's, as the last `syncNow()` found them.
@@ -268,9 +259,7 @@ public final class SyncEngine: Sendable {
         // Rounds are unstructured tasks (shared by their callers), so cancel them explicitly; rounds
         // asked for while stopping are born cancelled.
         while true {
-            let rounds = state.withLock { state in
-                state.rounds.values.flatMap { [$0.running?.task, $0.queued?.task].compactMap { $0 } }
-            }
+            let rounds = state.withLock { state in Array(state.rounds.values) }
             if rounds.isEmpty { break }
             for round in rounds { round.cancel() }
             for round in rounds { _ = await round.result }
@@ -294,36 +283,23 @@ public final class SyncEngine: Sendable {
     private enum Wake { case timer, trigger, cancelled }
 
     private func runLoop() async {
-        var failedRounds = 0
+        var backoff = SyncLoopBackoff()
         while !Task.isCancelled {
             trigger.clear()
-            var retryAfter: Duration?
+            let outcome: SyncLoopBackoff.Outcome
             do {
                 _ = try await syncNow()
-                failedRounds = 0
+                outcome = .succeeded
             } catch is CancellationError {
                 return
             } catch {
-                failedRounds += 1
-                retryAfter = (error as? SyncError)?.retryAfter
+                outcome = .failed(retryAfter: (error as? SyncError)?.retryAfter)
             }
             if Task.isCancelled { return }
-            let wait: Duration?
-            let accepting: Set<SyncTrigger.Kind>
-            if failedRounds == 0 {
-                wait = configuration.interval
-                accepting = [.localWrite, .reconnect]
-            } else {
-                // At least half the exponential ceiling between failed rounds: a failure that never
-                // heals (a refused certificate, a revoked key) costs a bounded number of rounds a
-                // minute (two, once the ceiling reaches 60 s), however the jitter falls.
-                wait = random.withLock {
-                    max(configuration.retry.delay(afterFailures: failedRounds, retryAfter: retryAfter, using: &$0),
-                        configuration.retry.ceiling(afterFailures: failedRounds) / 2)
-                }
-                accepting = [.reconnect]
+            let next = random.withLock {
+                backoff.wait(after: outcome, interval: configuration.interval, retry: configuration.retry, random: &$0)
             }
-            if await self.wait(for: wait, accepting: accepting) == .cancelled { return }
+            if await self.wait(for: next.duration, accepting: next.accepting) == .cancelled { return }
         }
     }
 
@@ -387,11 +363,17 @@ public final class SyncEngine: Sendable {
     private func round(for scope: VaultScope) -> Task<SyncReport, any Error> {
         state.withLock { state in
             state.roundRequests += 1
-            var entry = state.rounds[scope] ?? ScopeRounds()
-            if let queued = entry.queued { return queued.task }
-            let id = state.nextRoundId
-            state.nextRoundId += 1
-            let previous = entry.running?.task
+            let (id, after): (Int, Int?)
+            switch state.roundQueue.handle(.request(scope)).first {
+            case .join(let queued)?:
+                if let task = state.rounds[queued] { return task }
+                preconditionFailure("the queued round \(queued) has no task")
+            case .start(let started, let running)?:
+                (id, after) = (started, running)
+            case nil:
+                preconditionFailure("a round request always starts or joins a round")
+            }
+            let previous = after.flatMap { state.rounds[$0] }
             let task = Task { [self] in
                 if let previous { _ = await previous.result }
                 let result: Result<SyncReport, any Error>
@@ -404,12 +386,7 @@ public final class SyncEngine: Sendable {
                 return try result.get()
             }
             if state.run.handle(.roundCreated) == [.cancelRound] { task.cancel() }
-            if entry.running == nil {
-                entry.running = Round(id: id, task: task)
-            } else {
-                entry.queued = Round(id: id, task: task)
-            }
-            state.rounds[scope] = entry
+            state.rounds[id] = task
             return task
         }
     }
@@ -417,10 +394,8 @@ public final class SyncEngine: Sendable {
     /// Promotes the queued round (if any) once the running round `id` has finished.
     private func finishRound(_ scope: VaultScope, id: Int) {
         state.withLock { state in
-            guard var entry = state.rounds[scope], entry.running?.id == id else { return }
-            entry.running = entry.queued
-            entry.queued = nil
-            state.rounds[scope] = entry.running == nil ? nil : entry
+            _ = state.roundQueue.handle(.finished(scope, id: id))
+            state.rounds[id] = nil
         }
     }
 
