@@ -31,8 +31,8 @@ extension PaymentStepFlow where Steps == CardPaymentSteps {
     ///   - clock: the wall clock expiry checks read.
     public convenience init(context: PaymentFlowContext, table: CardNetworkTable, binLookup: (any BinLookup)?,
                             clock: WallClock = .system) {
-        let form = CardForm(context: context, table: table, binLookup: binLookup, clock: clock)
-        self.init(context: context, steps: CardPaymentSteps(context: context, form: form))
+        self.init(context: context, steps: CardPaymentHandler(table: table, binLookup: binLookup, clock: clock)
+            .makeSteps(context: context))
     }
 
     // MARK: Observation

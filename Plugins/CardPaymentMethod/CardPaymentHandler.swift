@@ -43,8 +43,8 @@ public struct CardPaymentHandler: PaymentMethodHandler {
         return .available
     }
 
-    /// A new card form.
-    public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        CardFormSession(context: context, table: table, binLookup: binLookup, clock: clock)
+    /// The steps of a new card form (`CheckoutSession.cardForm()` is the flow running them).
+    public func makeSteps(context: PaymentFlowContext) -> CardPaymentSteps {
+        CardPaymentSteps(context: context, form: CardForm(context: context, table: table, binLookup: binLookup, clock: clock))
     }
 }

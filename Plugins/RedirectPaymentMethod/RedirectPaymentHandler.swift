@@ -59,9 +59,9 @@ public struct RedirectPaymentHandler: PaymentMethodHandler {
         }
     }
 
-    /// A new redirect flow (the core's step flow) polling by this handler's policy with the
-    /// configuration's options applied.
-    public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+    /// The steps of a redirect payment, polling by this handler's policy with the configuration's
+    /// options applied.
+    public func makeSteps(context: PaymentFlowContext) -> RedirectPaymentSteps {
         let polling: PaymentPolling
         do {
             polling = PaymentPolling(schedule: try self.polling.applying(options: context.configuration?.options ?? [:]),
@@ -70,7 +70,7 @@ public struct RedirectPaymentHandler: PaymentMethodHandler {
             polling = PaymentPolling(unavailable: (error as? CheckoutError)
                 ?? CheckoutError(.invalidConfiguration, "invalid polling options"))
         }
-        return PaymentStepFlow(context: context, steps: RedirectPaymentSteps(context: context, polling: polling))
+        return RedirectPaymentSteps(context: context, polling: polling)
     }
 
     /// `PAYPAL` -> PayPal, `ADYEN_IDEAL` -> iDEAL, others title-cased (`PAY_BY_BANK` -> Pay By Bank).

@@ -17,8 +17,8 @@ public struct VaultedPaymentHandler: PaymentMethodHandler {
     public init() {}
 
     /// A new flow paying with the saved instrument in `context.input`.
-    public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        VaultedPaymentFlow(context: context, steps: VaultedPaymentSteps(context: context))
+    public func makeSteps(context: PaymentFlowContext) -> VaultedPaymentSteps {
+        VaultedPaymentSteps(context: context)
     }
 
     /// Whether paying with `method` in `session` needs the card's CVV again: the session

@@ -36,9 +36,9 @@ public struct ApplePayHandler: PaymentMethodHandler {
         }
     }
 
-    /// A new wallet flow that builds the Apple Pay request when submitted.
-    public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        WalletPaymentFlow(context: context, authorizer: authorizer) { context in
+    /// The steps of a wallet payment that builds the Apple Pay request when submitted.
+    public func makeSteps(context: PaymentFlowContext) -> WalletPaymentSteps {
+        WalletPaymentSteps(context: context, authorizer: authorizer) { context in
             guard let entry = context.configuration else {
                 throw CheckoutError(.invalidConfiguration, "Apple Pay is not configured")
             }

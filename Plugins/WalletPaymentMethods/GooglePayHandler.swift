@@ -37,9 +37,9 @@ public struct GooglePayHandler: PaymentMethodHandler {
         }
     }
 
-    /// A new wallet flow that builds the Google Pay request when submitted.
-    public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        WalletPaymentFlow(context: context, authorizer: authorizer) { context in
+    /// The steps of a wallet payment that builds the Google Pay request when submitted.
+    public func makeSteps(context: PaymentFlowContext) -> WalletPaymentSteps {
+        WalletPaymentSteps(context: context, authorizer: authorizer) { context in
             guard let entry = context.configuration else {
                 throw CheckoutError(.invalidConfiguration, "Google Pay is not configured")
             }

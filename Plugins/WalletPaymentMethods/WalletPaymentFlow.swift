@@ -11,13 +11,6 @@ import CheckoutLocking
 public typealias WalletPaymentFlow = PaymentStepFlow<WalletPaymentSteps>
 
 extension PaymentStepFlow where Steps == WalletPaymentSteps {
-    /// A wallet flow that builds its request with `buildRequest` and has `authorizer` authorise it.
-    convenience init(context: PaymentFlowContext, authorizer: any WalletAuthorizer,
-                     buildRequest: @escaping WalletPaymentSteps.RequestBuilder) {
-        self.init(context: context, steps: WalletPaymentSteps(context: context, authorizer: authorizer,
-                                                              buildRequest: buildRequest))
-    }
-
     /// The request handed to the wallet in the current or last attempt.
     public var paymentRequest: WalletPaymentRequest? { steps.lastRequest.withLock { $0 } }
 }

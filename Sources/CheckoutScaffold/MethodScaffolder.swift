@@ -147,8 +147,9 @@ public struct MethodScaffolder: Sendable {
                 .available
             }
 
-            public func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-                \(request.name)PaymentFlow(context: context, steps: \(request.name)PaymentSteps(context: context))
+            /// The steps of one payment; the core runs them in its flow (`\(request.name)PaymentFlow`).
+            public func makeSteps(context: PaymentFlowContext) -> \(request.name)PaymentSteps {
+                \(request.name)PaymentSteps(context: context)
             }
         }
 
@@ -171,8 +172,8 @@ public struct MethodScaffolder: Sendable {
         /// .token(try await context.processor.tokenize(/* your TokenizationRequest */, session: context.session),
         ///        surcharge: context.advertised.options.surcharge ?? 0)
         /// ```
-        /// `create`, `unsupportedAction`, `resumeToken(from:for:)` and `resume` have defaults
-        /// (create through the pipeline; resume a challenge with its result; refuse a redirect).
+        /// Every other step has a default (create through the pipeline; resume a challenge with its
+        /// result; refuse a redirect; no polling, no input check; see `PaymentSteps`).
         public struct \(request.name)PaymentSteps: PaymentSteps {
             let context: PaymentFlowContext
 

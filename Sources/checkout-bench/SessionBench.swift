@@ -8,17 +8,14 @@ enum SessionBench {
     struct BenchHandler: PaymentMethodHandler {
         let type: PaymentMethodType
         var display: PaymentMethodDisplay { PaymentMethodDisplay(name: type.rawValue) }
-        func makeFlow(context: PaymentFlowContext) -> any PaymentFlow { BenchFlow(type: type) }
+        func makeSteps(context: PaymentFlowContext) -> BenchSteps { BenchSteps() }
     }
 
-    final class BenchFlow: PaymentFlow {
-        let paymentMethodType: PaymentMethodType
-        init(type: PaymentMethodType) { paymentMethodType = type }
-        var flowState: PaymentFlowState { .idle }
-        func flowStates() -> AsyncStream<PaymentFlowState> { AsyncStream { $0.yield(.idle); $0.finish() } }
-        func submit() async -> PaymentFlowState { .failed(CheckoutError(.invalidState, "benchmark flow")) }
-        func cancel() async {}
-        func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState { .idle }
+    /// Steps that never pay: the session figures measure sessions, not payments.
+    struct BenchSteps: PaymentSteps {
+        func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
+            .invalidInput(CheckoutError(.invalidState, "benchmark flow"))
+        }
     }
 
     /// Everything a session needs, built once and shared by every session.

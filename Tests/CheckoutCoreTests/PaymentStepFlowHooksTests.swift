@@ -57,18 +57,15 @@ import Testing
         let cardNumber: String
         let cancelIsFinal: Bool
 
-        func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-            PaymentStepFlow(context: context, steps: CheckedSteps(context: context, cardNumber: cardNumber,
-                                                                  cancelIsFinal: cancelIsFinal))
+        func makeSteps(context: PaymentFlowContext) -> CheckedSteps {
+            CheckedSteps(context: context, cardNumber: cardNumber, cancelIsFinal: cancelIsFinal)
         }
     }
 
     struct DescribedHandler: PaymentMethodHandler {
         let type: PaymentMethodType = .payPal
         let display = PaymentMethodDisplay(name: "Described", buttonText: "Pay")
-        func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-            PaymentStepFlow(context: context, steps: DescribedSteps(context: context))
-        }
+        func makeSteps(context: PaymentFlowContext) -> DescribedSteps { DescribedSteps(context: context) }
     }
 
     struct Setup {
@@ -224,5 +221,38 @@ import Testing
         }
         let described = try #require(try setup.session.flow(for: .payPal) as? PaymentStepFlow<DescribedSteps>)
         #expect(String(describing: described) == "PaymentStepFlow(PAYPAL, idle, described steps)")
+    }
+
+    /// A flow that ignores every rule: what a handler could once return in place of the core's.
+    final class OwnFlow: PaymentFlow {
+        let paymentMethodType: PaymentMethodType = .payPal
+        var flowState: PaymentFlowState { .idle }
+        func flowStates() -> AsyncStream<PaymentFlowState> { AsyncStream { $0.finish() } }
+        func submit() async -> PaymentFlowState { .succeeded(PaymentResult(paymentId: "forged", status: .succeeded,
+                                                                          paymentMethodType: .payPal)) }
+        func cancel() async {}
+        func resume(with input: PaymentResumeInput) async throws -> PaymentFlowState { .idle }
+    }
+
+    /// A handler that also declares a `makeFlow` of its own; the core never calls it.
+    struct OwnFlowHandler: PaymentMethodHandler {
+        let type: PaymentMethodType = .payPal
+        let display = PaymentMethodDisplay(name: "Own", buttonText: "Pay")
+        func makeSteps(context: PaymentFlowContext) -> DescribedSteps { DescribedSteps(context: context) }
+        func makeFlow(context: PaymentFlowContext) -> any PaymentFlow { OwnFlow() }
+    }
+
+    @Test("a handler supplies steps only: the session's flow is always the core's step flow")
+    func aHandlerCannotSupplyItsOwnFlow() async throws {
+        let registry = PaymentMethodRegistry()
+        try registry.register(OwnFlowHandler())
+        let session = Fixtures.session(registry: registry, processor: ControllableProcessor(),
+                                       configuration: Fixtures.configuration([.payPal]))
+        await session.start()
+        let flow = try session.flow(for: .payPal)
+        #expect(flow is PaymentStepFlow<DescribedSteps>, "got \(type(of: flow))")
+        #expect(!(flow is OwnFlow))
+        #expect(await flow.submit() == .cancelled, "the steps' tokenize (a dismissal) ran, under the core's rules")
+        #expect(session.deliveredOutcomes.isEmpty)
     }
 }

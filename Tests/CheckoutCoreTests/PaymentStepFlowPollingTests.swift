@@ -48,9 +48,7 @@ import Testing
         let display = PaymentMethodDisplay(name: "Returning", buttonText: "Pay")
         let polling: PaymentPolling?
 
-        func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-            PaymentStepFlow(context: context, steps: ReturnSteps(context: context, polling: polling))
-        }
+        func makeSteps(context: PaymentFlowContext) -> ReturnSteps { ReturnSteps(context: context, polling: polling) }
     }
 
     struct Setup {

@@ -39,8 +39,8 @@ import Testing
         let script: ScriptedSteps.Tokenize
         let refuse: @Sendable (RequiredAction) -> String?
 
-        func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-            PaymentStepFlow(context: context, steps: ScriptedSteps(context: context, script: script, refuse: refuse))
+        func makeSteps(context: PaymentFlowContext) -> ScriptedSteps {
+            ScriptedSteps(context: context, script: script, refuse: refuse)
         }
     }
 

@@ -11,9 +11,7 @@ struct StoreCardHandler: PaymentMethodHandler {
     let type: PaymentMethodType = "STORE_CARD"
     let display = PaymentMethodDisplay(name: "Store card", buttonText: "Pay with your store card")
 
-    func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        StoreCardFlow(context: context, steps: StoreCardSteps(context: context))
-    }
+    func makeSteps(context: PaymentFlowContext) -> StoreCardSteps { StoreCardSteps(context: context) }
 }
 
 /// The store card's flow: `enter(_:)` the card, then `submit()`. The core's step flow runs it, so

@@ -3,7 +3,7 @@ import Foundation
 /// The extension point of CheckoutKit: every payment method implements this one protocol.
 ///
 /// A handler is a small, immutable, `Sendable` value that describes one payment-method type and
-/// makes flows for it. To add a method, create a module under `Plugins/` with a type conforming
+/// makes the steps of its payments. To add a method, create a module under `Plugins/` with a type conforming
 /// to this protocol and register an instance with a `PaymentMethodRegistry`; nothing in the core
 /// changes. Handlers never call each other and never touch storage directly: they reach the
 /// processor, the vault and the payment pipeline only through the `PaymentFlowContext` they are given.
@@ -12,15 +12,14 @@ import Foundation
 /// struct GiftCardHandler: PaymentMethodHandler {
 ///     let type: PaymentMethodType = "GIFT_CARD"
 ///     let display = PaymentMethodDisplay(name: "Gift card", buttonText: "Pay with gift card")
-///     func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-///         PaymentStepFlow(context: context, steps: GiftCardSteps(context: context))
-///     }
+///     func makeSteps(context: PaymentFlowContext) -> GiftCardSteps { GiftCardSteps(context: context) }
 /// }
 /// try registry.register(GiftCardHandler())
 /// ```
 ///
 /// A method supplies only its `PaymentSteps` (tokenize, and where it differs from the default,
-/// create and resume); the core's `PaymentStepFlow` owns the `PaymentFlowState` and its
+/// create and resume), and the core runs them in its own flow, so no method can break the rules
+/// of one: the core's `PaymentStepFlow` owns the `PaymentFlowState` and its
 /// broadcast, numbers attempts (results of a cancelled or superseded attempt are ignored),
 /// refuses `submit()` while an attempt runs or after success, keeps the payment awaiting a
 /// redirect or challenge and lets one `resume` claim it, polls it when the steps ask for polling,
@@ -34,8 +33,17 @@ public protocol PaymentMethodHandler: Sendable {
     var display: PaymentMethodDisplay { get }
     /// Whether the method can be offered in this session. The default says yes.
     func availability(in context: PaymentMethodContext) -> PaymentMethodAvailability
-    /// Creates the flow that takes one payment with this method to an outcome.
-    func makeFlow(context: PaymentFlowContext) -> any PaymentFlow
+    /// What this method does in one payment; the core runs the steps in a `PaymentStepFlow`.
+    associatedtype Steps: PaymentSteps
+    /// Creates the steps of one payment with this method (the flow around them is the core's).
+    func makeSteps(context: PaymentFlowContext) -> Steps
+}
+
+extension PaymentMethodHandler {
+    /// The core's flow running this handler's steps for one payment.
+    func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
+        PaymentStepFlow(context: context, steps: makeSteps(context: context))
+    }
 }
 
 extension PaymentMethodHandler {

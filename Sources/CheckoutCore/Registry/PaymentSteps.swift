@@ -17,10 +17,8 @@ import Foundation
 ///         .token(try await context.processor.tokenize(request, session: context.session), surcharge: 0)
 ///     }
 /// }
-/// // in the handler:
-/// func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-///     PaymentStepFlow(context: context, steps: GiftCardSteps(context: context))
-/// }
+/// // in the handler (the core runs them in a `PaymentStepFlow`):
+/// func makeSteps(context: PaymentFlowContext) -> GiftCardSteps { GiftCardSteps(context: context) }
 /// ```
 public protocol PaymentSteps: Sendable {
     /// Gets what one attempt pays with: validates the method's input, asks the shopper or a wallet

@@ -19,9 +19,7 @@ struct TestHandler: PaymentMethodHandler {
 
     func availability(in context: PaymentMethodContext) -> PaymentMethodAvailability { availabilityResult }
 
-    func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        TestFlow(context: context, steps: TestSteps(context: context, cardNumber: cardNumber))
-    }
+    func makeSteps(context: PaymentFlowContext) -> TestSteps { TestSteps(context: context, cardNumber: cardNumber) }
 }
 
 /// The flow of `TestHandler`: the core's step flow running `TestSteps`.
