@@ -16,7 +16,7 @@ public struct VaultedPaymentHandler: PaymentMethodHandler {
     /// Creates the handler.
     public init() {}
 
-    /// A new flow paying with the saved instrument in `context.input`.
+    /// The steps of a payment with the saved instrument in `context.input`.
     public func makeSteps(context: PaymentFlowContext) -> VaultedPaymentSteps {
         VaultedPaymentSteps(context: context)
     }

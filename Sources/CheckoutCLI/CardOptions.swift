@@ -13,8 +13,6 @@ struct CardOptions {
     /// `--name`: the cardholder name.
     var name: String?
 
-    /// True when none of the four options was given.
-
     /// The options with every `-` value read from standard input (the number first, then the
     /// security code: one line each), with a prompt and no echo on a terminal. Call it once the
     /// command line has been checked, so a usage error never waits for input.
@@ -44,11 +42,5 @@ struct CardOptions {
     static func from(_ parsed: ParsedCommandLine) -> CardOptions {
         CardOptions(number: parsed.value("--number"), expiry: parsed.value("--expiry"), cvv: parsed.value("--cvv"),
                   name: parsed.value("--name"))
-    }
-
-    /// Consumes the four options (each at most once).
-    static func parse(_ arguments: inout Arguments) throws -> CardOptions {
-        CardOptions(number: try arguments.option("--number"), expiry: try arguments.option("--expiry"),
-                    cvv: try arguments.option("--cvv"), name: try arguments.option("--name"))
     }
 }

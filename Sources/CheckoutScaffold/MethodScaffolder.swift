@@ -203,7 +203,7 @@ public struct MethodScaffolder: Sendable {
 
             @Test func submitReportsNotImplementedUntilFilledIn() async throws {
                 let token = ClientToken(merchantId: "m", customerId: "c", amount: 100, currency: "EUR", country: "NL",
-                                        allowedCardNetworks: [], expiresAt: Date().addingTimeInterval(600),
+                                        allowedCardNetworks: [], expiresAt: WallClock.system.now.addingTimeInterval(600),
                                         paymentMethods: [AdvertisedPaymentMethod(id: "pm", type: "\(request.type)")])
                 let registry = PaymentMethodRegistry()
                 try registry.register(\(request.name)PaymentHandler())

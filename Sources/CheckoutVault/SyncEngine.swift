@@ -370,7 +370,7 @@ public final class SyncEngine: Sendable {
                 preconditionFailure("the queued round \(queued) has no task")
             case .start(let started, let running)?:
                 (id, after) = (started, running)
-            case nil:
+            case .forget?, nil:
                 preconditionFailure("a round request always starts or joins a round")
             }
             let previous = after.flatMap { state.rounds[$0] }
@@ -394,8 +394,9 @@ public final class SyncEngine: Sendable {
     /// Promotes the queued round (if any) once the running round `id` has finished.
     private func finishRound(_ scope: VaultScope, id: Int) {
         state.withLock { state in
-            _ = state.roundQueue.handle(.finished(scope, id: id))
-            state.rounds[id] = nil
+            for case .forget(let finished) in state.roundQueue.handle(.finished(scope, id: id)) {
+                state.rounds[finished] = nil
+            }
         }
     }
 

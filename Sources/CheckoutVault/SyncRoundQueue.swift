@@ -29,6 +29,8 @@ struct SyncRoundQueue: Sendable, Equatable {
         case start(id: Int, after: Int?)
         /// Hand the caller the round `id`, already queued.
         case join(id: Int)
+        /// The round `id` has finished as the running one: drop its task.
+        case forget(id: Int)
     }
 
     /// The customers with a round, and theirs.
@@ -59,7 +61,7 @@ struct SyncRoundQueue: Sendable, Equatable {
         case .finished(let scope, let id):
             guard let slot = slots[scope], slot.running == id else { return [] }
             slots[scope] = slot.queued.map { Slot(running: $0) }
-            return []
+            return [.forget(id: id)]
         }
     }
 }

@@ -56,6 +56,17 @@ if let only {
         exit(2)
     }
 }
+// The --json file's directory is made now (bench-results/ on a fresh clone), so a path that
+// cannot be written fails at once instead of after every section has run.
+if let path = value(after: "--json") {
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+    do {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    } catch {
+        FileHandle.standardError.write(Data("checkout-bench: cannot create the directory of --json \(path): \(error.localizedDescription)\n".utf8))
+        exit(2)
+    }
+}
 
 let configDirectory: URL? = {
     if let given = value(after: "--config-dir") { return URL(fileURLWithPath: given, isDirectory: true) }
@@ -107,8 +118,13 @@ if let path = value(after: "--json") {
         "missing": missing,
     ]
     let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-    try data.write(to: URL(fileURLWithPath: path))
-    print("wrote \(path)")
+    do {
+        try data.write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
+    } catch {
+        FileHandle.standardError.write(Data("checkout-bench: cannot write --json \(path): \(error.localizedDescription)\n".utf8))
+        exit(1)
+    }
 }
 if !missing.isEmpty {
     FileHandle.standardError.write(Data("checkout-bench: missing figures: \(missing.joined(separator: "; "))\n".utf8))

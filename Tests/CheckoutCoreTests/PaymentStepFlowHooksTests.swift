@@ -255,4 +255,53 @@ import Testing
         #expect(await flow.submit() == .cancelled, "the steps' tokenize (a dismissal) ran, under the core's rules")
         #expect(session.deliveredOutcomes.isEmpty)
     }
+
+    /// Steps whose observer, when the flow starts processing, starts a reader of the flow on another
+    /// thread and takes its time before it notes the change: a reader that got the state before the
+    /// observer noted it would show the observer ran outside the flow's lock.
+    final class SlowObserverSteps: PaymentSteps {
+        let flow = Locked<(any PaymentFlow)?>(nil)
+        let seen = Recorder<PaymentFlowState>()
+        let reads = AsyncStream<(PaymentFlowState, Bool)>.makeStream()
+        let readDone = AsyncStream<Void>.makeStream()
+
+        /// Stays `processing` until the reader has read, then fails the attempt.
+        func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
+            _ = await firstElement(of: readDone.stream) { _ in true }
+            return .invalidInput(CheckoutError(.invalidPaymentData, "nothing to pay with"))
+        }
+
+        func flowChanged(_ snapshot: PaymentFlowSnapshot) {
+            if snapshot.state == .processing, let flow = flow.withLock({ $0 }) {
+                Thread { [self] in
+                    let state = flow.flowState
+                    reads.continuation.yield((state, seen.all.contains(state)))
+                    readDone.continuation.yield()
+                }.start()
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            seen.append(snapshot.state)
+        }
+    }
+
+    struct SlowObserverHandler: PaymentMethodHandler {
+        let type: PaymentMethodType = .payPal
+        let display = PaymentMethodDisplay(name: "Slow", buttonText: "Pay")
+        func makeSteps(context: PaymentFlowContext) -> SlowObserverSteps { SlowObserverSteps() }
+    }
+
+    @Test("a caller reading the flow during a change gets the new state only once the steps have seen it")
+    func theObserverRunsInsideTheChange() async throws {
+        let registry = PaymentMethodRegistry()
+        try registry.register(SlowObserverHandler())
+        let session = Fixtures.session(registry: registry, processor: ControllableProcessor(),
+                                       configuration: Fixtures.configuration([.payPal]))
+        await session.start()
+        let flow = try #require(try session.flow(for: .payPal) as? PaymentStepFlow<SlowObserverSteps>)
+        flow.steps.flow.withLock { $0 = flow }
+        defer { flow.steps.flow.withLock { $0 = nil } }
+        _ = await flow.submit()
+        let read = try #require(await firstElement(of: flow.steps.reads.stream) { _ in true }, "the reader never read")
+        #expect(read.1, "the reader got \(read.0) before the steps had seen it")
+    }
 }

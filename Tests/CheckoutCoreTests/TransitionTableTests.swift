@@ -28,7 +28,6 @@ import Testing
         #expect(played.reached == 3)
         #expect(played.expected == 1, "no expected machine: the state, unchanged")
         #expect(played.outcome == 3)
-        #expect(Self.rules.states["one"] == 1)
         #expect(throws: Rules.UnknownName.self) { try Self.rules.play(Rules.Cell("two", "add 1", nil, 0)) }
         #expect(throws: Rules.UnknownName.self) { try Self.rules.play(Rules.Cell("one", "add 3", nil, 0)) }
     }

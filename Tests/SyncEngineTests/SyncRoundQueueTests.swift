@@ -39,11 +39,12 @@ import Testing
         cell("empty", "A's round 1 finished"),
         cell("empty", "B's round 1 finished"),
 
-        // A request while a round runs queues one behind it; another customer's runs at once.
+        // A request while a round runs queues one behind it; another customer's runs at once. Only
+        // the running round's finish counts (its task is then dropped); a queued or unknown one's does not.
         cell("A running", "request A", Queue(slots: [a: Slot(running: 0, queued: 1)], nextId: 2), [.start(id: 1, after: 0)]),
         cell("A running", "request B", Queue(slots: [a: Slot(running: 0), b: Slot(running: 1)], nextId: 2),
              [.start(id: 1, after: nil)]),
-        cell("A running", "A's round 0 finished", Queue(slots: [:], nextId: 1)),
+        cell("A running", "A's round 0 finished", Queue(slots: [:], nextId: 1), [.forget(id: 0)]),
         cell("A running", "A's round 1 finished"),
         cell("A running", "B's round 1 finished"),
 
@@ -51,7 +52,7 @@ import Testing
         cell("A running, one queued", "request A", nil, [.join(id: 1)]),
         cell("A running, one queued", "request B",
              Queue(slots: [a: Slot(running: 0, queued: 1), b: Slot(running: 2)], nextId: 3), [.start(id: 2, after: nil)]),
-        cell("A running, one queued", "A's round 0 finished", Queue(slots: [a: Slot(running: 1)], nextId: 2)),
+        cell("A running, one queued", "A's round 0 finished", Queue(slots: [a: Slot(running: 1)], nextId: 2), [.forget(id: 0)]),
         cell("A running, one queued", "A's round 1 finished"),
         cell("A running, one queued", "B's round 1 finished"),
 
@@ -59,9 +60,9 @@ import Testing
              Queue(slots: [a: Slot(running: 0, queued: 2), b: Slot(running: 1)], nextId: 3), [.start(id: 2, after: 0)]),
         cell("A and B running", "request B",
              Queue(slots: [a: Slot(running: 0), b: Slot(running: 1, queued: 2)], nextId: 3), [.start(id: 2, after: 1)]),
-        cell("A and B running", "A's round 0 finished", Queue(slots: [b: Slot(running: 1)], nextId: 2)),
+        cell("A and B running", "A's round 0 finished", Queue(slots: [b: Slot(running: 1)], nextId: 2), [.forget(id: 0)]),
         cell("A and B running", "A's round 1 finished"),
-        cell("A and B running", "B's round 1 finished", Queue(slots: [a: Slot(running: 0)], nextId: 2)),
+        cell("A and B running", "B's round 1 finished", Queue(slots: [a: Slot(running: 0)], nextId: 2), [.forget(id: 1)]),
     ]
 
     @Test func theTableHasEveryStateWithEveryEventOnce() {

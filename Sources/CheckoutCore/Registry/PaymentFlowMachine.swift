@@ -7,8 +7,9 @@ import CheckoutLocking
 /// numbers attempts so that a result arriving after `cancel()` or a restart changes nothing,
 /// remembers the payment waiting for a redirect or challenge and lets exactly one caller claim
 /// it. The rules themselves are the value-type `PaymentFlowStateMachine`; this class keeps it
-/// behind a lock, feeds it events and performs its actions after unlocking (publishing through an
-/// `ActionQueue`, so observers see states in transition order). The rules:
+/// behind a lock, feeds it events and publishes the states after unlocking (through an
+/// `ActionQueue`, so subscribers see states in transition order; only the `observer` runs inside
+/// the lock). The rules:
 /// - `beginAttempt()` refuses while `processing`, awaiting an action or `succeeded` (and once
 ///   `cancelled` when `cancelIsFinal`); from `idle`, `failed` or `cancelled` it starts a new
 ///   attempt and moves to `processing`, or to `failed` at once when the input check refuses it.
