@@ -167,27 +167,43 @@ import Testing
 
     @Test func successIsDeliveredOnceEvenIfReportedTwice() async throws {
         let session = Fixtures.session(idempotencyKey: { "key-1" })
+        let harness = CheckoutHarness(session: session)
         await session.start()
         let flow = try #require(try session.flow(for: .payPal) as? TestFlow)
         flow.steps.reportTwice.withLock { $0 = true }
+        harness.observe(flow)
+        await harness.receive(.idle)
         let state = await flow.submit()
         guard case .succeeded(let result) = state else {
             Issue.record("expected success, got \(state)")
             return
         }
-        #expect(session.deliveredOutcomes == [.success(result)])
+        await harness.receive(.processing)
+        await harness.receive(.succeeded(result))
+        await harness.receiveOutcome(.success(result))
         session.dismiss()
-        #expect(session.deliveredOutcomes == [.success(result)], "dismissed after success is ignored")
+        // Nothing else: not the second report, not the dismissal after the success.
+        await harness.finish()
     }
 
     @Test func dismissedIsDeliveredAtMostOnce() async throws {
         let session = Fixtures.session()
+        let harness = CheckoutHarness(session: session)
         await session.start()
         session.dismiss()
         session.dismiss()
         let flow = try session.flow(for: .payPal)
-        _ = await flow.submit()
-        #expect(session.deliveredOutcomes == [.dismissed])
+        harness.observe(flow)
+        await harness.receive(.idle)
+        guard case .succeeded = await flow.submit() else {
+            Issue.record("expected the payment to go through, got \(flow.flowState)")
+            return
+        }
+        await harness.receiveOutcome(.dismissed)
+        await harness.receive(.processing)
+        await harness.receive { if case .succeeded = $0 { true } else { false } }
+        // The run ended with the dismissal: the payment's success is not delivered.
+        await harness.finish()
     }
 
     @Test func failureTwiceThenSuccess() async throws {
@@ -200,8 +216,11 @@ import Testing
             return number
         }
         let session = Fixtures.session(registry: registry)
+        let harness = CheckoutHarness(session: session)
         await session.start()
         let flow = try session.flow(for: .paymentCard)
+        harness.observe(flow)
+        await harness.receive(.idle)
         let first = await flow.submit()
         let second = await flow.submit()
         let third = await flow.submit()
@@ -211,7 +230,15 @@ import Testing
             return
         }
         let declined = CheckoutError(.paymentDeclined, "Do not honor")
-        #expect(session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(declined, checkoutData: nil), .failure(declined, checkoutData: nil), .success(result)])
+        for _ in 0..<2 {
+            await harness.receive(.processing)
+            await harness.receive(.failed(declined))
+            await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(declined, checkoutData: nil) }
+        }
+        await harness.receive(.processing)
+        await harness.receive(.succeeded(result))
+        await harness.receiveOutcome(.success(result))
+        await harness.finish()
         #expect(session.phase == .ready)
         #expect(numbers.all.count == 3)
     }
