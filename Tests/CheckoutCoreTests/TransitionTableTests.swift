@@ -31,4 +31,11 @@ import Testing
         #expect(throws: Rules.UnknownName.self) { try Self.rules.play(Rules.Cell("two", "add 1", nil, 0)) }
         #expect(throws: Rules.UnknownName.self) { try Self.rules.play(Rules.Cell("one", "add 3", nil, 0)) }
     }
+
+    @Test func aMismatchNamesWhatDiffers() throws {
+        #expect(try Self.rules.mismatch(Rules.Cell("one", "add 2", 3, 3)) == nil)
+        #expect(try Self.rules.mismatch(Rules.Cell("one", "add 2", 4, 3)) == "reached 3, expected 4")
+        #expect(try Self.rules.mismatch(Rules.Cell("one", "add 2", 3, 5)) == "returned 3, expected 5")
+        #expect(try Self.rules.mismatch(Rules.Cell("one", "add 2", nil, 3)) == "reached 3, expected 1")
+    }
 }

@@ -11,19 +11,10 @@
 ///                            "the stream did not finish after the success")
 public func readToEnd<Element: Sendable>(_ stream: AsyncStream<Element>,
                                          within timeout: Duration = TestWait.timeout) async -> [Element]? {
-    await withTaskGroup(of: [Element]?.self) { group in
-        group.addTask {
-            var all: [Element] = []
-            for await element in stream { all.append(element) }
-            return Task.isCancelled ? nil : all
-        }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
+    await raced(within: timeout) {
+        var all: [Element] = []
+        for await element in stream { all.append(element) }
+        return Task.isCancelled ? nil : all
     }
 }
 
@@ -34,18 +25,9 @@ public func readToEnd<Element: Sendable>(_ stream: AsyncStream<Element>,
 ///     #expect(await firstElement(of: selection.states()) { $0.paymentMethods.count == 1 } != nil)
 public func firstElement<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: Duration = TestWait.timeout,
                                             where matches: @escaping @Sendable (Element) -> Bool) async -> Element? {
-    await withTaskGroup(of: Element?.self) { group in
-        group.addTask {
-            for await element in stream where matches(element) { return element }
-            return nil
-        }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
+    await raced(within: timeout) {
+        for await element in stream where matches(element) { return element }
+        return nil
     }
 }
 
@@ -56,15 +38,21 @@ public func firstElement<Element: Sendable>(of stream: AsyncStream<Element>, wit
 ///     #expect(await elements(of: flow.flowStates(), until: { $0 == .failed(error) }) == [.idle, .failed(error)])
 public func elements<Element: Sendable>(of stream: AsyncStream<Element>, within timeout: Duration = TestWait.timeout,
                                         until last: @escaping @Sendable (Element) -> Bool) async -> [Element]? {
-    await withTaskGroup(of: [Element]?.self) { group in
-        group.addTask {
-            var all: [Element] = []
-            for await element in stream {
-                all.append(element)
-                if last(element) { return all }
-            }
-            return nil
+    await raced(within: timeout) {
+        var all: [Element] = []
+        for await element in stream {
+            all.append(element)
+            if last(element) { return all }
         }
+        return nil
+    }
+}
+
+/// `read`'s answer, or nil when `timeout` passes first: the read and a sleep run side by side,
+/// and whichever ends first cancels the other (cancelling a reader ends its `for await`).
+private func raced<Value: Sendable>(within timeout: Duration, _ read: @escaping @Sendable () async -> Value?) async -> Value? {
+    await withTaskGroup(of: Value?.self) { group in
+        group.addTask { await read() }
         group.addTask {
             try? await Task.sleep(for: timeout)
             return nil

@@ -6,9 +6,7 @@
 /// static let table: [Rules.Cell] = [Rules.Cell("idle", "start", Machine(running: true), [.startLoop]), ...]
 /// @Test func complete() { #expect(Self.rules.coverageProblems(Self.table) == []) }
 /// @Test(arguments: table) func transition(_ cell: Rules.Cell) throws {
-///     let played = try Self.rules.play(cell)
-///     #expect(played.reached == played.expected)
-///     #expect(played.outcome == cell.outcome)
+///     #expect(try Self.rules.mismatch(cell) == nil)
 /// }
 /// ```
 public struct TransitionTable<Machine: Sendable, Event: Sendable, Outcome: Sendable>: Sendable {
@@ -79,3 +77,17 @@ public struct TransitionTable<Machine: Sendable, Event: Sendable, Outcome: Senda
         return (machine, cell.expected ?? before, outcome)
     }
 }
+
+extension TransitionTable where Machine: Equatable, Outcome: Equatable {
+    /// What is wrong with the cell when played (the machine reached or the outcome returned, each
+    /// against the cell's), or nil when it holds.
+    /// - Throws: `UnknownName` when the cell names a state or event the table does not have.
+    public func mismatch(_ cell: Cell) throws -> String? {
+        let played = try play(cell)
+        var problems: [String] = []
+        if played.reached != played.expected { problems.append("reached \(played.reached), expected \(played.expected)") }
+        if played.outcome != cell.outcome { problems.append("returned \(played.outcome), expected \(cell.outcome)") }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+}
+
