@@ -54,6 +54,8 @@ public final class VaultServer: Sendable {
         var draining = false
         var inFlight = 0
         var stopped = false
+        /// One per `drain` waiting for the in-flight requests: signalled when the last one finishes.
+        var drainWaiters: [DispatchSemaphore] = []
     }
 
     /// True once started with a certificate: the server speaks HTTPS.
@@ -129,18 +131,20 @@ public final class VaultServer: Sendable {
     }
 
     /// Drains: new requests get 503 until in-flight ones finish (or `timeout` passes), then
-    /// stops. Returns true when every in-flight request finished in time. Blocks the caller.
+    /// stops. Returns true when every in-flight request finished in time. Blocks the caller (it
+    /// waits for libmicrohttpd's threads, woken when the last request finishes).
     @discardableResult
     public func drain(timeout: Duration = .seconds(10)) -> Bool {
-        beginDraining()
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        var finished = false
-        while true {
-            if state.withLock({ $0.inFlight == 0 }) { finished = true; break }
-            if clock.now >= deadline { break }
-            usleep(2_000)
+        let finishedRequests = DispatchSemaphore(value: 0)
+        let waiting = state.withLock { state -> Bool in
+            state.draining = true
+            guard state.inFlight > 0 else { return false }
+            state.drainWaiters.append(finishedRequests)
+            return true
         }
+        let parts = max(timeout, .zero).components
+        let nanoseconds = Int(clamping: parts.seconds) &* 1_000_000_000 &+ Int(parts.attoseconds / 1_000_000_000)
+        let finished = !waiting || finishedRequests.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
         stop()
         return finished
     }
@@ -173,7 +177,13 @@ public final class VaultServer: Sendable {
     }
 
     fileprivate func finish() {
-        state.withLock { $0.inFlight -= 1 }
+        let drained = state.withLock { state -> [DispatchSemaphore] in
+            state.inFlight -= 1
+            guard state.inFlight == 0 else { return [] }
+            defer { state.drainWaiters.removeAll() }
+            return state.drainWaiters
+        }
+        for waiter in drained { waiter.signal() }
     }
 
     fileprivate func admit(method: String, target: String, authorization: String?, address: String)

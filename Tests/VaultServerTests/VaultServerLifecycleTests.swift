@@ -55,6 +55,23 @@ struct VaultServerLifecycleTests {
         #expect(instruments.map(\.id) == ["tok-1"])
     }
 
+    @Test("a drain whose in-flight request does not finish in time returns false at its timeout; an idle drain returns true at once")
+    func drainTimeout() async throws {
+        let idle = try TestServer(.memory)
+        #expect(await onOwnThread { idle.server.drain(timeout: .seconds(30)) })
+        let server = try TestServer(.memory, wrap: { GatedStorage($0) })
+        let gate = try #require(server.storage as? GatedStorage)
+        let remote = server.remote()
+        gate.arm()
+        let inFlight = Task { try await remote.push(scope: Fixture.scope("c1"), ops: [Fixture.upsert("op-1", Fixture.card("tok-1"))]) }
+        try #require(await onOwnThread { gate.entered.waitBounded() }, "the push never reached the storage")
+        let watch = Stopwatch(ContinuousClock())
+        #expect(await onOwnThread { server.server.drain(timeout: .milliseconds(300)) } == false)
+        #expect(watch.elapsed >= .milliseconds(300))
+        gate.release.signal()
+        _ = try? await inFlight.value
+    }
+
     @Test("SQLite keeps instruments, sequences and op ids across a restart")
     func restart() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("vault-restart-\(UUID().uuidString).sqlite").path
