@@ -121,12 +121,17 @@ struct CardFormSessionTests {
     func challengeSuccess() async throws {
         let checkout = try await CardCheckout.make()
         let form = checkout.form
+        let harness = CheckoutHarness(session: checkout.session)
+        harness.observe(form)
+        await harness.receive(.idle)
         let awaiting = await Self.submitChallengeCard(form)
         guard case .awaitingChallenge(let challengeId) = awaiting else {
             Issue.record("expected a challenge, got \(awaiting)")
             return
         }
         #expect(challengeId.hasPrefix("ch_"))
+        await harness.receive(.processing)
+        await harness.receive(awaiting)
         var expected = CardFormState(
             configuration: CardFormConfiguration(),
             data: CardFormState.Data(cardNumber: "400000••••••3220", expiryDate: "12/30", cardholderName: "Jane Doe"),
@@ -149,13 +154,16 @@ struct CardFormSessionTests {
         }
         expected.flow = .succeeded(result)
         #expect(form.state == expected)
-        #expect(checkout.session.deliveredOutcomes == [.success(result)])
+        await harness.receive(.succeeded(result))
+        await harness.receiveOutcome(.success(result))
         do {
             try await form.resume(with: .challengeResult("challenge-success"))
             Issue.record("a replayed challenge result must be rejected")
         } catch {
             #expect((error as? CheckoutError)?.code == .invalidReturn)
         }
+        // Nothing else was published: not the refused returns, not a second outcome.
+        await harness.finish()
     }
 
     @Test("a resume in flight shows loading, refuses a second resume, and a cancel drops its answer")
