@@ -24,12 +24,6 @@ final class ExpiryPurger: Sendable {
         var task: Task<Void, Never>?
     }
 
-    /// What one purge came to.
-    private enum Round: Sendable {
-        case done
-        case stop(String)
-    }
-
     /// The interval for a retention: a tenth of it, between 1 and 60 seconds.
     static func interval(retentionSeconds: Double) -> Duration {
         .milliseconds(Int64((min(60, max(1, retentionSeconds / 10)) * 1000).rounded()))
@@ -72,17 +66,18 @@ final class ExpiryPurger: Sendable {
             }
             guard !isStopped else { return }
             let service = service, now = clock.nowMillis
-            let round: Round = await onOwnThread {
+            // The kind of failure that stops the purge, or nil to go on.
+            let stopping: String? = await onOwnThread {
                 do {
                     try service.purgeExpired(now: now)
                 } catch let error as any TemporaryStorageFailure where error.isTemporary {
                     // Retried at the next interval.
                 } catch {
-                    return .stop("\(type(of: error))")
+                    return "\(type(of: error))"
                 }
-                return .done
+                return nil
             }
-            if case .stop(let kind) = round {
+            if let kind = stopping {
                 FileHandle.standardError.write(Data("vault-server: the background purge stopped: \(kind)\n".utf8))
                 return
             }

@@ -142,9 +142,7 @@ public final class VaultServer: Sendable {
             state.drainWaiters.append(finishedRequests)
             return true
         }
-        let parts = max(timeout, .zero).components
-        let nanoseconds = Int(clamping: parts.seconds) &* 1_000_000_000 &+ Int(parts.attoseconds / 1_000_000_000)
-        let finished = !waiting || finishedRequests.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
+        let finished = !waiting || finishedRequests.wait(timeout: .now() + max(timeout, .zero).inSeconds) == .success
         stop()
         return finished
     }
