@@ -92,19 +92,24 @@ struct CardFormSessionTests {
     func declineThenRetry() async throws {
         let checkout = try await CardCheckout.make()
         let form = checkout.form
+        let harness = CheckoutHarness(session: checkout.session)
+        harness.observe(form)
+        await harness.receive(.idle)
         form.updateCardNumber(Self.declined)
         Self.fillRest(form)
         await form.settled()
         let declined = await form.submit()
         let error = CheckoutError(.paymentDeclined, "Do not honor")
         #expect(declined == .failed(error))
+        await harness.receive(.processing)
+        await harness.receive(.failed(error))
         #expect(form.state == CardFormState(
             configuration: CardFormConfiguration(),
             data: CardFormState.Data(cardNumber: "400000••••••0002", expiryDate: "12/30", cardholderName: "Jane Doe"),
             isValid: true, availableNetworks: [.visa],
             binData: CardBinData(preferred: .visa, status: .complete, firstDigits: "400000"),
             flow: .failed(error)))
-        #expect(checkout.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
+        await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(error, checkoutData: nil) }
 
         form.updateCardNumber(Self.visa)
         await form.settled()
@@ -113,8 +118,11 @@ struct CardFormSessionTests {
             Issue.record("expected success, got \(retried)")
             return
         }
-        #expect(checkout.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil), .success(result)])
+        await harness.receive(.processing)
+        await harness.receive(.succeeded(result))
+        await harness.receiveOutcome(.success(result))
         #expect(form.state.data.cardNumber == "424242••••••4242")
+        await harness.finish()
     }
 
     @Test("a 3-D Secure challenge: awaiting, then resumed to success; a second resume is rejected")
@@ -193,15 +201,24 @@ struct CardFormSessionTests {
     func challengeFailure() async throws {
         let checkout = try await CardCheckout.make()
         let form = checkout.form
-        form.updateCardNumber(Self.challenge)
-        Self.fillRest(form)
-        await form.submit()
+        let harness = CheckoutHarness(session: checkout.session)
+        harness.observe(form)
+        await harness.receive(.idle)
+        let awaiting = await Self.submitChallengeCard(form)
+        guard case .awaitingChallenge = awaiting else {
+            Issue.record("expected a challenge, got \(awaiting)")
+            return
+        }
+        await harness.receive(.processing)
+        await harness.receive(awaiting)
         let final = try await form.resume(with: .challengeResult("wrong"))
         let error = CheckoutError(.paymentFailed, "3-D Secure authentication failed")
         #expect(final == .failed(error))
         #expect(form.state.flow == .failed(error))
         #expect(form.state.isLoading == false)
-        #expect(checkout.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
+        await harness.receive(.failed(error))
+        await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(error, checkoutData: nil) }
+        await harness.finish()
     }
 
     @Test("submitting an invalid form shows every error and contacts nobody")

@@ -7,6 +7,7 @@ import Testing
 @Suite struct CheckoutSessionTests {
     @Test func startReachesReadyWithOrderedMethodsAndChildSessions() async throws {
         let session = Fixtures.session()
+        let harness = CheckoutHarness(session: session)
         #expect(session.phase == .initializing)
         #expect(session.selection == nil)
         #expect(throws: CheckoutError.self) { try session.flow(for: .payPal) }
@@ -15,7 +16,8 @@ import Testing
         #expect(session.paymentMethods.map(\.id) == ["pm_ideal", "pm_card", "pm_paypal"])
         let selection = try #require(session.selection)
         #expect(selection.state == PaymentMethodSelectionState(paymentMethods: session.paymentMethods))
-        #expect(session.deliveredOutcomes.isEmpty)
+        // Reaching ready delivers no outcome.
+        await harness.finish()
     }
 
     @Test func startTwiceFetchesOnce() async {
@@ -92,11 +94,13 @@ import Testing
     @Test func refreshFailureIsDeliveredAndSessionStaysReady() async {
         let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
+        let harness = CheckoutHarness(session: session)
         await session.start()
         processor.failClientSession(with: CheckoutError(.networkError, "offline"))
         await session.refresh()
         #expect(session.phase == .ready)
-        #expect(session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(CheckoutError(.networkError, "offline"), checkoutData: nil)])
+        await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(CheckoutError(.networkError, "offline"), checkoutData: nil) }
+        await harness.finish()
     }
 
     @Test func cancelThenStartAgain() async throws {
@@ -144,25 +148,24 @@ import Testing
         let expired = Fixtures.token(expiresIn: -10)
         let processor = ControllableProcessor()
         let session = Fixtures.session(token: expired, processor: processor)
+        let harness = CheckoutHarness(session: session)
         await session.start()
         #expect(session.phase == .initializing)
-        #expect(session.deliveredOutcomes.count == 1)
-        guard case .failure(let error, _) = session.deliveredOutcomes.first else {
-            Issue.record("expected a failure")
-            return
-        }
-        #expect(error.code == .clientTokenExpired)
+        await harness.receiveOutcome { $0.errorCode == .clientTokenExpired }
         await session.start()
         session.dismiss()
-        #expect(session.deliveredOutcomes.count == 1, "nothing after the run ended")
+        // Nothing after the run ended: not the second start's, not the dismissal.
+        await harness.finish()
         #expect(processor.callCount(.clientSession) == 0)
     }
 
     @Test func invalidTokenFailsWithTypedError() async {
         let session = CheckoutSession(clientToken: "garbage", configuration: Fixtures.configuration(),
                                       registry: Fixtures.registry(), processor: SandboxProcessor())
+        let harness = CheckoutHarness(session: session)
         await session.start()
-        #expect(session.deliveredOutcomes.map(\.errorCode) == [.invalidClientToken])
+        await harness.receiveOutcome { $0.errorCode == .invalidClientToken }
+        await harness.finish()
     }
 
     @Test func successIsDeliveredOnceEvenIfReportedTwice() async throws {
@@ -246,17 +249,27 @@ import Testing
     @Test func hookAbortFailsTheAttemptWithDefaultMessage() async throws {
         let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
+        let harness = CheckoutHarness(session: session)
         session.onBeforePaymentCreate = { _ in .abort(message: nil) }
         await session.start()
-        let state = try await session.flow(for: .payPal).submit()
+        let flow = try session.flow(for: .payPal)
+        harness.observe(flow)
+        await harness.receive(.idle)
         let aborted = CheckoutError(.paymentAborted, "Payment creation aborted")
-        #expect(state == .failed(aborted))
-        #expect(session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(aborted, checkoutData: nil)])
+        #expect(await flow.submit() == .failed(aborted))
+        await harness.receive(.processing)
+        await harness.receive(.failed(aborted))
+        await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(aborted, checkoutData: nil) }
         #expect(processor.backing.createPaymentCallCount == 0)
 
         session.onBeforePaymentCreate = { _ in .abort(message: "Basket changed") }
-        let again = try await session.flow(for: .payPal).submit()
-        #expect(again == .failed(CheckoutError(.paymentAborted, "Basket changed")))
+        let basketChanged = CheckoutError(.paymentAborted, "Basket changed")
+        #expect(await flow.submit() == .failed(basketChanged))
+        await harness.receive(.processing)
+        await harness.receive(.failed(basketChanged))
+        await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(basketChanged, checkoutData: nil) }
+        #expect(processor.backing.createPaymentCallCount == 0)
+        await harness.finish()
     }
 
     @Test func idempotencyKeyIsRequestedOncePerAttemptAndIgnoredWhileTheHookIsSet() async throws {
@@ -326,12 +339,15 @@ import Testing
         var token = Fixtures.token()
         token.paymentMethods[0].options.vaultOnSuccess = true
         let session = Fixtures.session(token: token, vault: vault)
+        let harness = CheckoutHarness(session: session)
         await session.start()
         let state = try await session.flow(for: .paymentCard).submit()
         guard case .succeeded(let result) = state else {
             Issue.record("expected success, got \(state)")
             return
         }
+        await harness.receiveOutcome(.success(result))
+        await harness.finish()
         let saved = try await vault.paymentMethods(for: VaultScope(merchantId: "merchant_a", customerId: "customer_1"))
         #expect(saved.count == 1)
         #expect(saved.first?.id == result.vaultedToken)
