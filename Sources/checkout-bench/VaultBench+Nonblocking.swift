@@ -35,13 +35,15 @@ extension VaultBench {
                 for (scope, methods) in batches { _ = try store.upsert(methods, scope: scope) }
             }
         }
+        let saveCost = (save.subject.median - save.baseline.median) / Double(customers) * 1e6
         figures.append(Figure(
             name: "vault.local_upsert_nonblocking", value: Double(customers * perCustomer) / save.subject.median, unit: "rows/s",
             spread: save.subject.spread, baseline: Double(customers * perCustomer) / save.baseline.median,
             baselineName: "blocking call", ratio: save.ratio, pairs: save.pairs,
             target: "ratio <= 1.1x", targetMet: save.ratio <= 1.1,
             note: "the local-save workload through store.nonblocking.upsert (the writer's queue, the task suspended) "
-                + "against the blocking upsert on the calling thread"))
+                + "against the blocking upsert on the calling thread; \(Self.microseconds(saveCost)) per call "
+                + "of \(perCustomer) rows, the two thread hand-offs (a fixed cost, so the ratio falls as the work per call grows)"))
 
         // 2. Lists of 20 through the readers' queue.
         let listCustomers = options.scale(5_000, quick: 500)
@@ -62,16 +64,61 @@ extension VaultBench {
         } baseline: {
             try Measure.seconds { for scope in scopes { _ = try listStore.instruments(scope: scope) } }
         }
+        let listCost = (list.subject.median - list.baseline.median) / Double(lists) * 1e6
         figures.append(Figure(
             name: "vault.list_20_nonblocking", value: list.subject.median / Double(lists) * 1e6, unit: "µs/list",
             spread: list.subject.spread, baseline: list.baseline.median / Double(lists) * 1e6,
             baselineName: "blocking call", ratio: list.ratio, pairs: list.pairs,
             target: "ratio <= 1.25x", targetMet: list.ratio <= 1.25,
             note: "instruments(scope:) of \(lists) random customers of \(listCustomers) through store.nonblocking "
-                + "(a reader permit awaited, the read on the readers' queue) against the blocking call"))
+                + "(a reader permit awaited, the read on the readers' queue) against the blocking call; "
+                + "\(Self.microseconds(listCost)) per list, the two thread hand-offs"))
 
         figures.append(try await sessionsWhileLocked(options, repeats: repeats, path: freshPath()))
+        figures += await handOff(options, repeats: repeats)
         return figures
+    }
+
+    /// The hand-off alone, with no SQLite: a body that busy-waits a fixed time, awaited on a serial
+    /// queue (as the pool's async calls run their work), against the same body run with `sync` on
+    /// the calling thread. The difference per call is what a non-blocking call adds; it grows with
+    /// the body's length because the waiting thread's processor goes idle and waking an idle
+    /// processor costs more (on a virtual machine, a halted vCPU is woken through the host).
+    private static func handOff(_ options: BenchOptions, repeats: Int) async -> [Figure] {
+        let calls = options.scale(2_000, quick: 200)
+        let queue = DispatchQueue(label: "checkout-bench.hand-off")
+        @Sendable func body(_ micros: UInt64) {
+            let end = DispatchTime.now().uptimeNanoseconds + micros * 1_000
+            while DispatchTime.now().uptimeNanoseconds < end {}
+        }
+        var figures: [Figure] = []
+        for (micros, label, shown) in [(UInt64(20), "20us", "20 µs"), (UInt64(1_000), "1ms", "1 ms")] {
+            let paired = await Measure.paired(repeats) {
+                await Measure.seconds {
+                    for _ in 0..<calls {
+                        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                            queue.async {
+                                body(micros)
+                                done.resume()
+                            }
+                        }
+                    }
+                }
+            } baseline: {
+                Measure.seconds { for _ in 0..<calls { queue.sync { body(micros) } } }
+            }
+            figures.append(Figure(
+                name: "vault.hand_off_\(label)_body", value: (paired.subject.median - paired.baseline.median) / Double(calls) * 1e6,
+                unit: "µs/call",
+                note: "what an awaited hop to a serial queue and back adds to a \(shown) body, against queue.sync on the "
+                    + "calling thread (\(calls) calls, medians of \(paired.pairs) alternated pairs; no SQLite)"))
+        }
+        return figures
+    }
+
+    /// A signed per-call cost for a figure's note, e.g. "+13.3 µs".
+    private static func microseconds(_ value: Double) -> String {
+        (value < 0 ? "" : "+") + String(format: "%.1f µs", value)
     }
 
     /// Session starts (each lists the customer's saved methods) while another connection holds the
