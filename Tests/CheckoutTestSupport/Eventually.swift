@@ -42,6 +42,53 @@ public func eventually(timeout: Duration = TestWait.timeout, poll: Duration = .m
     }
 }
 
+/// What one check of a wait on moving work found (`eventually(progressing:)`).
+public enum WaitStep: Sendable {
+    /// The condition holds: the wait ends.
+    case done
+    /// Not yet, but the work moved since the last check: the time bound starts again, and the next
+    /// check comes at once.
+    case progressed
+    /// Not yet, and nothing moved: the next check comes after the poll interval.
+    case idle
+}
+
+/// `eventually` for work that keeps moving (writers a reader races, a backlog being drained): the
+/// time bound counts from the last check that saw progress, not from the start, so a loaded
+/// machine (the whole suite and a database server on two cores) that slows the work does not fail
+/// a correct test, while work that stops fails within `timeout`. An idle check sleeps `poll`
+/// before the next one, leaving the CPUs to the work it waits for.
+public func eventually(timeout: Duration = TestWait.timeout, poll: Duration = .milliseconds(1),
+                       progressing step: () async throws -> WaitStep) async rethrows -> Bool {
+    let clock = ContinuousClock()
+    var deadline = clock.now.advanced(by: timeout)
+    while true {
+        switch try await step() {
+        case .done: return true
+        case .progressed: deadline = clock.now.advanced(by: timeout)
+        case .idle:
+            if clock.now >= deadline { return false }
+            try? await Task.sleep(for: poll)
+        }
+    }
+}
+
+/// The blocking form of `eventually(progressing:)`, for a test's own thread (never a pool task).
+public func eventuallyBlocking(timeout: Duration = TestWait.timeout, poll: Duration = .milliseconds(1),
+                               progressing step: () throws -> WaitStep) rethrows -> Bool {
+    let clock = ContinuousClock()
+    var deadline = clock.now.advanced(by: timeout)
+    while true {
+        switch try step() {
+        case .done: return true
+        case .progressed: deadline = clock.now.advanced(by: timeout)
+        case .idle:
+            if clock.now >= deadline { return false }
+            clock.sleepBlocking(for: poll)
+        }
+    }
+}
+
 /// Runs `body` until it returns a value (nil means "not yet"), for at most `timeout`: the same
 /// bounded wait for a result the test needs, e.g. a retry until a twin request stops answering
 /// 409. Nil when time ran out.

@@ -192,19 +192,23 @@ struct PostgresMultiInstanceTests {
                 var cursor: String?
                 var requests = 0
                 var writersDone = false
-                let caughtUp = try await eventually(poll: .zero) {
+                // Bounded by progress: on a loaded machine the writers may take longer than one
+                // bound in all, and a reader that spins while caught up only slows them further.
+                let caughtUp = try await eventually(progressing: {
                     let page = try await remotes[requests % 2].changes(scope: scope, cursor: cursor, limit: 4)
                     requests += 1
+                    let before = seen.count
                     seen.formUnion(page.changes.map(\.token))
                     cursor = page.cursor
+                    if seen.count > before { return .progressed }
                     // One more full pass after the last writer finished, then stop.
                     if !page.hasMore {
-                        if writersDone { return true }
+                        if writersDone { return .done }
                         writersDone = done.current == writers
                     }
-                    return false
-                }
-                #expect(caughtUp, "the writers did not finish within \(TestWait.timeout)")
+                    return .idle
+                })
+                #expect(caughtUp, "the reader saw nothing new for \(TestWait.timeout) before the writers finished")
                 return seen.union(["reader"])
             }
             var committed = Set<String>()

@@ -133,7 +133,8 @@ struct PostgresStorageTests {
         var cursor: Int64 = 0
         var reads = 0
         var lastPass = false
-        let caughtUp = try eventuallyBlocking(poll: .zero) {
+        // Bounded by progress (see `eventually(progressing:)`): a loaded machine slows the writers.
+        let caughtUp = try eventuallyBlocking(progressing: {
             let page = try storages[reads % 2].read { tx in try tx.changes(key, after: cursor, limit: 8) }
             reads += 1
             for row in page {
@@ -141,13 +142,12 @@ struct PostgresStorageTests {
                 seen.insert(row.id)
             }
             cursor = page.last?.sequence ?? cursor
-            if page.isEmpty {
-                if lastPass { return true }
-                lastPass = finished.current == writers
-            }
-            return false
-        }
-        #expect(caughtUp, "the writers did not finish within \(TestWait.timeout)")
+            if !page.isEmpty { return .progressed }
+            if lastPass { return .done }
+            lastPass = finished.current == writers
+            return .idle
+        })
+        #expect(caughtUp, "the reader saw nothing new for \(TestWait.timeout) before the writers finished")
         #expect(group.waitBounded(), "the writers did not finish")
         #expect(failures.withLock { $0 } == [])
         let expected = writers * transactionsPerWriter * rowsPerTransaction
