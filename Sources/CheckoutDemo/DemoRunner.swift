@@ -149,7 +149,7 @@ public final class DemoRunner: Sendable {
                                                    customerId: scope.customerId, now: now, vault: access)
         // The device: its vault syncs with the token's key alone; when that key is refused or
         // about to expire, it asks the backend for a new one.
-        let store = try VaultStore(path: workspace.appendingPathComponent("vault.sqlite").path)
+        let store = try await VaultStore.open(path: workspace.appendingPathComponent("vault.sqlite").path)
         let provider = try CheckoutKit.vaultSync(for: token, store: store, tls: tls, refresh: { requested in
             try await backend.createEphemeralKey(customerId: requested.customerId, ttlSeconds: 900).vaultKey
         }, configuration: SyncEngine.Configuration(interval: nil))

@@ -18,7 +18,8 @@ extension CheckoutKit {
     /// When the key is refused or about to expire, `refresh` is asked for a new one (typically a
     /// call to the merchant's backend); without it the token's key is all there is, and the
     /// engine reports `key-expired` once it runs out. Pass the result as the session's `vault` and
-    /// call `engine.start()`.
+    /// call `engine.start()`. Like `SyncEngine.init`, this reads the store's pending count once on
+    /// the calling thread; open the store itself with `VaultStore.open` from async code.
     ///
     /// ```swift
     /// let vault = try CheckoutKit.vaultSync(for: try ClientToken.decode(clientToken), store: store)

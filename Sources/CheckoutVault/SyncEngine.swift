@@ -114,8 +114,28 @@ public final class SyncEngine: Sendable {
     /// the remote until `start()` or `syncNow()`. Call `stop()` before dropping a started engine.
     /// Waits run on `clock` and `lastSyncedAt` reads `wallClock`; tests pass a
     /// `CheckoutVaultTesting.ManualSyncClock` as `clock` and its `wallClock` to drive both by hand.
-    public init(store: VaultStore, remote: any RemoteVault, configuration: Configuration = Configuration(),
-                clock: any Clock<Duration> = ContinuousClock(), wallClock: WallClock = .system) {
+    public convenience init(store: VaultStore, remote: any RemoteVault, configuration: Configuration = Configuration(),
+                            clock: any Clock<Duration> = ContinuousClock(), wallClock: WallClock = .system) {
+        self.init(unreadStore: store, remote: remote, configuration: configuration, clock: clock, wallClock: wallClock)
+        refreshPendingCount()
+    }
+
+    /// The initializer for async code: the store's pending count, for the first status, is read
+    /// without blocking the calling task (the synchronous initializer reads it on the calling thread).
+    ///
+    /// ```swift
+    /// let engine = await SyncEngine.open(store: store, remote: remote)
+    /// ```
+    public static func open(store: VaultStore, remote: any RemoteVault, configuration: Configuration = Configuration(),
+                            clock: any Clock<Duration> = ContinuousClock(), wallClock: WallClock = .system) async -> SyncEngine {
+        let engine = SyncEngine(unreadStore: store, remote: remote, configuration: configuration, clock: clock, wallClock: wallClock)
+        await engine.refreshPendingCount()
+        return engine
+    }
+
+    /// Everything but the first pending count.
+    private init(unreadStore store: VaultStore, remote: any RemoteVault, configuration: Configuration,
+                 clock: any Clock<Duration>, wallClock: WallClock) {
         self.store = store
         self.remote = remote
         self.configuration = configuration
@@ -123,7 +143,6 @@ public final class SyncEngine: Sendable {
         self.wallClock = wallClock
         self.random = Locked(configuration.randomSeed.map(RetryPolicy.Generator.init(seed:)) ?? RetryPolicy.Generator())
         self.broadcaster = StateBroadcaster(SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: nil))
-        refreshPendingCount()
     }
 
     deinit {

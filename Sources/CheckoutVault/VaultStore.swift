@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutLocking
 import Foundation
 internal import SQLiteKit
 
@@ -33,6 +34,19 @@ public final class VaultStore: Sendable {
         self.pool = try VaultStorageError.mapping { try DatabasePool(path: path, configuration: configuration.database) }
         self.clock = clock
         try writeWithoutTransaction { database in try VaultSchema.migrator.migrate(database) }
+    }
+
+    /// `init(path:configuration:clock:)` for async code: opening the file and migrating its schema
+    /// (which waits up to the busy timeout while another process holds the write lock) run on a
+    /// thread of their own, so the calling task is suspended, never blocked.
+    ///
+    /// ```swift
+    /// let store = try await VaultStore.open(path: "vault.sqlite")
+    /// ```
+    /// - Throws: the same `VaultStorageError`s as the initializer.
+    public static func open(path: String, configuration: Configuration = Configuration(),
+                            clock: WallClock = .system) async throws -> VaultStore {
+        try await onOwnThread { try VaultStore(path: path, configuration: configuration, clock: clock) }
     }
 
     /// Refuses a scope whose ids are empty or look like card numbers.

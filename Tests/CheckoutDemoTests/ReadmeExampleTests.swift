@@ -79,7 +79,7 @@ import VaultServer
         let defaults = try CheckoutDefaults.embedded()          // or .load(configDirectory:)
         let processor = SandboxProcessor()                      // your PaymentProcessor in production
         let registry = try CheckoutKit.standardRegistry(cardNetworks: defaults.cardNetworks, binLookup: processor)
-        let store = try VaultStore(path: vaultPath)             // offline cache + outbox
+        let store = try await VaultStore.open(path: vaultPath)  // offline cache + outbox, opened off the task
 
         // Per checkout: the client token your backend created carries an ephemeral key for this
         // customer's vault, so the device syncs with nothing else configured and never holds the

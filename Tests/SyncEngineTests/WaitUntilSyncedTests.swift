@@ -116,3 +116,20 @@ struct WaitUntilSyncedTests {
         await engine.stop()
     }
 }
+
+@Suite("SyncEngine.open")
+struct SyncEngineOpenTests {
+    @Test("the first status counts the store's queued operations, as the synchronous initializer does")
+    func firstStatusCountsPending() async throws {
+        let directory = try TestDirectory()
+        let store = try directory.store("phone")
+        let scope = Fixture.scope()
+        try await store.nonblocking.upsert(Fixture.card("tok_1"), scope: scope)
+        try await store.nonblocking.upsert(Fixture.card("tok_2"), scope: scope)
+        let memory = InMemoryRemoteVault(merchantId: Fixture.merchant)
+        let engine = await SyncEngine.open(store: store, remote: memory)
+        #expect(engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 2, lastSyncedAt: nil))
+        #expect(SyncEngine(store: store, remote: memory).currentStatus == engine.currentStatus)
+        #expect(memory.requestCount() == 0, "nothing talks to the remote before start() or syncNow()")
+    }
+}

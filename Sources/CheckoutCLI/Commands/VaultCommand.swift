@@ -156,7 +156,7 @@ enum VaultCommand: DeclaredCommand {
 
         let path = try databasePath(dbOption)
         do {
-            let store = try VaultStore(path: path)
+            let store = try await VaultStore.open(path: path)
             switch subcommand {
             case .add:
                 guard let card else { return 2 }

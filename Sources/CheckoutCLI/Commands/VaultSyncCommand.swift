@@ -104,16 +104,16 @@ enum VaultSyncCommand: DeclaredCommand {
         let scope = VaultScope(merchantId: merchant, customerId: customer)
         let store: VaultStore
         do {
-            store = try VaultStore(path: databasePath)
+            store = try await VaultStore.open(path: databasePath)
         } catch {
             throw CommandFailure(message: "cannot open the vault database \(databasePath): \(error)")
         }
         let remote = HTTPRemoteVault(baseURL: remoteURL, credentials: credentials, timeout: TimeInterval(timeout),
                                      resourceTimeout: TimeInterval(timeout), tls: TLSOptions(caBundle: caBundle))
-        let engine = SyncEngine(store: store, remote: remote,
-                                configuration: .init(scopes: [scope], includePendingScopes: false, pageSize: pageSize,
-                                                     pushBatchSize: batchSize, interval: nil, retry: .noRetry,
-                                                     maxPagesPerRound: maxPages))
+        let engine = await SyncEngine.open(store: store, remote: remote,
+                                           configuration: .init(scopes: [scope], includePendingScopes: false, pageSize: pageSize,
+                                                                pushBatchSize: batchSize, interval: nil, retry: .noRetry,
+                                                                maxPagesPerRound: maxPages))
 
         let outcome: Result<SyncReport, any Error>
         do {
