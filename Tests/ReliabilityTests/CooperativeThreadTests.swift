@@ -2,6 +2,7 @@ import CheckoutTestSupport
 import CardPaymentMethod
 import CheckoutCore
 import CheckoutLocking
+import CheckoutOrchestration
 import CheckoutVault
 import Foundation
 import SQLiteKit
@@ -29,28 +30,7 @@ struct CooperativeThreads {
         // The waiting saves must outlast the holder's deadline, not fail with `busy` before it.
         configuration.busyTimeoutMilliseconds = 180_000
         let store = try VaultStore(path: path, configuration: configuration)
-
-        let lockTaken = DispatchSemaphore(value: 0)
-        let othersDone = DispatchSemaphore(value: 0)
-        let lockReleased = DispatchSemaphore(value: 0)
-        let doneWhileLocked = Locked<Bool?>(nil)
-        let holder = Thread {
-            do {
-                let database = try Database(path: path)
-                try database.execute("BEGIN IMMEDIATE")
-                lockTaken.signal()
-                // Generous (the whole suite runs beside this test, under the sanitizer too): with
-                // blocked cooperative threads the session never comes while the lock is held.
-                let done = othersDone.wait(timeout: .now() + 90) == .success
-                doneWhileLocked.withLock { $0 = done }
-                try database.execute("COMMIT")
-            } catch {
-                lockTaken.signal()
-            }
-            lockReleased.signal()
-        }
-        holder.start()
-        try #require(lockTaken.waitBounded(), "the lock holder never started")
+        let holder = try WriteLockHolder(path: path)
 
         let writers = max(8, 4 * ProcessInfo.processInfo.activeProcessorCount)
         let started = StartedCount()
@@ -75,14 +55,55 @@ struct CooperativeThreads {
         let phase = session.phase
         let validation = try CardValidator(table: CardNetworkTable(data: Reliability.config("card-networks.json")))
             .validate(number: "4242424242424242", cvv: "123", expiry: "12/39")
-        othersDone.signal()
+        let doneWhileLocked = try holder.othersFinished()
 
         #expect(phase == .ready)
         #expect(validation.isValid)
-        try #require(lockReleased.waitBounded(), "the lock holder never finished")
-        #expect(doneWhileLocked.withLock { $0 } == true, "the session and validation only finished after the lock was released")
+        #expect(doneWhileLocked, "the session and validation only finished after the lock was released")
         try await saves.value
         #expect(try store.instruments(scope: Self.scope).count == writers)
+    }
+
+    @Test("attempts waiting on a locked sandbox journal leave the cooperative threads free")
+    func lockedJournalBlocksNoTask() async throws {
+        let directory = try ReliabilityTemp.directory("cooperative-journal")
+        let path = directory.appendingPathComponent("journal.sqlite").path
+        // The waiting attempts must outlast the holder's deadline, not fail with `JOURNAL` before it.
+        let sandbox = try ScriptedSandboxProcessor(name: "coop", journal: SandboxJournal(path: path, busyTimeoutMilliseconds: 180_000))
+        let holder = try WriteLockHolder(path: path)
+
+        let attempts = max(8, 4 * ProcessInfo.processInfo.activeProcessorCount)
+        let started = StartedCount()
+        let token = PaymentMethodToken(token: "tok", paymentMethodType: .paymentCard, instrumentType: .paymentCard, instrumentData: nil)
+        let session = ClientSession(token: try Self.token(), paymentMethods: [])
+        let charges = Task {
+            try await withThrowingTaskGroup(of: PaymentResponse.self) { group in
+                for index in 0..<attempts {
+                    group.addTask {
+                        started.value.add(1, ordering: .relaxed)
+                        return try await sandbox.createAttempt(AttemptRequest(
+                            payment: CreatePaymentRequest(token: token, session: session, idempotencyKey: nil),
+                            attemptKey: "coop-\(index)", authentication: nil))
+                    }
+                }
+                return try await group.reduce(into: [PaymentResponse]()) { $0.append($1) }
+            }
+        }
+        while started.value.load(ordering: .relaxed) < attempts { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(100))
+
+        // Work that needs a cooperative thread of its own.
+        let validation = try await Task.detached {
+            try CardValidator(table: CardNetworkTable(data: Reliability.config("card-networks.json")))
+                .validate(number: "4242424242424242", cvv: "123", expiry: "12/39")
+        }.value
+        let doneWhileLocked = try holder.othersFinished()
+
+        #expect(validation.isValid)
+        #expect(doneWhileLocked, "the validation only finished after the journal's lock was released")
+        let responses = try await charges.value
+        #expect(responses.count == attempts && responses.allSatisfy { $0.status == .succeeded })
+        #expect(try SandboxJournal(path: path).rows().count == attempts)
     }
 
     @Test("a store call from inside the store's own read closure stops the process with a message that says so")
@@ -101,6 +122,50 @@ struct CooperativeThreads {
         #expect(message.contains("pool calls do not nest"), "stderr: \(message)")
     }
 
+    /// Another connection holding a database's write lock, as another process would, on a thread
+    /// of its own, until the test says the work it waited for is done (or 90 s have passed).
+    final class WriteLockHolder: Sendable {
+        private let othersDone = DispatchSemaphore(value: 0)
+        private let released = DispatchSemaphore(value: 0)
+        private let doneWhileLocked = Locked<Bool?>(nil)
+
+        /// Returns once the lock is held.
+        init(path: String) throws {
+            let lockTaken = DispatchSemaphore(value: 0)
+            Thread { [self] in
+                do {
+                    let database = try Database(path: path)
+                    try database.execute("BEGIN IMMEDIATE")
+                    lockTaken.signal()
+                    // Generous (the whole suite runs beside this test, under the sanitizer too): with
+                    // blocked cooperative threads the others never finish while the lock is held.
+                    let done = othersDone.wait(timeout: .now() + 90) == .success
+                    doneWhileLocked.withLock { $0 = done }
+                    try database.execute("COMMIT")
+                } catch {
+                    lockTaken.signal()
+                }
+                released.signal()
+            }.start()
+            try #require(lockTaken.waitBounded(), "the lock holder never started")
+        }
+
+        /// Says the others are done, waits for the lock's release and returns whether they were
+        /// done while it was still held.
+        func othersFinished() throws -> Bool {
+            othersDone.signal()
+            try #require(released.waitBounded(), "the lock holder never finished")
+            return doneWhileLocked.withLock { $0 } == true
+        }
+    }
+
+    static func token() throws -> ClientToken {
+        ClientToken(merchantId: scope.merchantId, customerId: scope.customerId, amount: 1000,
+                    currency: "EUR", country: "NL", allowedCardNetworks: [.visa, .mastercard],
+                    expiresAt: Date().addingTimeInterval(3600),
+                    paymentMethods: [AdvertisedPaymentMethod(id: "pm_card", type: .paymentCard)])
+    }
+
     /// How many saves have begun (shared by the save tasks).
     final class StartedCount: Sendable {
         let value = Atomic<Int>(0)
@@ -109,11 +174,7 @@ struct CooperativeThreads {
     static func session(vault: any VaultProvider) throws -> CheckoutSession {
         let registry = PaymentMethodRegistry()
         try registry.register(CardPaymentHandler(table: try CardNetworkTable(data: try Reliability.config("card-networks.json"))))
-        let token = ClientToken(merchantId: scope.merchantId, customerId: scope.customerId, amount: 1000,
-                                currency: "EUR", country: "NL", allowedCardNetworks: [.visa, .mastercard],
-                                expiresAt: Date().addingTimeInterval(3600),
-                                paymentMethods: [AdvertisedPaymentMethod(id: "pm_card", type: .paymentCard)])
-        return CheckoutSession(clientToken: token.encoded(),
+        return CheckoutSession(clientToken: try token().encoded(),
                                configuration: CheckoutConfiguration(paymentMethods: [.init(type: .paymentCard)]),
                                registry: registry, processor: SandboxProcessor(), vault: vault)
     }

@@ -7,7 +7,8 @@ import SQLiteKit
 /// them: the crash tests SIGKILL a child mid-attempt and reconcile against the same journal from
 /// the parent, and count the charges per idempotency key there.
 ///
-/// A test double: writes are synchronous under the sandbox's lock (one small row per call).
+/// A test double: each write is one small row, committed and synced under the sandbox's lock, on a
+/// thread of its own (`ScriptedSandboxProcessor` never writes it on a task's thread).
 public final class SandboxJournal: Sendable {
     /// One stored payment.
     public struct Row: Sendable, Equatable {
@@ -26,10 +27,12 @@ public final class SandboxJournal: Sendable {
 
     private let connection: Locked<Connection>
 
-    /// Opens (creating) the journal at `path`.
-    public init(path: String) throws {
+    /// Opens (creating) the journal at `path`. A write waits up to `busyTimeoutMilliseconds` for
+    /// another connection's lock before the attempt fails with the sandbox's `JOURNAL` code.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) throws {
         var configuration = DatabaseConfiguration()
         configuration.fullSynchronous = true
+        configuration.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         let database = try Database(path: path, configuration: configuration)
         try database.execute("""
             CREATE TABLE IF NOT EXISTS sandbox_payment (key TEXT PRIMARY KEY, payment_id TEXT NOT NULL UNIQUE,

@@ -84,6 +84,14 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
         self.init(name: name, behaviour: behaviour, declineTable: declineTable, journal: journal, rows: try journal.rows())
     }
 
+    /// Runs `body`, which takes the state lock and may write the journal (a SQLite commit and an
+    /// fsync), on the calling task when there is no journal and on a thread of its own when there
+    /// is one, so a journaled sandbox never blocks a task's thread.
+    private func withJournal<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        guard journal != nil else { return body() }
+        return await onOwnThread(body)
+    }
+
     private func persist(_ payment: Payment) -> AttemptFailure? {
         guard let journal, let key = payment.key else { return nil }
         do {
@@ -144,7 +152,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
     }
 
     public func createAttempt(_ request: AttemptRequest) async throws -> PaymentResponse {
-        let result: Result<PaymentResponse, AttemptFailure> = state.withLock { state in
+        let result: Result<PaymentResponse, AttemptFailure> = await withJournal { [self] in state.withLock { state in
             state.createCalls += 1
             if let existing = state.byKey[request.attemptKey], let payment = state.payments[existing] {
                 return .success(payment.response)
@@ -179,12 +187,12 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
                 return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "sandbox \(name): timed out after sending"))
             }
             return .success(payment.response)
-        }
+        } }
         return try result.get()
     }
 
     public func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
-        let result: Result<PaymentResponse, any Error> = state.withLock { state in
+        let result: Result<PaymentResponse, any Error> = await withJournal { [self] in state.withLock { state in
             guard var payment = state.payments[paymentId] else {
                 return .failure(CheckoutError(.invalidReturn, "unknown payment"))
             }
@@ -222,7 +230,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
                 return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "sandbox \(name): timed out after sending"))
             }
             return .success(payment.response)
-        }
+        } }
         return try result.get()
     }
 
