@@ -334,6 +334,30 @@ import Testing
         #expect(keys.count == 1, "the retry reused the attempt's key")
     }
 
+    @Test func networkErrorRetriesWaitOnTheSessionsSleepClock() async throws {
+        let registry = Fixtures.registry([.paymentCard, .payPal, .adyenIdeal]) { "4000000000009995" }
+        let processor = ControllableProcessor()
+        let clock = TestClock()
+        let session = Fixtures.session(registry: registry, processor: processor, sleepClock: clock)
+        await session.start()
+        let flow = try session.flow(for: .paymentCard)
+        let submit = Task { await flow.submit() }
+        // The first try met a network error; the retry waits on the session's clock, not on real time.
+        #expect(await clock.waitForSleeper())
+        #expect(processor.backing.createPaymentCallCount == 1)
+        clock.advance(by: .milliseconds(39))
+        #expect(clock.sleeperCount == 1, "the first retry waits 40 ms")
+        clock.advance(by: .milliseconds(1))
+        #expect(clock.sleeperCount == 0, "the retry wakes at 40 ms")
+        // Wakes whatever a broken rule left asleep, so the test fails instead of hanging.
+        clock.advance(by: .seconds(10))
+        guard case .succeeded = await submit.value else {
+            Issue.record("expected success after one retried network error, got \(flow.flowState)")
+            return
+        }
+        #expect(processor.backing.createPaymentCallCount == 2)
+    }
+
     @Test func vaultOnSuccessStoresOnlyMaskedData() async throws {
         let vault = InMemoryVaultProvider()
         var token = Fixtures.token()

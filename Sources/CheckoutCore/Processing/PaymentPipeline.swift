@@ -31,18 +31,21 @@ public final class PaymentPipeline: Sendable {
     private let report: @Sendable (CheckoutOutcome) -> Void
     private let networkRetries: Int
     private let retryDelay: Duration
+    /// What the waits between network retries sleep on.
+    private let sleepClock: any Clock<Duration>
     /// Payments created with `vaultOnSuccess` that are waiting for a challenge or redirect: the
     /// success that finishes them (resume or poll) is vaulted even if that caller does not ask again.
     private let vaultPending = Locked<Set<String>>([])
 
     init(session: ClientSession, processor: any PaymentProcessor, vault: (any VaultProvider)?,
-         networkRetries: Int = 2, retryDelay: Duration = .milliseconds(20),
+         networkRetries: Int = 2, retryDelay: Duration = .milliseconds(20), sleepClock: any Clock<Duration> = ContinuousClock(),
          hooks: @escaping @Sendable () -> Hooks, report: @escaping @Sendable (CheckoutOutcome) -> Void) {
         self.session = session
         self.processor = processor
         self.vault = vault
         self.networkRetries = networkRetries
         self.retryDelay = retryDelay
+        self.sleepClock = sleepClock
         self.hooks = hooks
         self.report = report
     }
@@ -77,7 +80,7 @@ public final class PaymentPipeline: Sendable {
                 return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess)
             } catch let error as CheckoutError where error.code == .networkError && attempt < networkRetries {
                 attempt += 1
-                try? await Task.sleep(for: retryDelay * (1 << attempt))
+                try? await sleepClock.sleep(for: retryDelay * (1 << attempt))
             } catch {
                 return finish(.failed(Self.checkoutError(error)))
             }

@@ -50,6 +50,8 @@ public final class CheckoutSession: Sendable {
     private let processor: any PaymentProcessor
     private let vault: (any VaultProvider)?
     private let clock: WallClock
+    /// What the waits between a payment's network retries sleep on.
+    private let sleepClock: any Clock<Duration>
     /// Where the texts this session publishes come from (`strings(from:)` picks this session's locale).
     public let catalog: StringCatalog
     private let phaseState = StateBroadcaster(Phase.initializing)
@@ -77,13 +79,15 @@ public final class CheckoutSession: Sendable {
     ///   - processor: the payments backend (`SandboxProcessor` in development).
     ///   - vault: where saved methods live; nil disables the vault.
     ///   - clock: the wall clock token expiry is judged by (a test passes a fixed one).
+    ///   - sleepClock: what the short waits between retries of a payment that met a network error
+    ///     (40 ms, then 80 ms) sleep on; a test passes a `TestClock` to move them by hand.
     ///   - strings: the texts the session and its flows publish (vault errors, CVV errors, surcharges),
     ///     in the session's locale (token, then configuration, then en); the shipped ones by default.
     ///   - idempotencyKey: called exactly once per payment attempt; return nil to opt out. Ignored
     ///     while `onBeforePaymentCreate` is set.
     public init(clientToken: String, configuration: CheckoutConfiguration, registry: PaymentMethodRegistry,
                 processor: any PaymentProcessor, vault: (any VaultProvider)? = nil,
-                clock: WallClock = .system,
+                clock: WallClock = .system, sleepClock: any Clock<Duration> = ContinuousClock(),
                 idempotencyKey: @escaping @Sendable () -> String? = { nil },
                 strings: StringCatalog = .embedded) {
         self.clientToken = clientToken
@@ -92,6 +96,7 @@ public final class CheckoutSession: Sendable {
         self.processor = processor
         self.vault = vault
         self.clock = clock
+        self.sleepClock = sleepClock
         catalog = strings
         hookStorage = Locked(HookStorage(idempotencyKey: idempotencyKey, beforePaymentCreate: nil))
     }
@@ -359,7 +364,7 @@ public final class CheckoutSession: Sendable {
 
     private func makePipeline(clientSession: ClientSession, generation: Int) -> PaymentPipeline {
         PaymentPipeline(
-            session: clientSession, processor: processor, vault: vault,
+            session: clientSession, processor: processor, vault: vault, sleepClock: sleepClock,
             hooks: { [weak self] in
                 guard let self else { return PaymentPipeline.Hooks(idempotencyKey: { nil }, beforePaymentCreate: nil) }
                 return self.hookStorage.withLock {

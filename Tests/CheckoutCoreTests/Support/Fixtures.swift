@@ -47,10 +47,12 @@ enum Fixtures {
         token: ClientToken = Fixtures.token(), registry: PaymentMethodRegistry = Fixtures.registry(),
         processor: any PaymentProcessor = SandboxProcessor(), vault: (any VaultProvider)? = nil,
         configuration: CheckoutConfiguration = Fixtures.configuration(),
+        sleepClock: any Clock<Duration> = ContinuousClock(),
         idempotencyKey: @escaping @Sendable () -> String? = { nil }
     ) -> CheckoutSession {
         CheckoutSession(clientToken: token.encoded(), configuration: configuration, registry: registry,
-                        processor: processor, vault: vault, clock: .fixed(Fixtures.now), idempotencyKey: idempotencyKey)
+                        processor: processor, vault: vault, clock: .fixed(Fixtures.now), sleepClock: sleepClock,
+                        idempotencyKey: idempotencyKey)
     }
 
     static func savedCard(_ id: String, network: CardNetwork? = .visa, last4: String = "4242",
