@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CheckoutJSON", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
         .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking", "CheckoutCore", "CheckoutJSON"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
-        // SQLite wrapper shared by the client store (and later the server).
+        // SQLite wrapper shared by the client store, the vault server and the orchestration ledger.
         .target(name: "SQLiteKit", dependencies: ["CSQLite", "CheckoutLocking"], path: "Sources/SQLiteKit", swiftSettings: swift6),
         // Outbound HTTP(S) on libcurl: every request the package sends goes through it.
         .target(name: "HTTPTransport", dependencies: ["CCurl", "CheckoutLocking"], path: "Sources/HTTPTransport",

@@ -23,14 +23,25 @@ protocol CLICommand {
     static var help: String { get }
     /// Runs the command; returns the exit code. Throw `UsageError` for a bad command line.
     static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32
-    /// The help to show for `checkout NAME WORDS... --help`; a command with subcommands that have
-    /// their own help (e.g. `vault sync`) picks it from `words`.
+    /// The help to show for `checkout NAME WORDS... --help`; a command whose help depends on an
+    /// option (`pay --routing`) picks it from `words`.
     static func help(for words: [String]) -> String
+    /// The commands reached by one more word after this one's name, each named `NAME WORD`
+    /// (`vault sync`): `CheckoutProgram` routes that word there, with the rest of the command line,
+    /// and shows that command's help for `NAME WORD --help`.
+    static var subcommands: [any CLICommand.Type] { get }
 }
 
 extension CLICommand {
     /// The command's one help text, whatever the words.
     static func help(for words: [String]) -> String { help }
+    /// None.
+    static var subcommands: [any CLICommand.Type] { [] }
+
+    /// The subcommand `word` names, if any.
+    static func subcommand(_ word: String) -> (any CLICommand.Type)? {
+        subcommands.first { $0.name == name + " " + word }
+    }
 }
 
 /// The remaining command-line words of a command, consumed option by option.

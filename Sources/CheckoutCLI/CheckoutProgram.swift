@@ -16,9 +16,14 @@ public enum CheckoutProgram {
             return 2
         }
         words.removeFirst()
-        guard let command = CommandList.all.first(where: { $0.name == name }) else {
+        guard var command = CommandList.all.first(where: { $0.name == name }) else {
             output.error("error: unknown command '\(PaymentDataRedactorBridge.redact(name))'\n\n\(topLevelHelp)")
             return 2
+        }
+        // `vault sync ...`: the word right after the name picks a declared subcommand.
+        while let word = words.first, let subcommand = command.subcommand(word) {
+            words.removeFirst()
+            command = subcommand
         }
         if words.contains("--help") || words.contains("-h") {
             output.line(command.help(for: words))

@@ -94,6 +94,22 @@ import Testing
         }
     }
 
+    /// Subcommands are declared by their parent and named after it, and the word after the
+    /// parent's name reaches the subcommand's own parser (its required options, not the parent's).
+    @Test func subcommandsAreRoutedByTheirDeclaration() async throws {
+        #expect(VaultCommand.subcommands.map { $0.name } == ["vault sync", "vault key"])
+        for command in CommandList.all {
+            for subcommand in command.subcommands {
+                #expect(subcommand.name.hasPrefix(command.name + " "), "\(subcommand.name) is not under \(command.name)")
+                #expect(subcommand.name.split(separator: " ").count == 2, "\(subcommand.name): one word after the parent")
+            }
+        }
+        let sync = await runCheckout(["vault", "sync"])
+        #expect(sync.status == 2 && sync.stderr.hasPrefix("error: missing required option --db\n"), "\(sync)")
+        let key = await runCheckout(["vault", "key", "create"])
+        #expect(key.status == 2 && key.stderr.hasPrefix("error: missing required option --remote\n"), "\(key)")
+    }
+
     @Test func topLevelHelpIsTheOldOne() async throws {
         let result = await runCheckout(["--help"])
         #expect(result.status == 0)

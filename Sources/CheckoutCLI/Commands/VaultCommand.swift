@@ -77,31 +77,8 @@ enum VaultCommand: DeclaredCommand {
         case setDefault = "default"
     }
 
-    /// `vault sync --help` shows the sync command's own help.
-    static func help(for words: [String]) -> String {
-        switch words.first {
-        case "sync": return VaultSyncCommand.help
-        case "key": return VaultKeyCommand.help
-        default: return help
-        }
-    }
-
-    /// `vault sync` and `vault key` have their own options and help: routed there before this
-    /// command's own parse.
-    static func run(_ arguments: inout Arguments, output: Output) async throws -> Int32 {
-        if arguments.words.first == "sync" {
-            _ = arguments.positional()
-            let sync: any CLICommand.Type = VaultSyncCommand.self
-            return try await sync.run(&arguments, output: output)
-        }
-        if arguments.words.first == "key" {
-            _ = arguments.positional()
-            let key: any CLICommand.Type = VaultKeyCommand.self
-            return try await key.run(&arguments, output: output)
-        }
-        var parsed = try ParsedCommandLine(arguments.words, spec: spec)
-        return try await run(&parsed, output: output)
-    }
+    /// `vault sync` and `vault key` have their own options and help.
+    static var subcommands: [any CLICommand.Type] { [VaultSyncCommand.self, VaultKeyCommand.self] }
 
     static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let json = arguments.flag("--json")
