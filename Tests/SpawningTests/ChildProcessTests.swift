@@ -28,7 +28,8 @@ struct ChildProcessTests {
 
     @Test("a signal ends the child; a signal after the end is not sent (the id could be reused)")
     func signals() async throws {
-        let child = try Self.shell("echo ready; exec sleep 60")
+        // Long enough that a stalled test process (a loaded machine) still signals it before it ends.
+        let child = try Self.shell("echo ready; exec sleep 300")
         let reader = try #require(child.standardOutput)
         #expect(await onOwnThread { String(decoding: reader.availableData, as: UTF8.self) } == "ready\n")
         child.terminate()
@@ -63,7 +64,8 @@ struct ChildProcessTests {
             var previous = sigset_t()
             pthread_sigmask(SIG_BLOCK, &blocked, &previous)
             defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-            let child = try Self.shell("echo ready; exec sleep 60")
+            // Long enough that a stalled test process (a loaded machine) still signals it before it ends.
+        let child = try Self.shell("echo ready; exec sleep 300")
             _ = child.standardOutput?.availableData
             child.terminate()
             return child.waitUntilExit()

@@ -95,7 +95,7 @@ struct PostgresStorageTests {
     }
 
     @Test("a feed reader racing writers on two storages (two instances) misses nothing", arguments: 0..<8)
-    func feedRace(_ round: Int) throws {
+    func feedRace(_ round: Int) async throws {
         let schema = try PostgresTestSchema()
         defer { withExtendedLifetime(schema) {} }
         let storages = [try schema.storage(poolSize: 4), try schema.storage(poolSize: 4)]
@@ -128,33 +128,49 @@ struct PostgresStorageTests {
             }
         }
         // The reader pages with a small limit, alternating storages, until the writers are done
-        // and one more pass finds nothing new.
-        var seen = Set<String>()
-        var cursor: Int64 = 0
-        var reads = 0
-        var lastPass = false
-        // Bounded by progress (see `eventually(progressing:)`): a loaded machine slows the writers.
-        let caughtUp = try eventuallyBlocking(progressing: {
-            let page = try storages[reads % 2].read { tx in try tx.changes(key, after: cursor, limit: 8) }
-            reads += 1
-            for row in page {
-                #expect(row.sequence > cursor, "the feed went backwards")
-                seen.insert(row.id)
-            }
-            cursor = page.last?.sequence ?? cursor
-            if !page.isEmpty { return .progressed }
-            if lastPass { return .done }
-            lastPass = finished.current == writers
-            return .idle
-        })
-        #expect(caughtUp, "the reader saw nothing new for \(TestWait.timeout) before the writers finished")
-        #expect(group.waitBounded(), "the writers did not finish")
+        // and one more pass finds nothing new. It blocks on PostgreSQL for as long as the writers
+        // run, so it runs on a thread of its own: eight cases on the cooperative threads would
+        // stall every other test of the process for that long.
+        let reader = try await onOwnThread { () throws -> FeedRaceReader in
+            var reader = FeedRaceReader()
+            var cursor: Int64 = 0
+            var lastPass = false
+            // Bounded by progress (see `eventually(progressing:)`): a loaded machine slows the writers.
+            reader.caughtUp = try eventuallyBlocking(progressing: {
+                let page = try storages[reader.reads % 2].read { tx in try tx.changes(key, after: cursor, limit: 8) }
+                reader.reads += 1
+                for row in page {
+                    if row.sequence <= cursor { reader.wentBackwards = true }
+                    reader.seen.insert(row.id)
+                }
+                cursor = page.last?.sequence ?? cursor
+                if !page.isEmpty { return .progressed }
+                if lastPass { return .done }
+                lastPass = finished.current == writers
+                return .idle
+            })
+            reader.writersFinished = group.waitBounded()
+            return reader
+        }
+        let seen = reader.seen
+        #expect(!reader.wentBackwards, "the feed went backwards")
+        #expect(reader.caughtUp, "the reader saw nothing new for \(TestWait.timeout) before the writers finished")
+        #expect(reader.writersFinished, "the writers did not finish")
         #expect(failures.withLock { $0 } == [])
         let expected = writers * transactionsPerWriter * rowsPerTransaction
         let all = try storages[0].read { tx in try tx.changes(key, after: 0, limit: expected + 1) }
         #expect(all.count == expected)
         let missed = Set(all.map(\.id)).subtracting(seen)
         #expect(missed.isEmpty, "the reader missed \(missed.count) committed changes, e.g. \(missed.sorted().prefix(3))")
+    }
+
+    /// What the feed-race reader saw (it runs on a thread of its own; the test checks it after).
+    struct FeedRaceReader: Sendable {
+        var seen = Set<String>()
+        var reads = 0
+        var wentBackwards = false
+        var caughtUp = false
+        var writersFinished = false
     }
 
     @Test("writers of different customers do not wait for each other")
