@@ -174,9 +174,12 @@ enum RawHTTP {
         return bytes
     }
 
-    /// Sends one request on a fresh connection and reads the whole response.
-    static func exchange(port: UInt16, _ request: [UInt8]) throws -> Message {
-        let fd = try connect(port: port)
+    /// Sends one request on a fresh connection and reads the whole response, until the server
+    /// closes the connection (the requests say `Connection: close`). The receive timeout only
+    /// bounds a server that never answers: generous, because under the sanitizer, beside the whole
+    /// suite and PostgreSQL, an answer has taken longer than the 15 s default of `connect`.
+    static func exchange(port: UInt16, _ request: [UInt8], timeoutSeconds: Int = 120) throws -> Message {
+        let fd = try connect(port: port, timeoutSeconds: timeoutSeconds)
         defer { close(fd) }
         guard writeAll(fd, request) else { throw SocketError(operation: "send", code: errno) }
         let response = readToEnd(fd)
