@@ -250,25 +250,20 @@ import Testing
         let processor = ControllableProcessor()
         let session = Fixtures.session(processor: processor)
         let harness = CheckoutHarness(session: session)
-        session.onBeforePaymentCreate = { _ in .abort(message: nil) }
         await session.start()
         let flow = try session.flow(for: .payPal)
         harness.observe(flow)
         await harness.receive(.idle)
-        let aborted = CheckoutError(.paymentAborted, "Payment creation aborted")
-        #expect(await flow.submit() == .failed(aborted))
-        await harness.receive(.processing)
-        await harness.receive(.failed(aborted))
-        await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(aborted, checkoutData: nil) }
-        #expect(processor.backing.createPaymentCallCount == 0)
-
-        session.onBeforePaymentCreate = { _ in .abort(message: "Basket changed") }
-        let basketChanged = CheckoutError(.paymentAborted, "Basket changed")
-        #expect(await flow.submit() == .failed(basketChanged))
-        await harness.receive(.processing)
-        await harness.receive(.failed(basketChanged))
-        await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(basketChanged, checkoutData: nil) }
-        #expect(processor.backing.createPaymentCallCount == 0)
+        // The hook's message, or the default one; either way nothing reaches the processor.
+        for (message, expected) in [(nil, "Payment creation aborted"), ("Basket changed", "Basket changed")] {
+            session.onBeforePaymentCreate = { _ in .abort(message: message) }
+            let aborted = CheckoutError(.paymentAborted, expected)
+            #expect(await flow.submit() == .failed(aborted))
+            await harness.receive(.processing)
+            await harness.receive(.failed(aborted))
+            await harness.receiveOutcome { $0.ignoringCheckoutData == .failure(aborted, checkoutData: nil) }
+            #expect(processor.backing.createPaymentCallCount == 0)
+        }
         await harness.finish()
     }
 
