@@ -24,7 +24,7 @@ import HTTPTransport
 public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, CustomReflectable {
     private let baseURL: URL
     let credentials: Credentials
-    private let transport: HTTPTransport
+    private let transport: any HTTPExchange
     /// The merchant binding of each credential in use (`HTTPRemoteVault+Identity`).
     let bindings = Locked(Bindings())
 
@@ -45,8 +45,24 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
     ///   - allowInsecureHTTP: allows plain `http://` to a host that is not loopback.
     ///   - keyRefreshMargin: an ephemeral key expiring within this is replaced before use.
     ///   - clock: the wall clock ephemeral-key expiry is judged by (tests inject a manual one).
-    public init(baseURL: URL, credentials: VaultCredentials, timeout: TimeInterval = 15, resourceTimeout: TimeInterval = 60,
-                idleTimeout: TimeInterval = 30, tls: TLSOptions = TLSOptions(), allowInsecureHTTP: Bool = false,
+    public convenience init(baseURL: URL, credentials: VaultCredentials, timeout: TimeInterval = 15,
+                            resourceTimeout: TimeInterval = 60, idleTimeout: TimeInterval = 30, tls: TLSOptions = TLSOptions(),
+                            allowInsecureHTTP: Bool = false, keyRefreshMargin: Duration = .seconds(60), clock: WallClock = .system) {
+        let transport = HTTPTransport(
+            baseURL: baseURL,
+            configuration: HTTPTransportConfiguration(timeout: timeout, exchangeTimeout: resourceTimeout, maxConnections: 8,
+                                                      idleTimeout: idleTimeout, tls: tls, allowInsecureHTTP: allowInsecureHTTP))
+        self.init(baseURL: baseURL, credentials: credentials, exchange: transport, keyRefreshMargin: keyRefreshMargin,
+                  clock: clock)
+    }
+
+    /// Creates a client that sends its requests through `exchange` instead of its own libcurl
+    /// transport: every path, header, body, decoding rule and error mapping is the same.
+    ///
+    /// For a server in the same process (the deterministic simulator `vault-sim` puts a simulated
+    /// network and the real server service behind `exchange`) or a host's own configured
+    /// `HTTPTransport`. `baseURL` only names the server in `description`.
+    public init(baseURL: URL, credentials: VaultCredentials, exchange: any HTTPExchange,
                 keyRefreshMargin: Duration = .seconds(60), clock: WallClock = .system) {
         self.baseURL = baseURL
         switch credentials {
@@ -55,10 +71,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
         case .ephemeral(let provider):
             self.credentials = .ephemeral(EphemeralKeyCache(provider: provider, clock: clock, refreshMargin: keyRefreshMargin))
         }
-        self.transport = HTTPTransport(
-            baseURL: baseURL,
-            configuration: HTTPTransportConfiguration(timeout: timeout, exchangeTimeout: resourceTimeout, maxConnections: 8,
-                                                      idleTimeout: idleTimeout, tls: tls, allowInsecureHTTP: allowInsecureHTTP))
+        self.transport = exchange
     }
 
     /// Creates a client authenticating with a merchant API key (`credentials: .apiKey(apiKey)`).
@@ -83,8 +96,11 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
     public var customMirror: Mirror { Mirror(self, children: ["server": description]) }
 
     /// The transport's counters (requests, connections opened and reused, TLS handshakes), for
-    /// tests and benchmarks.
-    public var transportStatistics: HTTPTransport.Statistics { transport.statistics }
+    /// tests and benchmarks; all zero when the client sends through another `HTTPExchange`.
+    public var transportStatistics: HTTPTransport.Statistics {
+        (transport as? HTTPTransport)?.statistics
+            ?? HTTPTransport.Statistics(requests: 0, connectionsOpened: 0, reusedConnections: 0, tlsHandshakes: 0)
+    }
 
     /// Fetches one page of the change feed (`GET /v1/customers/{customer}/changes`).
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {

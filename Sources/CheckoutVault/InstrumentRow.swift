@@ -35,6 +35,11 @@ enum InstrumentRow {
     /// A remote change: takes the server version, keeps the local last-used time, never goes back in version.
     static let remoteUpsert = insert + ", version = excluded.version WHERE payment_instrument.version < excluded.version"
 
+    /// The server's state of a row whose fields at its version are only the device's guess (a
+    /// `setDefault` answer carries no fields): like `remoteUpsert`, and it also replaces a row at
+    /// the same version.
+    static let remoteReplace = insert + ", version = excluded.version WHERE payment_instrument.version <= excluded.version"
+
     /// The separator of `bin_networks` (network ids may not contain it).
     static let networkSeparator: Character = ","
 

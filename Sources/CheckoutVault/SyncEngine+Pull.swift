@@ -48,7 +48,8 @@ extension SyncEngine {
                 prefetched = Task { try await self.fetchPage(scope, after: from) }
             }
             do {
-                try await store.nonblocking.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor)
+                try await store.nonblocking.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor,
+                                                            reachedEnd: !page.hasMore)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")
             }

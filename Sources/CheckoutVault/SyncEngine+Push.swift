@@ -133,6 +133,12 @@ extension SyncEngine {
                 rejected.append((op.id, reason))
                 rejections.append(SyncRejection(opId: op.id, scope: scope, kind: op.kind, token: op.token,
                                                 verdict: verdict, reason: reason, message: result.message))
+                if verdict == .rejected, reason == "not-found", op.kind != .upsert, op.baseVersion > 0, adopted[op.token] == nil {
+                    // The server held this instrument (the op's base version is the server's) and holds
+                    // nothing of it now (deleted, its tombstone purged): delete wins. An instrument the
+                    // server never held (base 0) waits for its queued creation, or leaves with it.
+                    adopted[op.token] = .delete(token: op.token, version: op.baseVersion)
+                }
                 guard verdict == .conflict else { continue }
                 if let current = result.current {
                     guard current.token == op.token else {
@@ -150,7 +156,8 @@ extension SyncEngine {
             let changes = adopted.keys.sorted().compactMap { adopted[$0] }
             do {
                 let cursor = try await store.nonblocking.cursor(scope: scope)
-                try await store.nonblocking.applyRemotePage(scope: scope, changes: changes, newCursor: cursor)
+                try await store.nonblocking.applyRemotePage(scope: scope, changes: changes, newCursor: cursor, reachedEnd: false,
+                                                            replacingEqual: true)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a state the vault refuses: \(error.message)")
             }

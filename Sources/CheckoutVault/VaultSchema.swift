@@ -77,6 +77,25 @@ enum VaultSchema {
                     GROUP BY merchant_id, customer_id HAVING max(last_used) > 0;
                 """)
         }
+        // Set when a push applied ops after the last complete pull: the default the device knows
+        // may predate its own writes until a pull reaches the end of the feed again.
+        migrator.registerMigration("2026-12-vault-server-default-stale") { database in
+            try database.execute("ALTER TABLE sync_state ADD COLUMN server_default_stale INTEGER NOT NULL DEFAULT 0")
+        }
+        // The newest server state of instruments the pull had to set aside because local
+        // operations on them were still queued (VaultStore+PulledAside.swift).
+        migrator.registerMigration("2026-12-vault-pulled-aside") { database in
+            try database.execute("""
+                CREATE TABLE pulled_aside (
+                    merchant_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    payload TEXT NOT NULL,
+                    PRIMARY KEY (merchant_id, customer_id, token)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }()
 }

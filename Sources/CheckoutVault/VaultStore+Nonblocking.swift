@@ -100,7 +100,16 @@ extension VaultStore {
         @discardableResult
         public func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) async throws
             -> RemotePageResult {
-            try await store.perform(store.applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor))
+            try await applyRemotePage(scope: scope, changes: changes, newCursor: newCursor, reachedEnd: true)
+        }
+
+        /// Applies one page; `reachedEnd` says whether it ends the feed (the engine's pull knows);
+        /// `replacingEqual` is for states the server sent outside the feed (conflicts).
+        @discardableResult
+        func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?, reachedEnd: Bool,
+                             replacingEqual: Bool = false) async throws -> RemotePageResult {
+            try await store.perform(store.applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor,
+                                                              reachedEnd: reachedEnd, replacingEqual: replacingEqual))
         }
 
         /// The cursor to pull from next; see `VaultStore.cursor(scope:)`.

@@ -115,6 +115,13 @@ extension VaultStore {
     /// operation leaves the queue too (it must never block it); when it was the creation of an
     /// instrument the server never accepted (version 0, nothing else queued), the local row is
     /// removed so the cache matches the server. Unknown ids (already settled) are ignored.
+    ///
+    /// An answer older than what the device already knows of its instrument (a replay of an
+    /// answer lost earlier, after the feed showed a newer version) moves nothing; an instrument
+    /// with nothing queued any more takes the newer server state the pull set aside
+    /// (`VaultStore+PulledAside`). Answers never move what the device knows of the server's
+    /// default; an applied one marks it stale until the next complete pull
+    /// (`VaultStore+ServerDefault`).
     public func completeOps(applied: [(opId: String, newVersion: Int64)] = [],
                             rejected: [(opId: String, reason: String)] = []) throws {
         try perform(completeOpsWork(applied: applied.map { OpSettlement(opId: $0.opId, newVersion: $0.newVersion) },
@@ -132,32 +139,41 @@ extension VaultStore {
         let now = clock.nowMillis
         return .write { database in
             var scopes: [VaultScope] = []
-            // The server's default per scope, read once and written once (before, now).
-            var defaults: [VaultScope: (before: ServerDefault, now: ServerDefault)] = [:]
+            // The settled instruments of each scope, in the order their ops settled.
+            var settled: [VaultScope: [String]] = [:]
+            // Scopes whose server default, as the device knows it, now predates the device's own writes.
+            var wrote = Set<VaultScope>()
+            func note(_ op: TakenOp) -> VaultScope {
+                let scope = VaultScope(merchantId: op.merchantId, customerId: op.customerId)
+                if !scopes.contains(scope) { scopes.append(scope) }
+                if settled[scope]?.contains(op.token) != true { settled[scope, default: []].append(op.token) }
+                return scope
+            }
             for settlement in applied {
                 let newVersion = settlement.newVersion
                 guard let op = try Self.takeOp(database, id: settlement.opId) else { continue }
-                let scope = VaultScope(merchantId: op.merchantId, customerId: op.customerId)
-                if !scopes.contains(scope) { scopes.append(scope) }
-                if defaults[scope] == nil {
-                    let stored = try Self.readServerDefault(database, scope: scope)
-                    defaults[scope] = (stored, stored)
-                }
-                // What the server's default is now that it applied the op.
-                switch op.kind {
-                case OutboxOperation.Kind.setDefault.rawValue:
-                    defaults[scope]?.now = ServerDefault(known: true, token: op.token)
-                case OutboxOperation.Kind.upsert.rawValue where op.setsDefault:
-                    defaults[scope]?.now = ServerDefault(known: true, token: op.token)
-                default:
-                    if defaults[scope]?.now.token == op.token { defaults[scope]?.now.token = nil }
-                }
-                try database.run("""
-                    UPDATE payment_instrument SET version = max(version, ?) \
-                    WHERE merchant_id = ? AND customer_id = ? AND token = ?
-                    """) {
-                    try $0.bind(newVersion, at: 1)
-                    try Self.bind(op, to: $0, from: 2)
+                let scope = note(op)
+                // An answer the feed has already overtaken (a replay after a pull showed a newer
+                // version of the instrument) is not news; any other is a write the feed has yet to show.
+                if newVersion >= (try Self.knownVersion(database, scope: scope, token: op.token) ?? 0) { wrote.insert(scope) }
+                // A set-aside change older than the answer is superseded by it (a newer one, as
+                // after a replayed answer, is kept and wins when the queue empties).
+                try Self.dropAside(database, scope: scope, token: op.token, olderThan: newVersion)
+                // The row's version says whose fields it holds: raise it only when its fields are the
+                // server's at `newVersion`. An upsert's are (the server requires its base version and
+                // stores what was sent); a setDefault answer carries none: the server's fields are its
+                // own at the version before, which the row holds only when no change came between. Else
+                // the row keeps its older version, so the feed's state (set aside, or still to come)
+                // replaces it.
+                let rowVersion = try Self.version(database, scope: scope, token: op.token, includeDeleted: true) ?? 0
+                if op.kind != OutboxOperation.Kind.setDefault.rawValue || newVersion <= rowVersion + 1 {
+                    try database.run("""
+                        UPDATE payment_instrument SET version = max(version, ?) \
+                        WHERE merchant_id = ? AND customer_id = ? AND token = ?
+                        """) {
+                        try $0.bind(newVersion, at: 1)
+                        try Self.bind(op, to: $0, from: 2)
+                    }
                 }
                 try database.run("""
                     UPDATE outbox SET base_version = ? \
@@ -168,10 +184,23 @@ extension VaultStore {
                     try $0.bind(op.seq, at: 5)
                 }
             }
+            var refused: [TakenOp] = []
             for opId in rejected {
                 guard let op = try Self.takeOp(database, id: opId) else { continue }
-                let scope = VaultScope(merchantId: op.merchantId, customerId: op.customerId)
-                if !scopes.contains(scope) { scopes.append(scope) }
+                _ = note(op)
+                refused.append(op)
+            }
+            for scope in scopes where wrote.contains(scope) {
+                var known = try Self.readServerDefault(database, scope: scope)
+                if !known.stale {
+                    known.stale = true
+                    try Self.writeServerDefault(database, scope: scope, known)
+                }
+            }
+            // Instruments with nothing queued any more take the server's newer state the pull set aside.
+            for scope in scopes { try Self.settleAside(database, scope: scope, tokens: settled[scope] ?? [], now: now) }
+            // A refused creation the server never accepted (version 0, nothing else queued) leaves the cache.
+            for op in refused {
                 try database.run("""
                     DELETE FROM payment_instrument \
                     WHERE merchant_id = ?1 AND customer_id = ?2 AND token = ?3 AND version = 0 \
@@ -180,11 +209,9 @@ extension VaultStore {
                     try Self.bind(op, to: $0, from: 1)
                 }
             }
-            for (scope, value) in defaults where value.now != value.before {
-                try Self.writeServerDefault(database, scope: scope, value.now)
-            }
             // A customer whose queue is now empty shows the server's default (a refused setDefault
-            // must not leave the device on its own choice).
+            // must not leave the device on its own choice), unless the device's own writes just
+            // made what it knows of that default stale: then the next complete pull decides.
             for scope in scopes { try Self.adoptServerDefaultIfSettled(database, scope: scope, now: now) }
         }
     }
@@ -212,19 +239,17 @@ extension VaultStore {
         var token: String
         var seq: Int64
         var kind: String
-        /// An upsert whose instrument is marked default (the server then makes it the only default).
-        var setsDefault: Bool
     }
 
     private static func takeOp(_ database: Database, id: String) throws -> TakenOp? {
         // One statement: the row leaves the queue and tells what it was.
         try database.withStatement("""
-            DELETE FROM outbox WHERE op_id = ? RETURNING merchant_id, customer_id, token, seq, kind,             coalesce(json_extract(payload, '$.isDefault'), 0)
+            DELETE FROM outbox WHERE op_id = ? RETURNING merchant_id, customer_id, token, seq, kind
             """) {
             try $0.bind(id, at: 1)
             guard try $0.step() else { return nil }
             let op = TakenOp(merchantId: $0.string(at: 0), customerId: $0.string(at: 1), token: $0.string(at: 2),
-                             seq: $0.int64(at: 3), kind: $0.string(at: 4), setsDefault: $0.bool(at: 5))
+                             seq: $0.int64(at: 3), kind: $0.string(at: 4))
             while try $0.step() {}
             return op
         }

@@ -5,16 +5,24 @@ extension VaultStore {
     /// Applies one page of the remote change feed and advances the cursor, in one transaction.
     ///
     /// Rules: a change never takes a row back to an older version; a row with queued local
-    /// operations keeps its local state (the push will settle it), except that a remote delete
-    /// always applies (delete wins); a remote default does not displace a local default that is
-    /// still queued. Every value is checked by the payment-data guard first: one bad change
+    /// operations keeps its local state (the push will settle it; the pulled state is set aside and
+    /// taken once the row's queue is empty, when it is newer than what the push's answers said),
+    /// except that a remote delete always applies (delete wins); a remote default does not displace
+    /// a local default that is still queued; a change older than what the device already knows of
+    /// its instrument does not move the default. The page is taken to end the feed (what the
+    /// device knows of the server's default is then current again; see `VaultStore+ServerDefault`). Every value is checked by the payment-data guard first: one bad change
     /// rejects the whole page and nothing (not even the cursor) moves.
     @discardableResult
     public func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws -> RemotePageResult {
-        try perform(applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor))
+        try perform(applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor, reachedEnd: true))
     }
 
-    func applyRemotePageWork(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws -> StoreWork<RemotePageResult> {
+    /// The page's transaction; `reachedEnd` is false for a page with more behind it, and for the
+    /// server's state of single instruments that a push's conflicts carried. `replacingEqual`
+    /// (those conflict states) also replaces a row at the same version: the server sent its own
+    /// state of it, while the row's fields at that version may be the device's guess.
+    func applyRemotePageWork(scope: VaultScope, changes: [RemoteChange], newCursor: String?,
+                             reachedEnd: Bool, replacingEqual: Bool = false) throws -> StoreWork<RemotePageResult> {
         try Self.check(scope)
         for change in changes {
             try Self.check(token: change.token)
@@ -33,13 +41,21 @@ extension VaultStore {
             var serverDefault = try Self.readServerDefault(database, scope: scope)
             // A pull from the start of the feed sees every live instrument: what it finds is the whole truth.
             if try Self.storedCursor(database, scope: scope) == nil { serverDefault = ServerDefault(known: true, token: nil) }
-            for change in changes { serverDefault.follow(change) }
             // Prepared once per page: each row only rebinds and steps it.
-            let upsert = try database.cachedStatement(InstrumentRow.remoteUpsert)
+            let upsert = try database.cachedStatement(replacingEqual ? InstrumentRow.remoteReplace : InstrumentRow.remoteUpsert)
             defer { upsert.reset() }
             var result = RemotePageResult(applied: 0, skipped: 0)
             for change in changes {
-                guard var method = change.method else {
+                // Knowledge only moves forward: a change older than what the device already knows of
+                // the instrument (an applied answer, a change set aside) must not move the default
+                // back. Only changes that could move it need the look-up.
+                if change.method?.isDefault == true || change.token == serverDefault.token,
+                   let known = try Self.knownVersion(database, scope: scope, token: change.token), change.version < known {
+                    result.skipped += 1
+                    continue
+                }
+                serverDefault.follow(change)
+                guard let method = change.method else {
                     try database.run("""
                         UPDATE payment_instrument SET deleted = 1, is_default = 0, version = max(version, ?), updated = ? \
                         WHERE merchant_id = ? AND customer_id = ? AND token = ? AND (version < ? OR deleted = 0)
@@ -52,26 +68,21 @@ extension VaultStore {
                         try $0.bind(change.version, at: 6)
                     }
                     if database.changes > 0 { result.applied += 1 } else { result.skipped += 1 }
+                    if pending.contains(change.token) { try Self.dropAside(database, scope: scope, token: change.token, olderThan: nil) }
                     continue
                 }
                 if pending.contains(change.token) {
+                    // The push settles the row; the server's newer state waits for it (VaultStore+PulledAside).
+                    try Self.setAside(database, scope: scope, change: change, method: method)
                     result.skipped += 1
                     continue
                 }
-                if method.isDefault {
-                    let current = try Self.defaultToken(database, scope: scope)
-                    if let current, current != method.id {
-                        if pending.contains(current) {
-                            method.isDefault = false
-                        } else if try Self.isNewer(database, scope: scope, token: method.id, version: change.version) {
-                            try Self.clearDefault(database, scope: scope, except: method.id, now: now)
-                        }
-                    }
+                if try Self.applyUpsert(database, scope: scope, method: method, version: change.version, pending: pending,
+                                        statement: upsert, replacingEqual: replacingEqual, now: now) {
+                    result.applied += 1
+                } else {
+                    result.skipped += 1
                 }
-                upsert.reset()
-                try InstrumentRow.bind(method, scope: scope, version: change.version, lastUsed: 0, updated: now, to: upsert)
-                try upsert.run()
-                if database.changes > 0 { result.applied += 1 } else { result.skipped += 1 }
             }
             try database.run("""
                 INSERT INTO sync_state (merchant_id, customer_id, cursor, last_synced) VALUES (?, ?, ?, ?) \
@@ -82,10 +93,37 @@ extension VaultStore {
                 try $0.bind(newCursor, at: 3)
                 try $0.bind(now, at: 4)
             }
+            // A pull read after the device's own writes, to the end of the feed, has seen them.
+            if reachedEnd { serverDefault.stale = false }
             try Self.writeServerDefault(database, scope: scope, serverDefault)
             try Self.adoptServerDefaultIfSettled(database, scope: scope, now: now)
             return result
         }
+    }
+
+    /// Writes one pulled (or set-aside) instrument at the server's `version` with the prepared
+    /// `InstrumentRow.remoteUpsert` (or, with `replacingEqual`, `remoteReplace`), unless the row is
+    /// already at that version or newer (newer only, with `replacingEqual`). A pulled default does
+    /// not displace a local default that is still queued. Returns true when the row changed.
+    @discardableResult
+    static func applyUpsert(_ database: Database, scope: VaultScope, method: VaultedPaymentMethod, version: Int64,
+                            pending: Set<String>, statement upsert: Statement, replacingEqual: Bool = false,
+                            now: Int64) throws -> Bool {
+        var method = method
+        if method.isDefault {
+            let current = try Self.defaultToken(database, scope: scope)
+            if let current, current != method.id {
+                if pending.contains(current) {
+                    method.isDefault = false
+                } else if try Self.isNewer(database, scope: scope, token: method.id, version: replacingEqual ? version + 1 : version) {
+                    try Self.clearDefault(database, scope: scope, except: method.id, now: now)
+                }
+            }
+        }
+        upsert.reset()
+        try InstrumentRow.bind(method, scope: scope, version: version, lastUsed: 0, updated: now, to: upsert)
+        try upsert.run()
+        return database.changes > 0
     }
 
     /// The change-feed cursor to pull from next; nil before the first pull or after a reset.
@@ -130,6 +168,7 @@ extension VaultStore {
                 try $0.bind(scope.merchantId, at: 1)
                 try $0.bind(scope.customerId, at: 2)
             }
+            try Self.dropAllAside(database, scope: scope)
         }
     }
 
@@ -141,7 +180,7 @@ extension VaultStore {
         }
     }
 
-    private static func pendingTokens(_ database: Database, scope: VaultScope) throws -> Set<String> {
+    static func pendingTokens(_ database: Database, scope: VaultScope) throws -> Set<String> {
         try database.withStatement("SELECT DISTINCT token FROM outbox WHERE merchant_id = ? AND customer_id = ?") {
             try $0.bind(scope.merchantId, at: 1)
             try $0.bind(scope.customerId, at: 2)

@@ -184,11 +184,12 @@ public final class InMemoryRemoteVault: RemoteVault {
             guard limit > 0 else { throw Self.badRequest("invalid-limit", "limit must be a positive integer") }
             let pageSize = min(limit, limits.maxPageSize)
             var after: Int64 = 0
+            var issuedAtHorizon: Int64 = 0
             if let cursor, !cursor.isEmpty {
-                guard let sequence = Self.decodeCursor(cursor) else {
+                guard let position = Self.decodeCursor(cursor) else {
                     throw Self.badRequest("invalid-cursor", "the cursor was not issued by this server")
                 }
-                after = sequence
+                (after, issuedAtHorizon) = position
             }
             var customer = state.customers[scope.customerId] ?? Customer()
             for record in customer.records.values where record.deleted && (record.deletedAt ?? .max) <= now - retentionMillis {
@@ -196,11 +197,15 @@ public final class InMemoryRemoteVault: RemoteVault {
                 customer.horizon = max(customer.horizon, record.sequence)
             }
             state.customers[scope.customerId] = customer
-            if after > 0, after < customer.horizon { throw RemoteVaultError.cursorExpired }
+            // Expired only when tombstones after the cursor were purged since it was issued (the server's rule).
+            if !(cursor ?? "").isEmpty, customer.horizon > after, customer.horizon > issuedAtHorizon {
+                throw RemoteVaultError.cursorExpired
+            }
             let feed = customer.records.values.filter { $0.sequence > after }.sorted { $0.sequence < $1.sequence }
             let page = feed.prefix(pageSize)
             let changes = page.map { RemoteChange(token: $0.id, version: $0.version, method: Self.method(of: $0)) }
-            return ChangePage(changes: changes, cursor: Self.encodeCursor(page.last?.sequence ?? after),
+            return ChangePage(changes: changes, cursor: Self.encodeCursor(page.last?.sequence ?? after,
+                                                                         horizon: max(customer.horizon, issuedAtHorizon)),
                               hasMore: feed.count > pageSize)
         }
     }
@@ -323,21 +328,21 @@ public final class InMemoryRemoteVault: RemoteVault {
                     return OpResult(opId: op.opId, status: .conflict, reason: "not-found",
                                     message: "the instrument does not exist (it may have been deleted and purged)")
                 }
+                if isDefault { clearOtherDefaults(in: &customer, keeping: op.instrumentId, sequence: &sequence) }
                 sequence += 1
                 customer.records[op.instrumentId] = Record(id: op.instrumentId, version: 1, sequence: sequence, deleted: false,
                                                            isDefault: isDefault, method: method, deletedAt: nil)
-                if isDefault { clearOtherDefaults(in: &customer, keeping: op.instrumentId, sequence: &sequence) }
                 return OpResult(opId: op.opId, status: .applied, version: 1)
             }
             if existing.deleted { return conflict(op, "deleted", "the instrument was deleted", existing) }
             guard op.baseVersion == existing.version else {
                 return conflict(op, "version-mismatch", "the instrument changed on the server", existing)
             }
+            if isDefault { clearOtherDefaults(in: &customer, keeping: existing.id, sequence: &sequence) }
             sequence += 1
             let record = Record(id: existing.id, version: existing.version + 1, sequence: sequence, deleted: false,
                                 isDefault: isDefault, method: method, deletedAt: nil)
             customer.records[record.id] = record
-            if isDefault { clearOtherDefaults(in: &customer, keeping: record.id, sequence: &sequence) }
             return OpResult(opId: op.opId, status: .applied, version: record.version)
 
         case .delete:
@@ -349,6 +354,7 @@ public final class InMemoryRemoteVault: RemoteVault {
         case .setDefault:
             guard let existing else { return reject(op, "not-found", "no such instrument") }
             if existing.deleted { return conflict(op, "deleted", "the instrument was deleted", existing) }
+            clearOtherDefaults(in: &customer, keeping: existing.id, sequence: &sequence)
             var record = existing
             if !existing.isDefault {
                 sequence += 1
@@ -357,7 +363,6 @@ public final class InMemoryRemoteVault: RemoteVault {
                 record.isDefault = true
                 customer.records[record.id] = record
             }
-            clearOtherDefaults(in: &customer, keeping: record.id, sequence: &sequence)
             return OpResult(opId: op.opId, status: .applied, version: record.version)
         }
     }
@@ -433,13 +438,22 @@ public final class InMemoryRemoteVault: RemoteVault {
         return PaymentDataRedactor.containsCardNumber(String(decoding: json, as: UTF8.self))
     }
 
-    static func encodeCursor(_ sequence: Int64) -> String { "v1." + String(sequence, radix: 16) }
+    /// A cursor of this double: `v1.` and the sequence in hex, then `.` and the purge horizon when
+    /// it was issued (like the server's, whose cursor is enciphered).
+    static func encodeCursor(_ sequence: Int64, horizon: Int64) -> String {
+        "v1." + String(sequence, radix: 16) + "." + String(horizon, radix: 16)
+    }
 
-    static func decodeCursor(_ text: String) -> Int64? {
-        guard text.hasPrefix("v1."), text.utf8.count <= 20 else { return nil }
-        let digits = text.dropFirst(3)
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit && $0.isASCII && !$0.isUppercase }),
-              let value = Int64(digits, radix: 16), value >= 0 else { return nil }
-        return value
+    static func decodeCursor(_ text: String) -> (sequence: Int64, horizon: Int64)? {
+        guard text.hasPrefix("v1."), text.utf8.count <= 40 else { return nil }
+        let parts = text.dropFirst(3).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        var values: [Int64] = []
+        for digits in parts {
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit && $0.isASCII && !$0.isUppercase }),
+                  let value = Int64(digits, radix: 16), value >= 0 else { return nil }
+            values.append(value)
+        }
+        return (values[0], values[1])
     }
 }

@@ -6,7 +6,7 @@
 /// is the same JSON shape as `WireChangePage`; the end-to-end tests decode it strictly. Rows are
 /// ordered by the server-wide sequence, which never reaches the wire (see `WireChange`).
 ///
-/// The page is never built whole: a page may hold up to `VaultService.maxPageBytes` (and one row
+/// The page is never built whole: a page may hold up to `VaultService.defaultMaxPageBytes` (and one row
 /// may be larger), and it would exist once here and once more in libmicrohttpd. Instead `init`
 /// checks every row and computes the exact size (the `Content-Length`), and a `FeedStream`
 /// writes the bytes into libmicrohttpd's buffer as the connection drains: the method JSON

@@ -48,7 +48,8 @@ final class VaultRequestHandler: Sendable {
                                                 ephemeralKeys: EphemeralKeyService(storage: storage))
         self.service = VaultService(storage: storage,
                                     retentionMillis: Int64((configuration.tombstoneRetentionSeconds * 1000).rounded()),
-                                    maxInstruments: configuration.limits.effectiveMaxInstrumentsPerCustomer)
+                                    maxInstruments: configuration.limits.effectiveMaxInstrumentsPerCustomer,
+                                    maxPageBytes: configuration.limits.effectiveMaxFeedPageBytes)
         self.clock = clock
         self.log = log
         let limits = configuration.limits

@@ -41,8 +41,8 @@ import MicroHTTPServer
 ///   gets 401 `key-expired`, after revocation 401 `key-revoked`. Storage keeps only an HMAC-SHA-256
 ///   of the secret, keyed from the storage's own secret; the secret is shown once and never logged.
 public final class VaultServer: Sendable {
-    private let configuration: VaultServerConfiguration
-    private let handler: VaultRequestHandler
+    let configuration: VaultServerConfiguration
+    let handler: VaultRequestHandler
     private let purger: ExpiryPurger
     private let state = Locked(RunState())
     /// The change-feed answers being streamed, counted until libmicrohttpd releases them.
@@ -166,7 +166,7 @@ public final class VaultServer: Sendable {
     // MARK: Called from libmicrohttpd threads
 
     /// Registers a new request; false when draining (the request is answered 503).
-    fileprivate func admit() -> Bool {
+    func admitRequest() -> Bool {
         state.withLock { state in
             if state.draining { return false }
             state.inFlight += 1
@@ -174,7 +174,7 @@ public final class VaultServer: Sendable {
         }
     }
 
-    fileprivate func finish() {
+    func finishRequest() {
         let drained = state.withLock { state -> [DispatchSemaphore] in
             state.inFlight -= 1
             guard state.inFlight == 0 else { return [] }
@@ -295,7 +295,7 @@ private func vaultServerAccessHandler(
 /// says so to the client.
 private func checkHead(_ context: RequestContext, server: VaultServer, connection: OpaquePointer,
                        method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> MHD_Result {
-    context.admitted = server.admit()
+    context.admitted = server.admitRequest()
     guard context.admitted else { return refuse(.draining, on: connection) }
     let requestLineBytes = (method.map { strlen($0) } ?? 0) + context.targetBytes + (version.map { strlen($0) } ?? 0) + 4
     let head = RequestHead(requestLineBytes: requestLineBytes, headBytes: cmhd_head_size(connection),
@@ -420,6 +420,6 @@ private func vaultServerCompletedHandler(
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     requestContext.pointee = nil
     if context.admitted {
-        Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue().finish()
+        Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue().finishRequest()
     }
 }

@@ -75,6 +75,10 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         /// `InstrumentLimits.maxInstrumentsPerCustomer` (1,000). Any value keeps sync working
         /// (feed pages are bounded by bytes, not by the customer's size); it bounds storage.
         public var maxInstrumentsPerCustomer: Int?
+        /// The byte bound of one change-feed page: its rows' JSON totals at most this, unless the
+        /// page holds one row only. Optional in the file; absent means `VaultService`'s 1 MiB.
+        /// 256 bytes–64 MiB: smaller pages cost more requests, never correctness.
+        public var maxFeedPageBytes: Int?
 
         /// The merchant rate when the configuration is built in code (the file names its own).
         public static let defaultRateLimitPerSecond: Double = 2000
@@ -135,6 +139,9 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             maxInstrumentsPerCustomer ?? InstrumentLimits.maxInstrumentsPerCustomer
         }
 
+        /// The byte bound of a change-feed page in force.
+        public var effectiveMaxFeedPageBytes: Int { maxFeedPageBytes ?? VaultService.defaultMaxPageBytes }
+
         /// The seconds per forgiven failure in force.
         public var effectiveFailedAuthRefillSeconds: Double { failedAuthRefillSeconds ?? Self.defaultFailedAuthRefillSeconds }
 
@@ -146,7 +153,8 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
                     requestTimeoutSeconds: Int? = nil, customerRateLimitPerSecond: Double? = nil,
                     customerRateLimitBurst: Int? = nil, addressRateLimitPerSecond: Double? = nil,
                     addressRateLimitBurst: Int? = nil, failedAuthBurst: Int? = nil,
-                    failedAuthRefillSeconds: Double? = nil, maxInstrumentsPerCustomer: Int? = nil) {
+                    failedAuthRefillSeconds: Double? = nil, maxInstrumentsPerCustomer: Int? = nil,
+                    maxFeedPageBytes: Int? = nil) {
             self.maxBodyBytes = maxBodyBytes
             self.maxPageSize = maxPageSize
             self.defaultPageSize = defaultPageSize
@@ -163,6 +171,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             self.failedAuthBurst = failedAuthBurst
             self.failedAuthRefillSeconds = failedAuthRefillSeconds
             self.maxInstrumentsPerCustomer = maxInstrumentsPerCustomer
+            self.maxFeedPageBytes = maxFeedPageBytes
         }
 
         /// Every rate limit off: for benchmarks and load tests that measure the server, never for
@@ -309,6 +318,9 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         }
         guard (1...10_000_000).contains(limits.effectiveMaxInstrumentsPerCustomer) else {
             throw VaultServerConfigurationError("limits.maxInstrumentsPerCustomer must be 1–10000000")
+        }
+        guard (256...(64 << 20)).contains(limits.effectiveMaxFeedPageBytes) else {
+            throw VaultServerConfigurationError("limits.maxFeedPageBytes must be 256–67108864")
         }
         guard (1...3_600).contains(limits.effectiveRequestTimeoutSeconds) else {
             throw VaultServerConfigurationError("limits.requestTimeoutSeconds must be 1–3600")

@@ -16,12 +16,15 @@ struct VaultService: Sendable {
 
     /// The most live instruments one customer may hold (`Limits.maxInstrumentsPerCustomer`).
     let maxInstruments: Int
+    /// The byte bound of a feed page (`Limits.maxFeedPageBytes`).
+    let maxPageBytes: Int
 
     init(storage: any VaultServerStorage, retentionMillis: Int64,
-         maxInstruments: Int = InstrumentLimits.maxInstrumentsPerCustomer) {
+         maxInstruments: Int = InstrumentLimits.maxInstrumentsPerCustomer, maxPageBytes: Int = defaultMaxPageBytes) {
         self.storage = storage
         self.retentionMillis = retentionMillis
         self.maxInstruments = maxInstruments
+        self.maxPageBytes = maxPageBytes
     }
 
     /// An op after parsing: either valid or already rejected.
@@ -59,7 +62,7 @@ struct VaultService: Sendable {
     /// page holds one row only. With every instrument within `InstrumentLimits`, a customer at the
     /// cap (`maxInstrumentsPerCustomer` live rows, plus tombstones) pages through in pages far below
     /// any client's response limit (`HTTPTransportConfiguration.maxBodyBytes`, 64 MiB by default).
-    static let maxPageBytes = 1 << 20
+    static let defaultMaxPageBytes = 1 << 20
 
     /// A page of the feed as stored rows, encoded by `FeedEncoder` without a decode/encode round trip.
     struct FeedPage: Sendable {
@@ -88,24 +91,33 @@ struct VaultService: Sendable {
                       tx: any VaultStorageTransaction) throws -> FeedPage {
         let codec = try cursorCodec(tx)
         var cursor: Int64 = 0
-        if let text, !text.isEmpty {
-            guard let sequence = try codec.decode(text, for: key) else {
+        var issuedAtHorizon: Int64 = 0
+        let resumes = !(text ?? "").isEmpty
+        if let text, resumes {
+            guard let position = try codec.decode(text, for: key) else {
                 throw VaultHTTPError.badRequest("invalid-cursor", "the cursor was not issued by this server")
             }
-            cursor = sequence
+            cursor = position.sequence
+            issuedAtHorizon = position.horizon
         }
-        if cursor > 0, cursor < (try tx.purgeHorizon(key)) { throw VaultHTTPError.cursorExpired }
-        var rows = try tx.changes(key, after: cursor, limit: limit + 1, maxBytes: Self.maxPageBytes)
+        // Expired only when tombstones after the cursor were purged since it was issued: a pull
+        // from the start that pages below a horizon older than itself lost nothing it holds. A
+        // cursor at sequence 0 (issued on an empty feed) is a cursor like any other: its client
+        // may have written instruments since, and needs their tombstones.
+        let horizon = try tx.purgeHorizon(key)
+        if resumes, horizon > cursor, horizon > issuedAtHorizon { throw VaultHTTPError.cursorExpired }
+        var rows = try tx.changes(key, after: cursor, limit: limit + 1, maxBytes: maxPageBytes)
         var hasMore = rows.count > limit
         if hasMore { rows.removeLast(rows.count - limit) }
         var total = rows.reduce(0) { $0 + $1.feedBytes }
-        if total > Self.maxPageBytes {
+        if total > maxPageBytes {
             // The storage stopped at the row that crossed the bound, so more may follow. That row
             // waits for the next page, unless it is the only one (or the feed could not move on).
             hasMore = true
-            while rows.count > 1, total > Self.maxPageBytes { total -= rows.removeLast().feedBytes }
+            while rows.count > 1, total > maxPageBytes { total -= rows.removeLast().feedBytes }
         }
-        return FeedPage(rows: rows, cursor: try codec.encode(rows.last?.sequence ?? cursor, for: key), hasMore: hasMore)
+        return FeedPage(rows: rows, cursor: try codec.encode(rows.last?.sequence ?? cursor, horizon: max(horizon, issuedAtHorizon), for: key),
+                        hasMore: hasMore)
     }
 
     private func cursorCodec(_ tx: any VaultStorageTransaction) throws -> ChangeCursor {
@@ -202,20 +214,20 @@ struct VaultService: Sendable {
                                   "a customer holds at most \(maxInstruments) instruments; delete one first")
                 }
                 liveCount = live + 1
+                if isDefault { try clearOtherDefaults(key: key, keeping: op.instrumentId, tx: tx) }
                 let row = InstrumentRecord(id: op.instrumentId, version: 1, sequence: try tx.nextSequence(), deleted: false,
                                            isDefault: isDefault, methodJSON: json, deletedAt: nil)
                 try tx.put(key, row)
-                if isDefault { try clearOtherDefaults(key: key, keeping: row.id, tx: tx) }
                 return WireOpResult(opId: op.opId, status: .applied, version: row.version)
             }
             if existing.deleted { return try conflict(op, "deleted", "the instrument was deleted", existing) }
             guard op.baseVersion == existing.version else {
                 return try conflict(op, "version-mismatch", "the instrument changed on the server", existing)
             }
+            if isDefault { try clearOtherDefaults(key: key, keeping: existing.id, tx: tx) }
             let row = InstrumentRecord(id: existing.id, version: existing.version + 1, sequence: try tx.nextSequence(),
                                        deleted: false, isDefault: isDefault, methodJSON: json, deletedAt: nil)
             try tx.put(key, row)
-            if isDefault { try clearOtherDefaults(key: key, keeping: row.id, tx: tx) }
             return WireOpResult(opId: op.opId, status: .applied, version: row.version)
 
         case .delete:
@@ -228,6 +240,7 @@ struct VaultService: Sendable {
         case .setDefault:
             guard let existing else { return reject(op, "not-found", "no such instrument") }
             if existing.deleted { return try conflict(op, "deleted", "the instrument was deleted", existing) }
+            try clearOtherDefaults(key: key, keeping: existing.id, tx: tx)
             var row = existing
             if !existing.isDefault {
                 row.version += 1
@@ -235,7 +248,6 @@ struct VaultService: Sendable {
                 row.isDefault = true
                 try tx.put(key, row)
             }
-            try clearOtherDefaults(key: key, keeping: row.id, tx: tx)
             return WireOpResult(opId: op.opId, status: .applied, version: row.version)
         }
     }
@@ -249,6 +261,11 @@ struct VaultService: Sendable {
     }
 
     /// Unsets the default flag of every live instrument but `keeping`, as a change of each.
+    ///
+    /// Called before the new default is written, so the feed shows the old default cleared before
+    /// the new one set: a device that has pulled the new default has also pulled every clear it
+    /// implies, whatever page boundary falls between them, and an answer it then replays about an
+    /// old default is recognisably older than what it knows.
     private static func clearOtherDefaults(key: CustomerKey, keeping id: String, tx: any VaultStorageTransaction) throws {
         for var other in try tx.liveInstruments(key) where other.isDefault && other.id != id {
             other.isDefault = false

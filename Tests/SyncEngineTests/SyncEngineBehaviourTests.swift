@@ -44,7 +44,7 @@ struct SyncEngineBehaviourTests {
         #expect(world.engine.currentStatus == SyncStatus(phase: .syncing, pendingCount: 1, lastSyncedAt: nil))
         hold.release()
         let report = try await round.cancellableValue
-        #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: "v1.0"))
+        #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: "v1.0.0"))
 
         let syncedAt = world.clock.nowMillis()
         let final = SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: syncedAt, lastSyncedAtByScope: [scope: syncedAt])

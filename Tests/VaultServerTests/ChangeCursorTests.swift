@@ -5,13 +5,30 @@ struct ChangeCursorTests {
     static let codec = try! ChangeCursor(secret: Array("a vault secret for the tests".utf8))
     static let alice = CustomerKey(merchant: "merchant_a", customer: "alice")
 
-    @Test("a cursor round-trips for its customer", arguments: [Int64(0), 1, 255, 1 << 32, 1 << 40, Int64.max])
+    @Test("a cursor round-trips for its customer", arguments: [Int64(0), 1, 255, Int64(1) << 32, Int64(1) << 40, (Int64(1) << 48) - 1])
     func roundTrip(_ sequence: Int64) throws {
         let cursor = try Self.codec.encode(sequence, for: Self.alice)
-        #expect(cursor.hasPrefix("v3.") && cursor.utf8.count == 67)
-        #expect(try Self.codec.decode(cursor, for: Self.alice) == sequence)
+        #expect(cursor.hasPrefix("v4.") && cursor.utf8.count == 67)
+        #expect(try Self.codec.decode(cursor, for: Self.alice) == .init(sequence: sequence, horizon: 0))
         // Another codec on the same secret (a restart, another instance) reads it too.
-        #expect(try ChangeCursor(secret: Array("a vault secret for the tests".utf8)).decode(cursor, for: Self.alice) == sequence)
+        #expect(try ChangeCursor(secret: Array("a vault secret for the tests".utf8)).decode(cursor, for: Self.alice)?.sequence
+                == sequence)
+    }
+
+    @Test("a cursor carries the purge horizon it was issued at", arguments: [Int64(0), 1, 77, Int64(1) << 40, (Int64(1) << 48) - 1])
+    func horizonRoundTrip(_ horizon: Int64) throws {
+        let cursor = try Self.codec.encode(12, horizon: horizon, for: Self.alice)
+        #expect(cursor.hasPrefix("v4."))
+        #expect(try Self.codec.decode(cursor, for: Self.alice) == .init(sequence: 12, horizon: horizon))
+    }
+
+    @Test("a sequence or horizon past 48 bits is issued as v3 (no horizon), and v3 cursors are read with horizon 0",
+          arguments: [(Int64(1) << 48, Int64(0)), (Int64.max, Int64(5)), (Int64(3), Int64(1) << 50)])
+    func legacy(_ values: (Int64, Int64)) throws {
+        let cursor = try Self.codec.encode(values.0, horizon: values.1, for: Self.alice)
+        #expect(cursor.hasPrefix("v3.") && cursor.utf8.count == 67)
+        #expect(try Self.codec.decode(cursor, for: Self.alice) == .init(sequence: values.0, horizon: 0))
+        #expect(try Self.codec.decode("v4." + cursor.dropFirst(3), for: Self.alice) == nil)
     }
 
     @Test("cursors do not show the server-wide sequence: consecutive ones look unrelated")
@@ -67,15 +84,17 @@ struct ChangeCursorTests {
         "v3." + String(repeating: "a", count: 64), "v3." + String(repeating: "0", count: 64),
         "v3." + String(repeating: "q", count: 64), "v3." + String(repeating: "a", count: 63),
         "v3." + String(repeating: "a", count: 65), "V3." + String(repeating: "a", count: 64),
+        "v4." + String(repeating: "a", count: 64), "v4." + String(repeating: "p", count: 64),
+        "v4." + String(repeating: "a", count: 63), "V4." + String(repeating: "a", count: 64),
     ])
     func foreign(_ text: String) throws {
         #expect(try Self.codec.decode(text, for: Self.alice) == nil)
     }
 
-    @Test("a genuine cursor with its prefix changed to an earlier version is refused")
+    @Test("a genuine cursor with its prefix changed to another version is refused")
     func versionPrefix() throws {
-        let cursor = try Self.codec.encode(7, for: Self.alice)
-        for prefix in ["v1.", "v2.", "v4."] {
+        let cursor = try Self.codec.encode(7, horizon: 3, for: Self.alice)
+        for prefix in ["v1.", "v2.", "v3.", "v5."] {
             #expect(try Self.codec.decode(prefix + cursor.dropFirst(3), for: Self.alice) == nil)
         }
     }

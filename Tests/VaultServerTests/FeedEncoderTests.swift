@@ -77,7 +77,7 @@ struct FeedEncoderTests {
                 var index = 0
                 while true {
                     let probe = try live("tok_\(index)", name: "")
-                    let left = VaultService.maxPageBytes - total
+                    let left = VaultService.defaultMaxPageBytes - total
                     if left < probe.feedBytes { break }
                     let name = String(repeating: "n", count: min(left - probe.feedBytes, 100_000))
                     let row = try live("tok_\(index)", version: Int64(index + 1), isDefault: index == 4, name: name)
@@ -85,10 +85,10 @@ struct FeedEncoderTests {
                     total += row.feedBytes
                     index += 1
                 }
-                precondition(rows.reduce(0) { $0 + $1.feedBytes } <= VaultService.maxPageBytes)
+                precondition(rows.reduce(0) { $0 + $1.feedBytes } <= VaultService.defaultMaxPageBytes)
                 return .init(rows: rows, cursor: "v2.bound", hasMore: true)
             case .oneRowOverBound:
-                let row = try live("tok_big", isDefault: true, name: String(repeating: "n", count: VaultService.maxPageBytes + 5))
+                let row = try live("tok_big", isDefault: true, name: String(repeating: "n", count: VaultService.defaultMaxPageBytes + 5))
                 return .init(rows: [row], cursor: "v2.big", hasMore: true)
             }
         }

@@ -116,14 +116,14 @@ struct QuotaTests {
         // One feed row within the limits, at most (its bound `feedBytes` is what the page counts).
         let maxRow = InstrumentRecord.feedOverheadBytes + 6 * InstrumentLimits.maxIdLength + InstrumentLimits.maxMethodJSONBytes
         // Many rows fit one page, so a customer at the cap is a handful of pages (at most 10)...
-        #expect(VaultService.maxPageBytes / maxRow >= 100)
-        #expect(InstrumentLimits.maxInstrumentsPerCustomer * maxRow <= 10 * VaultService.maxPageBytes)
+        #expect(VaultService.defaultMaxPageBytes / maxRow >= 100)
+        #expect(InstrumentLimits.maxInstrumentsPerCustomer * maxRow <= 10 * VaultService.defaultMaxPageBytes)
         // ...and a page is at most its byte bound, or a single row: within the limits a row is at
         // most maxRow; a row stored before the limits came from one request body, whose JSON
         // re-encoding at most doubles it ("/" becomes "\/").
         let largestSingleRow = max(maxRow, 2 * VaultServerConfiguration.Limits().maxBodyBytes + InstrumentRecord.feedOverheadBytes
                                    + 6 * InstrumentLimits.maxIdLength)
-        #expect(max(VaultService.maxPageBytes, largestSingleRow) + envelope <= clientLimit)
+        #expect(max(VaultService.defaultMaxPageBytes, largestSingleRow) + envelope <= clientLimit)
     }
 
     @Test("an op over a field limit is rejected with its reason; the rest of the batch applies", arguments: StorageKind.available)
@@ -261,7 +261,7 @@ struct QuotaTests {
             let decoded = try JSONDecoder().decode(Page.self, from: page.body)
             pageBytes.append(page.body.count)
             seen += decoded.changes.map(\.id)
-            #expect(page.body.count <= VaultService.maxPageBytes + 256 || decoded.changes.count == 1)
+            #expect(page.body.count <= VaultService.defaultMaxPageBytes + 256 || decoded.changes.count == 1)
             cursor = decoded.cursor
             if !decoded.hasMore { break }
             #expect(pageBytes.count < 20)
@@ -354,8 +354,8 @@ struct QuotaTests {
             cursor = object?["cursor"] as? String ?? ""
             if object?["hasMore"] as? Bool != true { break }
         }
-        print("largest customer, \(kind): pages of \(pageBytes) bytes (bound \(VaultService.maxPageBytes))")
-        #expect(pageBytes.allSatisfy { $0 <= VaultService.maxPageBytes })
+        print("largest customer, \(kind): pages of \(pageBytes) bytes (bound \(VaultService.defaultMaxPageBytes))")
+        #expect(pageBytes.allSatisfy { $0 <= VaultService.defaultMaxPageBytes })
         #expect(pageBytes.count <= 10)
     }
 }

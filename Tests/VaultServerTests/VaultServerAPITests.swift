@@ -255,7 +255,7 @@ struct VaultServerAPITests {
         // A pull from scratch still works and hands out a v3 cursor.
         let fresh = try await remote.changes(scope: scope, cursor: nil, limit: 10)
         #expect(fresh.changes.map(\.token) == ["tok-1"])
-        #expect(fresh.cursor.hasPrefix("v3."))
+        #expect(fresh.cursor.hasPrefix("v4."))
     }
 
     @Test("a body over the limit gets 413, as do too many ops", arguments: StorageKind.available)

@@ -91,7 +91,7 @@ struct VaultServerLifecycleTests {
             let remote = HTTPRemoteVault(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)")), apiKey: TestServer.keyA)
             #expect(try await remote.push(scope: scope, ops: [op]) == [OpResult(opId: "op-1", status: .applied, version: 1)])
             cursor = try await remote.changes(scope: scope, cursor: nil, limit: 10).cursor
-            #expect(cursor.hasPrefix("v3."))  // enciphered with the secret kept in the database
+            #expect(cursor.hasPrefix("v4."))  // enciphered with the secret kept in the database
             server.drain(timeout: .seconds(5))
         }
         let server = VaultServer(configuration: configuration, storage: try SQLiteVaultServerStorage(path: path))
