@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test bench bench-quick bench-scaling deps build tsan test-long preview
+.PHONY: demo test bench bench-quick bench-scaling deps build tsan test-long preview simulate
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -63,10 +63,26 @@ tsan: deps
 ## 20 fault schedules), then the OpenAPI fuzzer (schemathesis from PyPI) against the server over
 ## HTTPS with both kinds of key, and against sandbox-psp (Config/processor-api.openapi.yaml). CHECKOUTKIT_FUZZ_CASES=N bounds the fuzzing to fit a CI budget;
 ## FUZZ_API_EXAMPLES=N the examples per operation of the API fuzzer (40 by default).
+## LONG_SEEDS simulator seeds (100,000 by default; after the 2,000 CI runs first) and 500 on
+## PostgreSQL follow; LONG_SEEDS=0 leaves the simulator out.
+LONG_SEEDS ?= 100000
 test-long: deps
 	swift build --build-tests
 	CHECKOUTKIT_LONG_TESTS=1 bash scripts/watchdog.sh $(LONG_TEST_TIME_LIMIT) swift test --skip-build --filter ReliabilityTests
 	bash scripts/fuzz-api.sh
+	if [ "$(LONG_SEEDS)" != "0" ]; then \
+		$(MAKE) simulate SEEDS=$(LONG_SEEDS) FROM=2001 && \
+		bash scripts/with-postgres.sh swift run -c release --skip-build vault-sim --seeds 500 --storage postgres; \
+	fi
+
+## The deterministic sync simulator (vault-sim, README "Convergence, proved by simulation") in
+## release: SEEDS seeds from FROM, one per core. Ends with "N seeds passed", or with the failing
+## seed, its shrunk schedule and the one command that replays it (exit 1).
+SEEDS ?= 2000
+FROM ?= 1
+simulate: deps
+	swift build -c release --product vault-sim
+	swift run -c release --skip-build vault-sim --seeds $(SEEDS) --from $(FROM)
 
 ## The README's preview pictures (issue 19): the payment-method list, the saved methods and the card
 ## form with errors, light and dark, screenshotted with headless Chromium (installed when missing)

@@ -23,6 +23,7 @@ let package = Package(
         // harness that records every flow state and outcome and fails on any not asserted.
         .library(name: "CheckoutCoreTesting", targets: ["CheckoutCoreTesting"]),
         .executable(name: "vault-server", targets: ["vault-server"]),
+        .executable(name: "vault-sim", targets: ["vault-sim"]),
         .executable(name: "checkout", targets: ["checkout"]),
         // Backend orchestration: routing across processors, the payment ledger, signed events.
         .library(name: "CheckoutOrchestration", targets: ["CheckoutOrchestration"]),
@@ -70,6 +71,12 @@ let package = Package(
                 path: "Sources/VaultServerPostgres", swiftSettings: swift6),
         .executableTarget(name: "vault-server", dependencies: ["VaultServer", "VaultServerPostgres"],
                           path: "Sources/vault-server", swiftSettings: swift6),
+        // The deterministic simulator of the whole sync system (real stores, engines, server and
+        // storage under a seeded network, clock and crashes), and its command line: vault-sim.
+        .target(name: "VaultSimulation", dependencies: ["CheckoutVault", "VaultServer", "VaultServerPostgres", "CheckoutCore",
+                                                        "CheckoutJSON", "CheckoutLocking", "HTTPTransport"],
+                path: "Sources/VaultSimulation", swiftSettings: swift6),
+        .executableTarget(name: "vault-sim", dependencies: ["VaultSimulation"], path: "Sources/vault-sim", swiftSettings: swift6),
         // Deterministic doubles for sync tests: an in-memory remote vault and a manual clock.
         .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutLocking"],
                 path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
@@ -173,6 +180,9 @@ let package = Package(
         .testTarget(name: "PaymentMethodsTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutCoreTesting", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking"],
                     path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
+        .testTarget(name: "VaultSimulationTests", dependencies: ["VaultSimulation", "CheckoutVault", "CheckoutCore", "VaultServer",
+                                                                "HTTPTransport", "CheckoutLocking"],
+                    path: "Tests/VaultSimulationTests", swiftSettings: swift6),
         .testTarget(name: "SyncEngineTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking",
                                    "Loopback", "HTTPTransport", "Spawning", "TLSTestSupport"],
