@@ -119,7 +119,7 @@ extension Reliability {
                     headers: [("Authorization", "Bearer \(ReliabilityServer.keyA)")], body: control.body))
                 #expect(response.status == expected.status, "\(probe)")
                 // Cursors are enciphered for their customer, so they differ by design; the rest must not.
-                let cursor = #/"cursor":"v3\.[a-p]{64}"/#
+                let cursor = #/"cursor":"v4\.[a-p]{64}"/#
                 let normalized = response.text.replacingOccurrences(of: "inst-b1", with: "never-1")
                     .replacingOccurrences(of: "inst-shared", with: "never-1").replacingOccurrences(of: "inst-b3", with: "never-3")
                     .replacingOccurrences(of: "x-", with: "y-").replacingOccurrences(of: "b-op-1", with: "y-op-1")

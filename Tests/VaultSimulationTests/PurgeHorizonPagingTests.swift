@@ -13,24 +13,40 @@ import VaultSimulation
 struct PurgeHorizonPagingTests {
     let scope = VaultScope(merchantId: "m_replay", customerId: "c_horizon")
 
-    @Test("a fresh device pages through, and a device whose cursor predates the purge resets once and converges")
-    func freshPullPagesThrough() async throws {
+    /// A server in process on a clock the test moves (tombstones kept 60 s), and its devices.
+    final class World {
+        let scope: VaultScope
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("horizon-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         let time = SimulatedTime()
-        let server = VaultServer(configuration: VaultServerConfiguration(
-            apiKeys: [LostAnswerReplayTests.key: scope.merchantId], tombstoneRetentionSeconds: 60,
-            limits: VaultServerConfiguration.Limits().withoutRateLimits),
-            storage: InMemoryVaultServerStorage(), clock: time.wallClock, log: VaultServerLog { _ in })
-        func device(_ name: String) async throws -> (VaultStore, SyncEngine) {
+        let server: VaultServer
+
+        init(scope: VaultScope) throws {
+            self.scope = scope
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            server = VaultServer(configuration: VaultServerConfiguration(
+                apiKeys: [LostAnswerReplayTests.key: scope.merchantId], tombstoneRetentionSeconds: 60,
+                limits: VaultServerConfiguration.Limits().withoutRateLimits),
+                storage: InMemoryVaultServerStorage(), clock: time.wallClock, log: VaultServerLog { _ in })
+        }
+
+        deinit { try? FileManager.default.removeItem(at: folder) }
+
+        /// A device with its own store; `pageSize` changes per feed page.
+        func device(_ name: String, pageSize: Int = 1000) async throws -> (VaultStore, SyncEngine) {
             let store = try await VaultStore.open(path: folder.appendingPathComponent("\(name).sqlite").path)
             let remote = HTTPRemoteVault(baseURL: URL(string: "https://vault.test")!, credentials: .apiKey(LostAnswerReplayTests.key),
                                          exchange: LostAnswerReplayTests.Link(server))
             let engine = await SyncEngine.open(store: store, remote: remote, configuration: .init(
-                scopes: [scope], includePendingScopes: false, pageSize: 1, interval: nil, retry: RetryPolicy(maxAttempts: 1)))
+                scopes: [scope], includePendingScopes: false, pageSize: pageSize, interval: nil, retry: RetryPolicy(maxAttempts: 1)))
             return (store, engine)
         }
+    }
+
+    @Test("a fresh device pages through, and a device whose cursor predates the purge resets once and converges")
+    func freshPullPagesThrough() async throws {
+        let world = try World(scope: scope)
+        let time = world.time
+        func device(_ name: String) async throws -> (VaultStore, SyncEngine) { try await world.device(name, pageSize: 1) }
         let helper = LostAnswerReplayTests()
         let (writer, writerEngine) = try await device("writer")
         let (old, oldEngine) = try await device("old")
@@ -57,22 +73,9 @@ struct PurgeHorizonPagingTests {
 
     @Test("a device whose cursor was issued on an empty feed learns that its card's tombstone was purged (seed 1014)")
     func cursorAtZeroExpires() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("horizon-zero-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let time = SimulatedTime()
-        let server = VaultServer(configuration: VaultServerConfiguration(
-            apiKeys: [LostAnswerReplayTests.key: scope.merchantId], tombstoneRetentionSeconds: 60,
-            limits: VaultServerConfiguration.Limits().withoutRateLimits),
-            storage: InMemoryVaultServerStorage(), clock: time.wallClock, log: VaultServerLog { _ in })
-        func device(_ name: String) async throws -> (VaultStore, SyncEngine) {
-            let store = try await VaultStore.open(path: folder.appendingPathComponent("\(name).sqlite").path)
-            let remote = HTTPRemoteVault(baseURL: URL(string: "https://vault.test")!, credentials: .apiKey(LostAnswerReplayTests.key),
-                                         exchange: LostAnswerReplayTests.Link(server))
-            let engine = await SyncEngine.open(store: store, remote: remote, configuration: .init(
-                scopes: [scope], includePendingScopes: false, interval: nil, retry: RetryPolicy(maxAttempts: 1)))
-            return (store, engine)
-        }
+        let world = try World(scope: scope)
+        let time = world.time
+        func device(_ name: String) async throws -> (VaultStore, SyncEngine) { try await world.device(name) }
         let (phone, phoneEngine) = try await device("phone")
         let (laptop, laptopEngine) = try await device("laptop")
         // The phone's first round pulls an empty feed (its cursor: sequence 0), then pushes its card.

@@ -33,11 +33,22 @@ struct VaultSimulationTests {
     /// - 65: an applied `setDefault` raised the row's version over fields another device had
     ///   changed meanwhile (a row's version now moves only with the server's fields);
     /// - 1014: a cursor issued on an empty feed (sequence 0) was taken for "from the start", so its
-    ///   device never learned that the tombstone of the card it had pushed was purged.
+    ///   device never learned that the tombstone of the card it had pushed was purged; and, with a
+    ///   setDefault queued on that card, its refusal (not-found) left the card shown;
+    /// - 360: deleting on not-found must not touch a card the server never held (its creation was
+    ///   still queued);
+    /// - 3186: a replayed upsert answer moved the default the device knew past a newer default on
+    ///   another card (the default now comes from the feed alone);
+    /// - 3574: a conflict's server state was skipped at the row's own version, over fields the row
+    ///   only guessed.
     @Test("the seeds that found bugs pass, whole and shrunk", arguments: [
         (UInt64(42), [28, 29, 34, 35, 36, 38, 40, 46]),
         (UInt64(65), [4, 11, 13, 30, 32, 36, 38, 40, 45, 51, 52, 54, 57]),
         (UInt64(1014), [11, 14, 15, 21, 24, 26]),
+        (UInt64(1014), [11, 14, 15, 20, 21, 24, 26]),
+        (UInt64(360), [3, 5, 15, 22, 30, 31, 37, 39, 49, 50, 58, 65]),
+        (UInt64(3186), [0, 4, 14, 16, 20, 22, 23, 24, 25, 27]),
+        (UInt64(3574), [0, 6, 11, 15, 16, 21, 23, 32, 34, 36, 52, 54, 61, 65]),
     ])
     func regressions(seed: UInt64, steps: [Int]) async {
         let shrunk = await VaultSimulation.run(SimulationSchedule(seed: seed, only: Set(steps)), directory: directory)
