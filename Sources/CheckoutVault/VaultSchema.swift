@@ -96,6 +96,18 @@ enum VaultSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        // Rows a reset kept for their queued ops that the server once held, until the pull from the
+        // start shows them (VaultStore+Sync.swift, resetSynced).
+        migrator.registerMigration("2026-12-vault-reset-unconfirmed") { database in
+            try database.execute("""
+                CREATE TABLE reset_unconfirmed (
+                    merchant_id TEXT NOT NULL,
+                    customer_id TEXT NOT NULL,
+                    token TEXT NOT NULL,
+                    PRIMARY KEY (merchant_id, customer_id, token)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }()
 }

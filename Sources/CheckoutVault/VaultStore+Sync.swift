@@ -93,6 +93,8 @@ extension VaultStore {
                 try $0.bind(newCursor, at: 3)
                 try $0.bind(now, at: 4)
             }
+            try Self.confirmAfterReset(database, scope: scope, changes: changes, reachedEnd: reachedEnd,
+                                       now: now)
             // A pull read after the device's own writes, to the end of the feed, has seen them.
             if reachedEnd { serverDefault.stale = false }
             try Self.writeServerDefault(database, scope: scope, serverDefault)
@@ -150,6 +152,11 @@ extension VaultStore {
 
     /// Starts the customer's sync over (the server no longer knows the cursor, HTTP 410): removes
     /// every row without queued operations, keeps the outbox and the rows it refers to, clears the cursor.
+    ///
+    /// A kept row the server once held (version above 0) must be shown by the pull from the start:
+    /// when that pull reaches the end of the feed without it, the server holds it no more (deleted,
+    /// its tombstone purged) and the row is deleted, queued ops or not (delete wins; a replayed
+    /// answer of an op the server applied before the delete could not say so).
     public func resetSynced(scope: VaultScope) throws {
         try perform(Self.resetSyncedWork(scope: scope))
     }
@@ -164,11 +171,53 @@ extension VaultStore {
                 try $0.bind(scope.merchantId, at: 1)
                 try $0.bind(scope.customerId, at: 2)
             }
+            try database.run("""
+                INSERT OR IGNORE INTO reset_unconfirmed (merchant_id, customer_id, token) \
+                SELECT merchant_id, customer_id, token FROM payment_instrument \
+                WHERE merchant_id = ?1 AND customer_id = ?2 AND version > 0 AND deleted = 0
+                """) {
+                try $0.bind(scope.merchantId, at: 1)
+                try $0.bind(scope.customerId, at: 2)
+            }
             try database.run("UPDATE sync_state SET cursor = NULL WHERE merchant_id = ? AND customer_id = ?") {
                 try $0.bind(scope.merchantId, at: 1)
                 try $0.bind(scope.customerId, at: 2)
             }
             try Self.dropAllAside(database, scope: scope)
+        }
+    }
+
+    /// After a reset: the page's instruments are confirmed; at the end of the feed, the rows the
+    /// pull did not show are deleted (see `resetSynced`).
+    private static func confirmAfterReset(_ database: Database, scope: VaultScope, changes: [RemoteChange],
+                                          reachedEnd: Bool, now: Int64) throws {
+        let waiting = try database.withStatement(
+            "SELECT 1 FROM reset_unconfirmed WHERE merchant_id = ? AND customer_id = ? LIMIT 1") {
+            try $0.bind(scope.merchantId, at: 1)
+            try $0.bind(scope.customerId, at: 2)
+            return try $0.step()
+        }
+        guard waiting else { return }
+        for change in changes {
+            try database.run("DELETE FROM reset_unconfirmed WHERE merchant_id = ? AND customer_id = ? AND token = ?") {
+                try $0.bind(scope.merchantId, at: 1)
+                try $0.bind(scope.customerId, at: 2)
+                try $0.bind(change.token, at: 3)
+            }
+        }
+        guard reachedEnd else { return }
+        try database.run("""
+            UPDATE payment_instrument SET deleted = 1, is_default = 0, updated = ?1 \
+            WHERE merchant_id = ?2 AND customer_id = ?3 AND deleted = 0 \
+            AND token IN (SELECT token FROM reset_unconfirmed WHERE merchant_id = ?2 AND customer_id = ?3)
+            """) {
+            try $0.bind(now, at: 1)
+            try $0.bind(scope.merchantId, at: 2)
+            try $0.bind(scope.customerId, at: 3)
+        }
+        try database.run("DELETE FROM reset_unconfirmed WHERE merchant_id = ? AND customer_id = ?") {
+            try $0.bind(scope.merchantId, at: 1)
+            try $0.bind(scope.customerId, at: 2)
         }
     }
 

@@ -1,5 +1,5 @@
 import CheckoutCore
-import CheckoutVault
+@testable import CheckoutVault
 import Testing
 
 /// What a device knows of the server only moves forward: an answer older than what the feed
@@ -178,5 +178,39 @@ struct KnowledgeMovesForwardTests {
         let row = try #require(try phone.instrument(token: "tok_b", scope: scope))
         #expect(row.version == 2)
         #expect(row.method.paymentInstrumentData.cardholderName == "Phone Edit")
+    }
+
+    @Test("after a reset, a kept row the server once held and the pull from the start does not show is deleted at the feed's end")
+    func resetDropsRowsTheServerNoLongerHolds() throws {
+        let directory = try TemporaryDirectory()
+        let phone = try seeded(directory)
+        // Queued: a default on tok_b (held by the server), and a new card the server never saw.
+        try phone.setDefault(token: "tok_b", scope: scope)
+        try phone.upsert(Fixtures.card("tok_new"), scope: scope)
+        try phone.resetSynced(scope: scope)
+        #expect(try phone.instruments(scope: scope).map(\.id).sorted() == ["tok_b", "tok_new"])
+        // The pull from the start ends without tok_b (the server deleted it and purged the tombstone).
+        try phone.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_a"), version: 1)], newCursor: "r1")
+        #expect(try phone.instrument(token: "tok_b", scope: scope)?.isDeleted == true)
+        // The card the server never held stays, its creation still queued.
+        #expect(try phone.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_new"])
+    }
+
+    @Test("after a reset, rows the pull shows stay; the decision waits for the end of the feed")
+    func resetKeepsRowsThePullShows() async throws {
+        let directory = try TemporaryDirectory()
+        let phone = try seeded(directory)
+        try phone.setDefault(token: "tok_b", scope: scope)
+        try phone.setDefault(token: "tok_c", scope: scope)
+        try phone.resetSynced(scope: scope)
+        // A first page, with more behind it (as the engine's pull passes it): tok_b is shown, tok_c not yet.
+        try await phone.nonblocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_b"), version: 2)],
+                                                    newCursor: "r1", reachedEnd: false)
+        #expect(try phone.instrument(token: "tok_c", scope: scope)?.isDeleted == false)
+        // The last page shows tok_c: both stay.
+        try await phone.nonblocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_c"), version: 3)],
+                                                    newCursor: "r2", reachedEnd: true)
+        #expect(try phone.instrument(token: "tok_b", scope: scope)?.isDeleted == false)
+        #expect(try phone.instrument(token: "tok_c", scope: scope)?.isDeleted == false)
     }
 }

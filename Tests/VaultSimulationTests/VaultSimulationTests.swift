@@ -40,7 +40,9 @@ struct VaultSimulationTests {
     /// - 3186: a replayed upsert answer moved the default the device knew past a newer default on
     ///   another card (the default now comes from the feed alone);
     /// - 3574: a conflict's server state was skipped at the row's own version, over fields the row
-    ///   only guessed.
+    ///   only guessed;
+    /// - 8220: after a reset, a card kept for its queued setDefault stayed although the server had
+    ///   deleted it and purged the tombstone (the replayed answer said "applied").
     @Test("the seeds that found bugs pass, whole and shrunk", arguments: [
         (UInt64(42), [28, 29, 34, 35, 36, 38, 40, 46]),
         (UInt64(65), [4, 11, 13, 30, 32, 36, 38, 40, 45, 51, 52, 54, 57]),
@@ -49,6 +51,7 @@ struct VaultSimulationTests {
         (UInt64(360), [3, 5, 15, 22, 30, 31, 37, 39, 49, 50, 58, 65]),
         (UInt64(3186), [0, 4, 14, 16, 20, 22, 23, 24, 25, 27]),
         (UInt64(3574), [0, 6, 11, 15, 16, 21, 23, 32, 34, 36, 52, 54, 61, 65]),
+        (UInt64(8220), [18, 24, 28, 39, 41, 46, 48, 51, 64]),
     ])
     func regressions(seed: UInt64, steps: [Int]) async {
         let shrunk = await VaultSimulation.run(SimulationSchedule(seed: seed, only: Set(steps)), directory: directory)
