@@ -11,8 +11,9 @@ internal import SQLiteKit
 /// - an answer older than it (a replayed "applied at version 5" after the feed showed version 6,
 ///   because the answer of the first attempt was lost) moves nothing: neither the row's version
 ///   nor the server's default as the device knows it;
-/// - the row takes the kept state when its operations settle and the kept state is newer than
-///   what their answers said (the server went on after them), or when they were refused.
+/// - the row takes the kept state when its operations settle and the kept state is not older
+///   than what their answers said (the server went on after them, or an answer carried no
+///   fields), or when they were refused.
 ///
 /// Without it a device whose answer was lost showed its own older state, or a default the server
 /// had replaced, for good: the feed never sends a change twice.

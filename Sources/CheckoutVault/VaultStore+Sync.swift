@@ -6,12 +6,14 @@ extension VaultStore {
     ///
     /// Rules: a change never takes a row back to an older version; a row with queued local
     /// operations keeps its local state (the push will settle it; the pulled state is set aside and
-    /// taken once the row's queue is empty, when it is newer than what the push's answers said),
-    /// except that a remote delete always applies (delete wins); a remote default does not displace
-    /// a local default that is still queued; a change older than what the device already knows of
-    /// its instrument does not move the default. The page is taken to end the feed (what the
-    /// device knows of the server's default is then current again; see `VaultStore+ServerDefault`). Every value is checked by the payment-data guard first: one bad change
-    /// rejects the whole page and nothing (not even the cursor) moves.
+    /// taken once the row's queue is empty, unless the push's answers are newer), except that a
+    /// remote delete always applies (delete wins); a remote default does not displace a local
+    /// default that is still queued; a change older than what the device already knows of its
+    /// instrument does not move the default. The page is taken to end the feed: what the device
+    /// knows of the server's default is current again (`VaultStore+ServerDefault`), and rows a
+    /// reset kept that the pull from the start did not show are deleted (`resetSynced`). Every value
+    /// is checked by the payment-data guard first: one bad change rejects the whole page and
+    /// nothing (not even the cursor) moves.
     @discardableResult
     public func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws -> RemotePageResult {
         try perform(applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor, reachedEnd: true))

@@ -1,3 +1,4 @@
+import CheckoutLocking
 import Foundation
 import Testing
 import VaultSimulation
@@ -102,17 +103,12 @@ struct SimulationShrinkerTests {
 
     @Test("it stops at its budget and returns a list that still fails")
     func budget() async {
-        let counter = Counter()
+        let tries = Locked(0)
         let shrunk = await SimulationShrinker.shrink(Array(0..<64), budget: 5) { candidate in
-            counter.count += 1
+            tries.withLock { $0 += 1 }
             return candidate.contains(9)
         }
-        #expect(counter.count == 5)
+        #expect(tries.withLock { $0 } == 5)
         #expect(shrunk.contains(9))
-    }
-
-    final class Counter: @unchecked Sendable {
-        // Only the shrinker's own task touches it, one try at a time.
-        var count = 0
     }
 }
