@@ -165,8 +165,8 @@ extension VaultStore {
                 // own at the version before, which the row holds only when no change came between. Else
                 // the row keeps its older version, so the feed's state (set aside, or still to come)
                 // replaces it.
-                let rowVersion = try Self.version(database, scope: scope, token: op.token, includeDeleted: true) ?? 0
-                if op.kind != OutboxOperation.Kind.setDefault.rawValue || newVersion <= rowVersion + 1 {
+                let isSetDefault = op.kind == OutboxOperation.Kind.setDefault.rawValue
+                if try !isSetDefault || newVersion <= (Self.version(database, scope: scope, token: op.token, includeDeleted: true) ?? 0) + 1 {
                     try database.run("""
                         UPDATE payment_instrument SET version = max(version, ?) \
                         WHERE merchant_id = ? AND customer_id = ? AND token = ?
