@@ -69,7 +69,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
         .target(name: "VaultServerPostgres", dependencies: ["VaultServer", "CLibPQ", "CheckoutLocking"],
                 path: "Sources/VaultServerPostgres", swiftSettings: swift6),
-        .executableTarget(name: "vault-server", dependencies: ["VaultServer", "VaultServerPostgres"],
+        .executableTarget(name: "vault-server", dependencies: ["VaultServer", "VaultServerPostgres", "MicroHTTPServer"],
                           path: "Sources/vault-server", swiftSettings: swift6),
         // The deterministic simulator of the whole sync system (real stores, engines, server and
         // storage under a seeded network, clock and crashes), and its command line: vault-sim.

@@ -3,7 +3,7 @@
 # Runs `apt-get update` at most once, and only when something has to be installed.
 set -euo pipefail
 
-REQUIRED=(libsqlite3-dev uuid-dev libpng-dev libmicrohttpd-dev libpq-dev libcurl4-openssl-dev libssl-dev openssl ca-certificates)
+REQUIRED=(libsqlite3-dev uuid-dev libpng-dev libmicrohttpd-dev libpq-dev libcurl4-openssl-dev libssl-dev openssl ca-certificates python3)
 # Other packages by name instead (scripts/ensure-chromium.sh passes `chromium`).
 if [ $# -gt 0 ]; then REQUIRED=("$@"); fi
 

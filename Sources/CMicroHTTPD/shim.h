@@ -9,6 +9,11 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 
+/// The TLS profile served unless the operator names another: Mozilla's "intermediate" profile as a
+/// GnuTLS priority string. TLS 1.3 (AES-GCM and ChaCha20-Poly1305, no CCM) and TLS 1.2 with
+/// ECDHE key exchange and AEAD suites only: no static-RSA key exchange, no CBC, no SHA-1 MACs.
+#define CMHD_TLS_INTERMEDIATE "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:-MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
+
 /// The type of MHD_OPTION_URI_LOG_CALLBACK: called once per request as soon as its request line
 /// has arrived, with the raw request target; what it returns becomes the request's context.
 typedef void *(*cmhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
@@ -18,8 +23,10 @@ typedef void *(*cmhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Co
 /// port), serves with an internal thread pool of `threads` threads, accepts at most
 /// `connection_limit` connections, `per_ip_connection_limit` of them from one address (more are
 /// closed at once), calls `uri_log` when a request line has arrived and `completed` when a
-/// request ends. With `tls_certificate` and `tls_key` (PEM text, or both NULL for plain HTTP) it
-/// serves HTTPS through libmicrohttpd's GnuTLS, TLS 1.2 or newer only. Returns NULL when the
+/// request ends, and `notify` (when not NULL) as each connection opens and closes. With
+/// `tls_certificate` and `tls_key` (PEM text, or both NULL for plain HTTP) it serves HTTPS through
+/// libmicrohttpd's GnuTLS with the GnuTLS priority string `tls_priorities` (NULL:
+/// `CMHD_TLS_INTERMEDIATE`). Returns NULL when the
 /// address is not a literal or the daemon cannot start (a certificate or key GnuTLS refuses, a
 /// key that does not match the certificate, a port in use).
 static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, unsigned int threads,
@@ -30,7 +37,9 @@ static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, uns
                                             size_t connection_memory_limit,
                                             MHD_AccessHandlerCallback handler, void *handler_cls,
                                             cmhd_uri_log_callback uri_log, void *uri_log_cls,
-                                            MHD_RequestCompletedCallback completed, void *completed_cls) {
+                                            MHD_RequestCompletedCallback completed, void *completed_cls,
+                                            const char *tls_priorities,
+                                            MHD_NotifyConnectionCallback notify, void *notify_cls) {
     unsigned int flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD;
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
@@ -58,13 +67,14 @@ static inline struct MHD_Daemon *cmhd_start(const char *host, uint16_t port, uns
     MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit, \
     MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls, \
     MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls, \
+    MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls, \
     MHD_OPTION_END
     if (tls_certificate != NULL && tls_key != NULL) {
         return MHD_start_daemon(flags | MHD_USE_TLS, port, NULL, NULL, handler, handler_cls,
                                 MHD_OPTION_SOCK_ADDR, address,
                                 MHD_OPTION_HTTPS_MEM_CERT, tls_certificate,
                                 MHD_OPTION_HTTPS_MEM_KEY, tls_key,
-                                MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+                                MHD_OPTION_HTTPS_PRIORITIES, tls_priorities != NULL ? tls_priorities : CMHD_TLS_INTERMEDIATE,
                                 CMHD_COMMON_OPTIONS);
     }
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
@@ -139,6 +149,21 @@ static inline size_t cmhd_head_size(struct MHD_Connection *connection) {
     return info == NULL ? 0 : info->header_size;
 }
 
+/// MHD_get_connection_info is variadic: writes the peer's whole address as text into `buffer`
+/// (IPv4 or IPv6). Returns 0 when unknown.
+static inline int cmhd_peer_address(struct MHD_Connection *connection, char *buffer, size_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || size == 0) return 0;
+    const struct sockaddr *address = info->client_addr;
+    if (address->sa_family == AF_INET) {
+        return inet_ntop(AF_INET, &((const struct sockaddr_in *)address)->sin_addr, buffer, (socklen_t)size) != NULL;
+    }
+    if (address->sa_family == AF_INET6) {
+        return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)size) != NULL;
+    }
+    return 0;
+}
+
 /// MHD_get_connection_info is variadic: writes the client's address as text into `buffer` (an
 /// IPv4 address, or the /64 prefix of an IPv6 address with the rest zeroed: one host commonly
 /// holds a whole /64, so limits per address count per prefix). Returns 0 when unknown.
@@ -165,6 +190,21 @@ static inline int cmhd_client_address(struct MHD_Connection *connection, char *b
 static inline int cmhd_set_timeout(struct MHD_Connection *connection, unsigned int seconds) {
     return MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds) == MHD_YES;
 }
+
+/// MHD_get_connection_info is variadic: the connection's socket, or -1 when unknown.
+static inline int cmhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// True when a MHD_NotifyConnectionCallback reports a connection that has just opened (false: it
+/// is closing; libmicrohttpd closes its socket only after the callback returns).
+static inline int cmhd_connection_opened(enum MHD_ConnectionNotificationCode code) {
+    return code == MHD_CONNECTION_NOTIFY_STARTED;
+}
+
+/// The default TLS profile (`CMHD_TLS_INTERMEDIATE`) as a C string.
+static inline const char *cmhd_tls_intermediate(void) { return CMHD_TLS_INTERMEDIATE; }
 
 /// MHD_CONTENT_READER_END_WITH_ERROR as a typed value (the macro is a cast Swift does not import):
 /// what a content reader returns when it cannot go on; libmicrohttpd then closes the connection.

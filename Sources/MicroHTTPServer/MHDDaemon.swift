@@ -16,15 +16,25 @@ public struct MHDDaemon: @unchecked Sendable {
 
     /// Starts a daemon with `cmhd_start` (see the shim for every option): HTTPS when `tls` is
     /// given. Nil when libmicrohttpd refuses (the address in use or not a literal, a certificate
-    /// or key GnuTLS refuses).
-    public static func start(host: String, port: Int, threads: Int, tls: TLSPEM?, connectionLimit: Int, perAddressLimit: Int,
+    /// or key GnuTLS refuses, a priority string it cannot parse). `tlsPriorities` is a GnuTLS
+    /// priority string (nil: `TLSPEM.intermediateProfile`); `connections`, when given, is told of
+    /// every connection opening and closing.
+    public static func start(host: String, port: Int, threads: Int, tls: TLSPEM?, tlsPriorities: String? = nil,
+                             connectionLimit: Int, perAddressLimit: Int,
                              idleTimeoutSeconds: Int, connectionMemoryBytes: Int, context: UnsafeMutableRawPointer,
                              access: MHD_AccessHandlerCallback, requestLine: cmhd_uri_log_callback,
-                             completed: MHD_RequestCompletedCallback) -> MHDDaemon? {
-        let tlsMemory = tls.map { [strdup($0.certificate)!, strdup($0.key)!] } ?? []
-        guard let pointer = cmhd_start(host, UInt16(clamping: port), UInt32(threads), tlsMemory.first, tlsMemory.last,
+                             completed: MHD_RequestCompletedCallback,
+                             connections: MHD_NotifyConnectionCallback? = nil) -> MHDDaemon? {
+        var tlsMemory = tls.map { [strdup($0.certificate)!, strdup($0.key)!] } ?? []
+        // libmicrohttpd keeps the priority string's pointer too.
+        if tls != nil, let tlsPriorities { tlsMemory.append(strdup(tlsPriorities)!) }
+        let certificate = tlsMemory.isEmpty ? nil : tlsMemory[0]
+        let key = tlsMemory.isEmpty ? nil : tlsMemory[1]
+        let priorities = tlsMemory.count == 3 ? UnsafePointer(tlsMemory[2]) : nil
+        guard let pointer = cmhd_start(host, UInt16(clamping: port), UInt32(threads), certificate, key,
                                        UInt32(connectionLimit), UInt32(perAddressLimit), UInt32(idleTimeoutSeconds),
-                                       connectionMemoryBytes, access, context, requestLine, context, completed, context) else {
+                                       connectionMemoryBytes, access, context, requestLine, context, completed, context,
+                                       priorities, connections, context) else {
             for memory in tlsMemory { free(memory) }
             return nil
         }
@@ -41,6 +51,10 @@ public struct MHDDaemon: @unchecked Sendable {
 /// A certificate chain and its private key as PEM text, read and checked enough to give a clear
 /// error before GnuTLS sees them.
 public struct TLSPEM: Sendable {
+    /// Mozilla's "intermediate" TLS profile as a GnuTLS priority string, served by default:
+    /// TLS 1.3, and TLS 1.2 with ECDHE key exchange and AEAD suites (AES-GCM, ChaCha20-Poly1305) only.
+    public static var intermediateProfile: String { String(cString: cmhd_tls_intermediate()) }
+
     /// The certificate chain.
     public let certificate: String
     /// The private key.
@@ -65,7 +79,23 @@ public struct TLSPEM: Sendable {
         guard key.contains("PRIVATE KEY-----"), !key.contains("ENCRYPTED") else {
             throw TLSPEMError(message: "the TLS private key \(keyPath) holds no unencrypted PEM private key")
         }
+        if let refusal = SecretFile.refusal(keyPath, what: "TLS private key") { throw TLSPEMError(message: refusal) }
         return TLSPEM(certificate: certificate, key: key)
+    }
+}
+
+/// Files that hold secrets (a TLS private key, API keys) must be private to their owner, as
+/// PostgreSQL demands of its key file: one its group or others may read or write is refused.
+public enum SecretFile {
+    /// nil when `path` is private to its owner (or cannot be inspected: reading it then fails with
+    /// its own message); else why it is refused, naming the file and its mode.
+    public static func refusal(_ path: String, what: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 != 0 else { return nil }
+        return "the \(what) \(path) has mode \(String(mode, radix: 8)), so its group or others may read it; "
+            + "make it private to the server's user with `chmod 600 \(path)`"
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// Reads the parts of a request libmicrohttpd holds: the raw target split into path and query,
 /// and the header fields.
-enum MicroRequestTarget {
+public enum MicroRequestTarget {
     /// The percent-encoded path and the decoded query arguments of a raw request target.
     static func split(_ target: String) -> (path: String, query: [String: String]) {
         guard let mark = target.firstIndex(of: "?") else { return (target, [:]) }
@@ -17,8 +17,8 @@ enum MicroRequestTarget {
         return (String(target[..<mark]), query)
     }
 
-    /// Every header field of the request, in order.
-    static func headers(_ connection: OpaquePointer) -> [(name: String, value: String)] {
+    /// Every header field of the request, in order, names lowercased.
+    public static func headers(_ connection: OpaquePointer) -> [(name: String, value: String)] {
         final class Collected { var fields: [(name: String, value: String)] = [] }
         let collected = Collected()
         withExtendedLifetime(collected) {

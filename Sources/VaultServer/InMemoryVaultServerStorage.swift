@@ -83,6 +83,20 @@ public final class InMemoryVaultServerStorage: VaultServerStorage {
             for key in state.ops.keys { state.ops[key] = state.ops[key]?.filter { $0.value.createdAt > opsCreatedAtOrBefore } }
         }
 
+        func tombstoneCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64? {
+            let times = (state.instruments[key] ?? [:]).values.filter(\.deleted).compactMap(\.deletedAt).sorted(by: >)
+            return times.count > keeping ? times[keeping] : nil
+        }
+
+        func opRecordCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64? {
+            let times = (state.ops[key] ?? [:]).values.map(\.createdAt).sorted(by: >)
+            return times.count > keeping ? times[keeping] : nil
+        }
+
+        func purgeOpRecords(_ key: CustomerKey, createdAtOrBefore: Int64) throws {
+            state.ops[key] = state.ops[key]?.filter { $0.value.createdAt > createdAtOrBefore }
+        }
+
         func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? { state.ops[key]?[opId] }
 
         func putOpRecord(_ key: CustomerKey, _ record: StoredOpRecord) throws {

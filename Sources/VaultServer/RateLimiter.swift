@@ -29,20 +29,22 @@ final class RateLimiter: Sendable {
     /// True when the limiter limits anything (a zero rate disables it).
     var isEnabled: Bool { perSecond > 0 }
 
-    /// nil when the request may proceed (a token is taken), else the seconds to wait.
-    func acquire(_ key: String, now: Int64) -> Int? {
+    /// nil when the request may proceed (`count` tokens are taken), else the seconds to wait
+    /// until they are back. More than the burst is never granted.
+    func acquire(_ key: String, now: Int64, count: Int = 1) -> Int? {
         update(key, now: now) { bucket in
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
+            let needed = Double(count)
+            if bucket.tokens >= needed {
+                bucket.tokens -= needed
                 return nil
             }
-            return waitSeconds(bucket)
+            return waitSeconds(bucket, needed: needed)
         }
     }
 
-    /// nil when a token is available (none is taken), else the seconds until one is.
-    func wait(_ key: String, now: Int64) -> Int? {
-        update(key, now: now) { bucket in bucket.tokens >= 1 ? nil : waitSeconds(bucket) }
+    /// nil when `count` tokens are available (none is taken), else the seconds until they are.
+    func wait(_ key: String, now: Int64, count: Int = 1) -> Int? {
+        update(key, now: now) { bucket in bucket.tokens >= Double(count) ? nil : waitSeconds(bucket, needed: Double(count)) }
     }
 
     /// Spends a token (never below zero): a failure counted against `key`'s budget.
@@ -56,8 +58,8 @@ final class RateLimiter: Sendable {
     /// How many keys the limiter tracks now (tests check the bound).
     var trackedKeys: Int { buckets.withLock { $0.count } }
 
-    private func waitSeconds(_ bucket: Bucket) -> Int {
-        max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up)))
+    private func waitSeconds(_ bucket: Bucket, needed: Double = 1) -> Int {
+        max(1, Int(((min(needed, burst) - bucket.tokens) / perSecond).rounded(.up)))
     }
 
     private func update(_ key: String, now: Int64, _ body: (inout Bucket) -> Int?) -> Int? {

@@ -19,6 +19,10 @@ struct RequestHead: Sendable, Equatable {
     var contentLengths: [String]
     /// Every `Transfer-Encoding` field's value, in order.
     var transferEncodings: [String]
+    /// Every header field's name, in order. A name that is not an RFC 9110 token is refused:
+    /// libmicrohttpd keeps `Transfer-Encoding : chunked` as a field named `Transfer-Encoding `,
+    /// which would otherwise slip past the framing rules (RFC 9112 §5.1 requires a 400).
+    var fieldNames: [String] = []
 
     /// The longest request line served; longer ones get 414 `uri-too-long`. The API's longest
     /// (an instrument path, or a feed with a cursor) is under 400 bytes.
@@ -58,6 +62,7 @@ struct RequestHead: Sendable, Equatable {
     func framing(maxBodyBytes: Int) -> Result<Framing, VaultHTTPError> {
         if requestLineBytes > Self.maxRequestLineBytes { return .failure(.uriTooLong) }
         if headBytes > Self.maxHeadBytes { return .failure(.headersTooLarge) }
+        if fieldNames.contains(where: { !Self.isToken($0) }) { return .failure(.invalidHeaderField) }
         if !transferEncodings.isEmpty {
             if !contentLengths.isEmpty { return .failure(.ambiguousFraming) }
             let codings = transferEncodings.joined(separator: ",").split(separator: ",")
@@ -73,6 +78,20 @@ struct RequestHead: Sendable, Equatable {
         // Digits beyond what an Int holds are over any body limit.
         guard let length = Int(text), length <= maxBodyBytes else { return .failure(.bodyTooLarge) }
         return .success(.length(length))
+    }
+}
+
+extension RequestHead {
+    /// True for an RFC 9110 token: one or more of `!#$%&'*+-.^_`|~`, digits and ASCII letters.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                true
+            default:
+                "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
     }
 }
 

@@ -23,24 +23,56 @@ enum RequestTarget {
             .map { raw throws(VaultHTTPError) in try decode(raw) }
     }
 
+    /// The 400 answer of a query the server refuses to interpret.
+    static let invalidQuery = VaultHTTPError.badRequest(
+        "invalid-query", "a query argument may not hold a NUL or control character, a bad escape or bytes that are not "
+            + "UTF-8, and may appear once")
+
+    /// The query arguments of `target` (after `?`), each name and value percent-decoded (`+` read
+    /// as a space). Throws `invalidQuery` for an encoded or raw NUL or control character, a
+    /// malformed escape, bytes that are not UTF-8, or a name given twice: such a query is
+    /// refused, never truncated or half-read (libmicrohttpd's own decoding stops at a NUL).
+    static func query(of target: String) throws(VaultHTTPError) -> [String: String] {
+        let bytes = Array(target.utf8)
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return [:] }
+        var query: [String: String] = [:]
+        for pair in bytes[(mark + 1)...].split(separator: UInt8(ascii: "&")) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            let name = try decode(parts[0], allowingSlash: true, plusIsSpace: true, refusal: invalidQuery)
+            let value = parts.count > 1 ? try decode(parts[1], allowingSlash: true, plusIsSpace: true, refusal: invalidQuery) : ""
+            guard query.updateValue(value, forKey: name) == nil else { throw invalidQuery }
+        }
+        return query
+    }
+
     /// One segment, percent-decoded; throws `invalidPath` for what the type comment lists.
     static func decode(_ raw: ArraySlice<UInt8>) throws(VaultHTTPError) -> String {
+        let text = try decode(raw, allowingSlash: false, plusIsSpace: false, refusal: invalidPath)
+        guard text != ".", text != ".." else { throw invalidPath }
+        return text
+    }
+
+    /// `raw` percent-decoded, refusing a NUL or control character (raw or encoded), a malformed
+    /// escape, bytes that are not UTF-8 and, unless `allowingSlash`, a `/`.
+    private static func decode(_ raw: ArraySlice<UInt8>, allowingSlash: Bool, plusIsSpace: Bool,
+                               refusal: VaultHTTPError) throws(VaultHTTPError) -> String {
         var decoded: [UInt8] = []
         decoded.reserveCapacity(raw.count)
         var index = raw.startIndex
         while index < raw.endIndex {
             var byte = raw[index]
             if byte == UInt8(ascii: "%") {
-                guard raw.endIndex - index >= 3, let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2]) else { throw invalidPath }
+                guard raw.endIndex - index >= 3, let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2]) else { throw refusal }
                 byte = high << 4 | low
                 index += 3
             } else {
+                if plusIsSpace, byte == UInt8(ascii: "+") { byte = UInt8(ascii: " ") }
                 index += 1
             }
-            guard byte >= 0x20, byte != 0x7F, byte != UInt8(ascii: "/") else { throw invalidPath }
+            guard byte >= 0x20, byte != 0x7F, allowingSlash || byte != UInt8(ascii: "/") else { throw refusal }
             decoded.append(byte)
         }
-        guard let text = String(validating: decoded, as: UTF8.self), text != ".", text != ".." else { throw invalidPath }
+        guard let text = String(validating: decoded, as: UTF8.self) else { throw refusal }
         return text
     }
 

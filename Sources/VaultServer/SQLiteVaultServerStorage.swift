@@ -86,6 +86,10 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 CREATE INDEX op_log_age ON op_log (created_at);
                 """)
         }
+        // The per-customer caps read a customer's op records by age.
+        migrator.registerMigration("2026-12-op-log-customer-age") { database in
+            try database.execute("CREATE INDEX op_log_customer_age ON op_log (merchant, customer, created_at);")
+        }
         return migrator
     }()
 
@@ -289,6 +293,37 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 try $0.bind(tombstonesDeletedAtOrBefore, at: 1)
             }
             try database.run("DELETE FROM op_log WHERE created_at <= ?1") { try $0.bind(opsCreatedAtOrBefore, at: 1) }
+        }
+
+        func tombstoneCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64? {
+            try database.withStatement("""
+                SELECT deleted_at FROM instrument WHERE merchant = ?1 AND customer = ?2 AND deleted = 1
+                ORDER BY deleted_at DESC LIMIT 1 OFFSET ?3
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(Int64(keeping), at: 3)
+                return try statement.step() ? statement.optionalInt64(at: 0) : nil
+            }
+        }
+
+        func opRecordCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64? {
+            try database.withStatement("""
+                SELECT created_at FROM op_log WHERE merchant = ?1 AND customer = ?2 ORDER BY created_at DESC LIMIT 1 OFFSET ?3
+                """) { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(Int64(keeping), at: 3)
+                return try statement.step() ? statement.optionalInt64(at: 0) : nil
+            }
+        }
+
+        func purgeOpRecords(_ key: CustomerKey, createdAtOrBefore: Int64) throws {
+            try database.run("DELETE FROM op_log WHERE merchant = ?1 AND customer = ?2 AND created_at <= ?3") { statement in
+                try statement.bind(key.merchant, at: 1)
+                try statement.bind(key.customer, at: 2)
+                try statement.bind(createdAtOrBefore, at: 3)
+            }
         }
 
         func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord? {

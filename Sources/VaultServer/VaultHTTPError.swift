@@ -38,6 +38,8 @@ public struct VaultHTTPError: Error, Sendable, Equatable {
     static let cursorExpired = Self(status: 410, code: "cursor-expired",
                                     message: "the cursor is older than the tombstone retention; pull again without a cursor")
     static let bodyTooLarge = Self(status: 413, code: "payload-too-large", message: "the request body is larger than allowed")
+    static let bodyNotAllowed = Self(status: 413, code: "body-not-allowed",
+                                     message: "this path takes no request body; send none")
     static let requestTimeout = Self(status: 408, code: "request-timeout", message: "the request took too long to arrive")
     static let uriTooLong = Self(status: 414, code: "uri-too-long",
                                  message: "the request line is longer than \(RequestHead.maxRequestLineBytes) bytes")
@@ -45,6 +47,8 @@ public struct VaultHTTPError: Error, Sendable, Equatable {
                                       message: "the request head is larger than \(RequestHead.maxHeadBytes) bytes")
     static let ambiguousFraming = Self(status: 400, code: "ambiguous-framing",
                                        message: "a request must not carry both Content-Length and Transfer-Encoding")
+    static let invalidHeaderField = Self(status: 400, code: "invalid-header-field",
+                                         message: "a header field name must be a token, with no whitespace before its colon")
     static let invalidContentLength = Self(status: 400, code: "invalid-content-length",
                                            message: "Content-Length must appear once, as a decimal number")
     static let unsupportedTransferEncoding = Self(status: 501, code: "unsupported-transfer-encoding",
@@ -53,6 +57,11 @@ public struct VaultHTTPError: Error, Sendable, Equatable {
                                            message: "an op id was reused with a different body")
     static func rateLimited(retryAfter: Int) -> Self {
         .init(status: 429, code: "rate-limited", message: "too many requests", retryAfterSeconds: retryAfter)
+    }
+    static func writeBudgetExhausted(retryAfter: Int) -> Self {
+        .init(status: 429, code: "write-budget-exhausted",
+              message: "this key or customer has written too many ops lately; nothing was applied, retry later",
+              retryAfterSeconds: retryAfter)
     }
     static func authThrottled(retryAfter: Int) -> Self {
         .init(status: 429, code: "auth-throttled",

@@ -2,8 +2,8 @@
 struct VaultHTTPRequest: Sendable {
     /// What the head established (`VaultRequestHandler.admit`): route and caller.
     var admission: VaultRequestHandler.Admission
-    /// The query arguments the API knows (`cursor`, `limit`).
-    var query: [String: String]
+    /// The query arguments, checked and decoded from the raw target (`RequestTarget.query`).
+    var query: [String: String] { admission.query }
     var body: [UInt8]
     /// True when the body exceeded the limit and was discarded.
     var bodyTooLarge: Bool
@@ -22,5 +22,18 @@ struct VaultHTTPResponse: Sendable {
         /// A change-feed page, sized but not built: written a buffer at a time as the connection
         /// drains (`FeedStream`).
         case feed(FeedEncoder)
+    }
+}
+
+extension VaultHTTPResponse {
+    /// The whole response as HTTP/1.1 bytes, for the few answers written to a socket directly
+    /// (the 408 of a late head, which libmicrohttpd never saw complete). Only `.bytes` bodies.
+    func rawHTTP(close: Bool) -> [UInt8] {
+        guard case .bytes(let body) = body else { return [] }
+        let reason = [408: "Request Timeout"][status] ?? "Error"
+        var head = "HTTP/1.1 \(status) \(reason)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(body.count)\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n"
+        return Array(head.utf8) + body
     }
 }

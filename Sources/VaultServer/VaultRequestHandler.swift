@@ -32,6 +32,15 @@ final class VaultRequestHandler: Sendable {
     private let addressLimiter: RateLimiter
     /// Failed authentications per client address: only failures spend it.
     private let failedAuthBudget: RateLimiter
+    /// Failed authentications per presented credential (its fingerprint), the same budget as an
+    /// address's: a credential that keeps failing is throttled wherever it comes from.
+    private let failedCredentialBudget: RateLimiter
+    /// Credentials that authenticated recently: never refused for their address's failures.
+    private let provenCredentials = ProvenCredentials()
+    /// Ops written per ephemeral key, and per customer whoever writes (each op may leave a
+    /// tombstone and an op record behind, kept for their retentions).
+    private let deviceWriteBudget: RateLimiter
+    private let customerWriteBudget: RateLimiter
     private let inFlight = InFlightOps()
 
     /// What the head of a request established: its route and, for every route but `/health`, the
@@ -39,6 +48,8 @@ final class VaultRequestHandler: Sendable {
     struct Admission: Sendable {
         let route: VaultRoute
         let caller: VaultCaller?
+        /// The query arguments (`RequestTarget.query`).
+        var query: [String: String] = [:]
     }
 
     init(configuration: VaultServerConfiguration, storage: any VaultServerStorage, clock: WallClock,
@@ -49,7 +60,9 @@ final class VaultRequestHandler: Sendable {
         self.service = VaultService(storage: storage,
                                     retentionMillis: Int64((configuration.tombstoneRetentionSeconds * 1000).rounded()),
                                     maxInstruments: configuration.limits.effectiveMaxInstrumentsPerCustomer,
-                                    maxPageBytes: configuration.limits.effectiveMaxFeedPageBytes)
+                                    maxPageBytes: configuration.limits.effectiveMaxFeedPageBytes,
+                                    caps: .init(maxTombstones: configuration.limits.effectiveMaxTombstonesPerCustomer,
+                                                maxOpRecords: configuration.limits.effectiveMaxOpRecordsPerCustomer))
         self.clock = clock
         self.log = log
         let limits = configuration.limits
@@ -60,6 +73,12 @@ final class VaultRequestHandler: Sendable {
                                      burst: limits.effectiveAddressRateLimitBurst)
         failedAuthBudget = RateLimiter(perSecond: limits.effectiveFailedAuthBurst > 0 ? 1 / limits.effectiveFailedAuthRefillSeconds : 0,
                                        burst: limits.effectiveFailedAuthBurst)
+        failedCredentialBudget = RateLimiter(perSecond: limits.effectiveFailedAuthBurst > 0 ? 1 / limits.effectiveFailedAuthRefillSeconds : 0,
+                                             burst: limits.effectiveFailedAuthBurst)
+        deviceWriteBudget = RateLimiter(perSecond: limits.effectiveDeviceWriteOpsPerHour / 3600,
+                                        burst: limits.effectiveDeviceWriteOpsBurst)
+        customerWriteBudget = RateLimiter(perSecond: limits.effectiveCustomerWriteOpsPerHour / 3600,
+                                          burst: limits.effectiveCustomerWriteOpsBurst)
     }
 
     /// Judges a request's head (`target` is the raw request target, as on the request line;
@@ -93,7 +112,10 @@ final class VaultRequestHandler: Sendable {
     }
 
     static func errorResponse(_ error: VaultHTTPError) -> VaultHTTPResponse {
-        var response = json(error.status, WireError(error: .init(code: error.code, message: error.message)))
+        // Without Cache-Control: an error carries no secret, and libmicrohttpd must fit it into what
+        // is left of a connection's memory after the largest heads (`RequestHeadLimitTests`).
+        var response = json(error.status, WireError(error: .init(code: error.code, message: error.message)),
+                            headers: [("Content-Type", "application/json")])
         if let retryAfter = error.retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfter))) }
         if !error.allowedMethods.isEmpty { response.headers.append(("Allow", error.allowedMethods.joined(separator: ", "))) }
         return response
@@ -107,11 +129,18 @@ final class VaultRequestHandler: Sendable {
         guard let segments = try RequestTarget.segments(of: target), let route = VaultRoute(segments: segments) else {
             throw VaultHTTPError.notFound
         }
+        let query = try RequestTarget.query(of: target)
         if route == .health {
             guard route.methods.contains(method) else { throw VaultHTTPError.methodNotAllowed(route) }
             return Admission(route: route, caller: nil)
         }
-        if let wait = failedAuthBudget.wait(address, now: now) {
+        // A credential that proved itself lately is judged on its own: guesses from its address
+        // cannot lock it out. Any other is throttled, unchecked, once its address or it itself
+        // has spent its failure budget.
+        let fingerprint = authorization.map(ProvenCredentials.fingerprint)
+        let credentialKey = fingerprint.map(NibbleLetters.string) ?? "none"
+        let proven = fingerprint.map { provenCredentials.contains($0, now: now) } ?? false
+        if let wait = failedCredentialBudget.wait(credentialKey, now: now) ?? (proven ? nil : failedAuthBudget.wait(address, now: now)) {
             let error = VaultHTTPError.authThrottled(retryAfter: wait)
             log.record(AuthRefusalEvent(event: "auth-throttled", status: error.status, code: error.code, address: address,
                                         method: method, route: route.name, retryAfter: wait))
@@ -122,10 +151,13 @@ final class VaultRequestHandler: Sendable {
             caller = try authenticator.caller(authorization, now: now)
         } catch let error as VaultHTTPError {
             failedAuthBudget.consume(address, now: now)
+            failedCredentialBudget.consume(credentialKey, now: now)
+            if let fingerprint { provenCredentials.forget(fingerprint) }
             log.record(AuthRefusalEvent(event: "auth-refused", status: error.status, code: error.code, address: address,
                                         method: method, route: route.name, retryAfter: nil))
             throw error
         }
+        if let fingerprint, !proven { provenCredentials.prove(fingerprint, now: now) }
         let merchant = caller.merchant
         if let wait = merchantLimiter.acquire(merchant, now: now) { throw VaultHTTPError.rateLimited(retryAfter: wait) }
         if case .device(let key) = caller {
@@ -146,7 +178,7 @@ final class VaultRequestHandler: Sendable {
            let wait = customerLimiter.acquire(merchant + "\u{0}" + customer, now: now) {
             throw VaultHTTPError.rateLimited(retryAfter: wait)
         }
-        return Admission(route: route, caller: caller)
+        return Admission(route: route, caller: caller, query: query)
     }
 
     private func serve(_ request: VaultHTTPRequest) throws -> VaultHTTPResponse {
@@ -160,17 +192,18 @@ final class VaultRequestHandler: Sendable {
             return Self.json(200, WireInstrumentList(instruments: try service.instruments(key)))
         case .instrument(let customer, let id):
             let key = CustomerKey(merchant: merchant, customer: customer)
+            try spendWriteBudget(caller, key, ops: 1)
             guard Identifier.isValid(id), let change = try service.delete(key, id: id, now: clock.nowMillis) else {
                 throw VaultHTTPError.notFound
             }
             return Self.json(200, WireDeleted(change: change))
         case .changes(let customer):
             let page = try changes(CustomerKey(merchant: merchant, customer: customer), query: request.query)
-            return VaultHTTPResponse(status: 200, body: .feed(try FeedEncoder(page)), headers: [("Content-Type", "application/json")])
+            return VaultHTTPResponse(status: 200, body: .feed(try FeedEncoder(page)), headers: Self.jsonHeaders)
         case .ops(let customer):
-            let results = try ops(CustomerKey(merchant: merchant, customer: customer), body: request.body)
+            let results = try ops(CustomerKey(merchant: merchant, customer: customer), caller: caller, body: request.body)
             return VaultHTTPResponse(status: 200, body: .bytes(try OpResultEncoder.encodeResults(results)),
-                                     headers: [("Content-Type", "application/json")])
+                                     headers: Self.jsonHeaders)
         case .mintKey(let customer):
             return try mintKey(merchant: merchant, customer: customer, body: request.body)
         case .revokeKey(let id):
@@ -209,21 +242,45 @@ final class VaultRequestHandler: Sendable {
         return try service.changes(key, after: query["cursor"], limit: limit, now: clock.nowMillis)
     }
 
-    private func ops(_ key: CustomerKey, body: [UInt8]) throws -> [WireOpResult] {
+    private func ops(_ key: CustomerKey, caller: VaultCaller, body: [UInt8]) throws -> [WireOpResult] {
         let prepared = try OpsRequestParser.parse(body, maxOps: configuration.limits.maxOpsPerBatch)
+        try spendWriteBudget(caller, key, ops: prepared.count)
         let opIds = prepared.map(\.opId)
         guard inFlight.reserve(key, opIds) else { throw VaultHTTPError.opInFlight }
         defer { inFlight.release(key, opIds) }
         return try service.apply(key, ops: prepared, now: clock.nowMillis)
     }
 
-    static func json(_ status: Int, _ value: some Encodable) -> VaultHTTPResponse {
+    /// Takes `ops` from the customer's write budget and, for a device, its key's: 429
+    /// `write-budget-exhausted` (nothing applied) when either is short. A replayed op counts too:
+    /// the budget bounds requests, and a device replays only what it was not answered.
+    private func spendWriteBudget(_ caller: VaultCaller, _ key: CustomerKey, ops: Int) throws {
+        guard ops > 0 else { return }
+        let now = clock.nowMillis
+        let customer = key.merchant + "\u{0}" + key.customer
+        if let wait = customerWriteBudget.wait(customer, now: now, count: ops) {
+            throw VaultHTTPError.writeBudgetExhausted(retryAfter: wait)
+        }
+        if case .device(let record) = caller {
+            if let wait = deviceWriteBudget.acquire(record.id, now: now, count: ops) {
+                throw VaultHTTPError.writeBudgetExhausted(retryAfter: wait)
+            }
+        }
+        _ = customerWriteBudget.acquire(customer, now: now, count: ops)
+    }
+
+    /// The headers of every answer but the errors: JSON, never stored by a cache (answers carry
+    /// key secrets, masked instruments and cursors).
+    static let jsonHeaders = [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
+
+    static func json(_ status: Int, _ value: some Encodable,
+                     headers: [(String, String)] = jsonHeaders) -> VaultHTTPResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(value) else {
             return VaultHTTPResponse(status: 500, body: .bytes(Array(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8)),
-                                     headers: [("Content-Type", "application/json")])
+                                     headers: Self.jsonHeaders)
         }
-        return VaultHTTPResponse(status: status, body: .bytes(Array(data)), headers: [("Content-Type", "application/json")])
+        return VaultHTTPResponse(status: status, body: .bytes(Array(data)), headers: headers)
     }
 }

@@ -88,6 +88,15 @@ enum VaultRoute: Sendable, Equatable {
         }
     }
 
+    /// True for the routes that read a request body (the POSTs); any other refuses one from the
+    /// head (413 `body-not-allowed`) without reading it.
+    var takesBody: Bool {
+        switch self {
+        case .ops, .mintKey: true
+        default: false
+        }
+    }
+
     /// True for the routes that change the vault (refused to a read-only key).
     var writes: Bool {
         switch self {

@@ -64,7 +64,7 @@ extension VaultServer {
                                    $0 + $1.name.utf8.count + $1.value.utf8.count + 4
                                },
                                contentLengths: request.body.isEmpty ? [] : [String(request.body.count)],
-                               transferEncodings: [])
+                               transferEncodings: [], fieldNames: request.headers.map(\.name))
         if case .failure(let error) = head.framing(maxBodyBytes: configuration.limits.maxBodyBytes) {
             return Self.answer(VaultRequestHandler.errorResponse(error))
         }
@@ -75,12 +75,11 @@ extension VaultServer {
         case .failure(let error): return Self.answer(VaultRequestHandler.errorResponse(error))
         case .success(let admitted): admission = admitted
         }
-        var query: [String: String] = [:]
-        for name in ["cursor", "limit"] {
-            if let value = RequestTarget.queryValue(name, in: request.target) { query[name] = value }
+        if !request.body.isEmpty, !admission.route.takesBody {
+            return Self.answer(VaultRequestHandler.errorResponse(.bodyNotAllowed))
         }
         let tooLarge = request.body.count > configuration.limits.maxBodyBytes
-        return Self.answer(handler.handle(VaultHTTPRequest(admission: admission, query: query,
+        return Self.answer(handler.handle(VaultHTTPRequest(admission: admission,
                                                            body: tooLarge ? [] : request.body, bodyTooLarge: tooLarge)))
     }
 
@@ -100,37 +99,5 @@ extension VaultServer {
             headers.append(VaultServerHeader(name: "Content-Type", value: "application/json"))
         }
         return VaultServerAnswer(status: response.status, headers: headers, body: body)
-    }
-}
-
-extension RequestTarget {
-    /// The first value of query argument `name` in `target`, percent-decoded (and `+` read as a
-    /// space) as libmicrohttpd hands query arguments over; nil when absent.
-    static func queryValue(_ name: String, in target: String) -> String? {
-        let bytes = Array(target.utf8)
-        guard let start = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        for pair in bytes[(start + 1)...].split(separator: UInt8(ascii: "&")) {
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            guard unescape(parts[0]) == name else { continue }
-            return parts.count > 1 ? unescape(parts[1]) : ""
-        }
-        return nil
-    }
-
-    private static func unescape(_ raw: ArraySlice<UInt8>) -> String {
-        var out: [UInt8] = []
-        var index = raw.startIndex
-        while index < raw.endIndex {
-            let byte = raw[index]
-            if byte == UInt8(ascii: "%"), raw.endIndex - index >= 3,
-               let value = UInt8(String(decoding: raw[(index + 1)...(index + 2)], as: UTF8.self), radix: 16) {
-                out.append(value)
-                index += 3
-            } else {
-                out.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -47,6 +47,10 @@ public final class VaultServer: Sendable {
     private let state = Locked(RunState())
     /// The change-feed answers being streamed, counted until libmicrohttpd releases them.
     fileprivate let feedStreams = FeedStreamTally()
+    /// Deadlines on each phase of every connection, and the reserve of slots for fresh clients.
+    let connections: ConnectionWatch
+    /// Whose address a request counts against (`trustedProxies`).
+    fileprivate let addressResolver: ClientAddressResolver
 
     private struct RunState {
         var daemon: MHDDaemon?
@@ -68,9 +72,22 @@ public final class VaultServer: Sendable {
                 sleepClock: any Clock<Duration> = ContinuousClock(), log: VaultServerLog = .standardError) {
         self.configuration = configuration
         self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock, log: log)
+        let limits = configuration.limits
+        // validate() refuses malformed networks before the server starts; none are trusted until then.
+        self.addressResolver = (try? ClientAddressResolver(cidrs: configuration.trustedProxies ?? [])) ?? ClientAddressResolver()
+        self.connections = ConnectionWatch(
+            limits: .init(headTimeout: .seconds(limits.effectiveHeadTimeoutSeconds),
+                          requestTimeout: .seconds(limits.effectiveRequestTimeoutSeconds),
+                          idleTimeout: .seconds(limits.effectiveIdleConnectionTimeoutSeconds),
+                          minBodyBytesPerSecond: limits.effectiveMinBodyBytesPerSecond, bodyRateGrace: .seconds(5),
+                          softLimit: VaultServerConfiguration.maxConnections - VaultServerConfiguration.reservedConnections),
+            isTLS: configuration.tls != nil,
+            lateHeadAnswer: VaultRequestHandler.errorResponse(.requestTimeout).rawHTTP(close: true))
         let retention = Int64((configuration.tombstoneRetentionSeconds * 1000).rounded())
-        self.purger = ExpiryPurger(service: VaultService(storage: storage, retentionMillis: retention), clock: clock,
-                                   sleepClock: sleepClock, interval: ExpiryPurger.interval(retentionSeconds: configuration.tombstoneRetentionSeconds))
+        let opRetention = Int64((configuration.effectiveOpRecordRetentionSeconds * 1000).rounded())
+        self.purger = ExpiryPurger(service: VaultService(storage: storage, retentionMillis: retention, opRetentionMillis: opRetention),
+                                   clock: clock, sleepClock: sleepClock,
+                                   interval: ExpiryPurger.interval(retentionSeconds: configuration.effectiveOpRecordRetentionSeconds))
     }
 
     /// Change-feed answers libmicrohttpd has not released yet: 0 once every answer is over,
@@ -106,20 +123,24 @@ public final class VaultServer: Sendable {
             // beyond, so that libmicrohttpd's own HTML refusals start far above them.
             guard let daemon = MHDDaemon.start(host: configuration.listen.host, port: configuration.listen.port,
                                                threads: configuration.threads, tls: pem,
+                                               tlsPriorities: configuration.tls?.priorities,
                                                connectionLimit: VaultServerConfiguration.maxConnections,
                                                perAddressLimit: limits.effectiveMaxConnectionsPerIP,
                                                idleTimeoutSeconds: limits.effectiveIdleConnectionTimeoutSeconds,
                                                connectionMemoryBytes: RequestHead.connectionMemoryBytes, context: context,
                                                access: vaultServerAccessHandler, requestLine: vaultServerRequestLineHandler,
-                                               completed: vaultServerCompletedHandler) else {
+                                               completed: vaultServerCompletedHandler,
+                                               connections: vaultServerConnectionHandler) else {
                 if pem != nil {
                     throw VaultServerStartError("cannot serve HTTPS on \(configuration.listen.host):\(configuration.listen.port): "
-                        + "the address is in use, or GnuTLS refused the certificate or key (not PEM, encrypted, or not a pair)")
+                        + "the address is in use, or GnuTLS refused the certificate or key (not PEM, encrypted, or not a pair)"
+                        + (configuration.tls?.priorities == nil ? "" : ", or the TLS priority string"))
                 }
                 throw VaultServerStartError("cannot listen on \(configuration.listen.host):\(configuration.listen.port)")
             }
             state.daemon = daemon
             state.port = daemon.port
+            connections.start()
             purger.start()
             return daemon.port
         }
@@ -155,10 +176,12 @@ public final class VaultServer: Sendable {
         }
         // Outside the lock: stopping joins the worker threads, which take the lock.
         daemon?.stop()
+        connections.stop()
         purger.stop()
     }
 
     deinit {
+        connections.stop()
         purger.stop()
         state.withLock { $0.daemon }?.stop()
     }
@@ -246,6 +269,9 @@ private func vaultServerRequestLineHandler(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     let context = RequestContext(started: ContinuousClock.now, target: uri)
+    if let cls, let connection {
+        Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue().connections.requestLineArrived(connection, now: context.started)
+    }
     return Unmanaged.passRetained(context).toOpaque()
 }
 
@@ -272,19 +298,17 @@ private func vaultServerAccessHandler(
             _ = cmhd_set_timeout(connection, UInt32(timeout))
         }
         context.body.append(uploadData, count: count, limit: server.maxBodyBytes)
+        server.connections.bodyArrived(connection, count: count)
         return cmhd_yes()
     }
 
     // The whole request has arrived: the connection goes back to the idle timeout.
-    if context.bodyTimeoutSeconds != nil { _ = cmhd_set_timeout(connection, UInt32(server.idleTimeoutSeconds)) }
-    guard let admission = context.admission else { return cmhd_no() }
-    var query: [String: String] = [:]
-    for name in ["cursor", "limit"] {
-        if let value = cmhd_query(connection, name) {
-            query[name] = String(validatingCString: value) ?? "\u{FFFD}"
-        }
+    if context.bodyTimeoutSeconds != nil {
+        _ = cmhd_set_timeout(connection, UInt32(server.idleTimeoutSeconds))
+        server.connections.bodyComplete(connection)
     }
-    let response = server.respond(VaultHTTPRequest(admission: admission, query: query, body: context.body.bytes,
+    guard let admission = context.admission else { return cmhd_no() }
+    let response = server.respond(VaultHTTPRequest(admission: admission, body: context.body.bytes,
                                                    bodyTooLarge: context.body.tooLarge))
     return queue(response, on: connection, close: context.body.tooLarge, feedStreams: server.feedStreams)
 }
@@ -300,7 +324,8 @@ private func checkHead(_ context: RequestContext, server: VaultServer, connectio
     let requestLineBytes = (method.map { strlen($0) } ?? 0) + context.targetBytes + (version.map { strlen($0) } ?? 0) + 4
     let head = RequestHead(requestLineBytes: requestLineBytes, headBytes: cmhd_head_size(connection),
                            contentLengths: headerValues(connection, "Content-Length"),
-                           transferEncodings: headerValues(connection, "Transfer-Encoding"))
+                           transferEncodings: headerValues(connection, "Transfer-Encoding"),
+                           fieldNames: MicroRequestTarget.headers(connection).map(\.name))
     let framing: RequestHead.Framing
     switch head.framing(maxBodyBytes: server.maxBodyBytes) {
     case .failure(let error): return refuse(error, on: connection)
@@ -312,10 +337,13 @@ private func checkHead(_ context: RequestContext, server: VaultServer, connectio
         return refuse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"), on: connection)
     }
     let authorization = cmhd_header(connection, "Authorization").flatMap { String(validatingCString: $0) }
-    switch server.admit(method: methodName, target: target, authorization: authorization, address: clientAddress(connection)) {
+    switch server.admit(method: methodName, target: target, authorization: authorization, address: clientAddress(connection, resolver: server.addressResolver)) {
     case .failure(let error): return refuse(error, on: connection)
     case .success(let admission): context.admission = admission
     }
+    // A body where the route takes none is never read: refused from the head, connection closed.
+    if framing.expectsBody, !(context.admission?.route.takesBody ?? false) { return refuse(.bodyNotAllowed, on: connection) }
+    server.connections.headArrived(connection, requestStarted: context.started, expectsBody: framing.expectsBody)
     if framing.expectsBody {
         // Until the body is in, a silent client is closed at the deadline, not the idle timeout.
         context.bodyTimeoutSeconds = timeout
@@ -325,11 +353,13 @@ private func checkHead(_ context: RequestContext, server: VaultServer, connectio
     return cmhd_yes()
 }
 
-/// The client's address as text (an IPv6 client's /64 prefix), or `unknown`.
-private func clientAddress(_ connection: OpaquePointer) -> String {
+/// The address the request's limits count against (`ClientAddressResolver`: the peer's, or the
+/// client a trusted proxy reports; an IPv6 client's /64 prefix), or `unknown`.
+private func clientAddress(_ connection: OpaquePointer, resolver: ClientAddressResolver) -> String {
     var buffer = [CChar](repeating: 0, count: 64)
-    guard cmhd_client_address(connection, &buffer, buffer.count) != 0 else { return "unknown" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard cmhd_peer_address(connection, &buffer, buffer.count) != 0 else { return "unknown" }
+    let peer = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return resolver.resolve(peer: peer) { headerValues(connection, $0) }
 }
 
 /// Whole seconds left before the request deadline (at least 1), or nil when it has passed.
@@ -419,7 +449,21 @@ private func vaultServerCompletedHandler(
     guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
     requestContext.pointee = nil
-    if context.admitted {
-        Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue().finishRequest()
+    let server = Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { server.connections.requestCompleted(connection) }
+    if context.admitted { server.finishRequest() }
+}
+
+/// MHD_NotifyConnectionCallback: a connection opened or is about to close.
+private func vaultServerConnectionHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+    _ code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection else { return }
+    let server = Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue()
+    if cmhd_connection_opened(code) != 0 {
+        server.connections.opened(connection)
+    } else {
+        server.connections.closed(connection)
     }
 }

@@ -44,13 +44,46 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         /// timeout of any load balancer or client pool in front of the server.
         public var idleConnectionTimeoutSeconds: Int?
         /// Connections one client address may hold open at once; more are closed as soon as they
-        /// are accepted. Optional in the file; absent means `defaultMaxConnectionsPerIP`. Raise it
-        /// when many clients reach the server through one proxy address.
+        /// are accepted. Optional in the file; absent means `defaultMaxConnectionsPerIP`, well below
+        /// `maxConnections` so that a few addresses cannot fill the table. Raise it when many
+        /// clients reach the server through one proxy address.
         public var maxConnectionsPerIP: Int?
         /// Seconds a request may take to arrive, from its request line to the last byte of its
-        /// body; a slower one is closed (408 `request-timeout` when its head arrives late). Optional
+        /// body; a slower one is closed (408 `request-timeout` when its head arrives late). The head
+        /// alone has `headTimeoutSeconds`, when that is shorter. Optional
         /// in the file; absent means `defaultRequestTimeoutSeconds`.
         public var requestTimeoutSeconds: Int?
+        /// Seconds a connection may take to deliver a whole request head (on a new connection, from
+        /// its accept, TLS handshake included), however slowly its bytes trickle in; a later head
+        /// closes the connection (a plain-HTTP client gets 408 first). Optional in the file; absent
+        /// means `defaultHeadTimeoutSeconds`.
+        public var headTimeoutSeconds: Int?
+        /// The slowest average rate, in bytes per second, at which a request body may arrive once its
+        /// first 5 seconds have passed; a slower one is closed. Optional in the file; absent means
+        /// `defaultMinBodyBytesPerSecond`.
+        public var minBodyBytesPerSecond: Int?
+        /// Ops one ephemeral (device) key may write per hour, sustained (each may leave a tombstone
+        /// and an op record behind); 0 disables. Optional; absent means `defaultDeviceWriteOpsPerHour`.
+        public var deviceWriteOpsPerHour: Double?
+        /// Ops one device key may write at once; at least `maxOpsPerBatch`. Absent means
+        /// `defaultDeviceWriteOpsBurst`.
+        public var deviceWriteOpsBurst: Int?
+        /// Ops one customer may have written per hour, by any caller; 0 disables. Optional;
+        /// absent means `defaultCustomerWriteOpsPerHour`.
+        public var customerWriteOpsPerHour: Double?
+        /// Ops one customer may have written at once; at least `maxOpsPerBatch`. Absent means
+        /// `defaultCustomerWriteOpsBurst`.
+        public var customerWriteOpsBurst: Int?
+        /// Tombstones one customer keeps; past it the oldest are purged early (older cursors then
+        /// expire with 410, as after the retention). Optional; absent means 10,000.
+        public var maxTombstonesPerCustomer: Int?
+        /// Op records one customer keeps; past it the oldest are purged early (a replay of such an
+        /// op is judged by its versions). Optional; absent means 10,000.
+        public var maxOpRecordsPerCustomer: Int?
+        /// Seconds an op's recorded outcome is kept, so that a replay of the op is answered with it
+        /// instead of being applied again. A replay after this window is judged by the row versions
+        /// it carries, like any new op. Optional; absent means `defaultOpRecordRetentionSeconds`.
+        public var opRecordRetentionSeconds: Double?
         /// Sustained requests per second per customer of a merchant (a device's ephemeral key
         /// reaches one customer, so this bounds a key too); 0 disables. Optional in the file;
         /// absent means `defaultCustomerRateLimitPerSecond`.
@@ -100,9 +133,49 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         /// The idle timeout when the configuration names none.
         public static let defaultIdleConnectionTimeoutSeconds = 30
         /// The per-address connection cap when the configuration names none.
-        public static let defaultMaxConnectionsPerIP = 64
+        public static let defaultMaxConnectionsPerIP = 32
         /// The request deadline when the configuration names none.
         public static let defaultRequestTimeoutSeconds = 30
+        /// A device key's sustained write rate when the configuration names none: one op a second.
+        public static let defaultDeviceWriteOpsPerHour: Double = 3_600
+        /// A device key's write burst when the configuration names none: two full batches.
+        public static let defaultDeviceWriteOpsBurst = 1_000
+        /// A customer's sustained write rate when the configuration names none: ten ops a second.
+        public static let defaultCustomerWriteOpsPerHour: Double = 36_000
+        /// A customer's write burst when the configuration names none.
+        public static let defaultCustomerWriteOpsBurst = 5_000
+        /// How long op outcomes are kept when the configuration names none: 7 days, longer than
+        /// any device's outbox waits in practice.
+        public static let defaultOpRecordRetentionSeconds: Double = 7 * 24 * 3600
+
+        /// The device write rate in force.
+        public var effectiveDeviceWriteOpsPerHour: Double { deviceWriteOpsPerHour ?? Self.defaultDeviceWriteOpsPerHour }
+        /// The device write burst in force.
+        public var effectiveDeviceWriteOpsBurst: Int { deviceWriteOpsBurst ?? Self.defaultDeviceWriteOpsBurst }
+        /// The customer write rate in force.
+        public var effectiveCustomerWriteOpsPerHour: Double { customerWriteOpsPerHour ?? Self.defaultCustomerWriteOpsPerHour }
+        /// The customer write burst in force.
+        public var effectiveCustomerWriteOpsBurst: Int { customerWriteOpsBurst ?? Self.defaultCustomerWriteOpsBurst }
+        /// The tombstone cap in force.
+        public var effectiveMaxTombstonesPerCustomer: Int { maxTombstonesPerCustomer ?? VaultService.RowCaps.standard.maxTombstones }
+        /// The op-record cap in force.
+        public var effectiveMaxOpRecordsPerCustomer: Int { maxOpRecordsPerCustomer ?? VaultService.RowCaps.standard.maxOpRecords }
+        /// The op-record retention asked for (the server keeps records no longer than tombstones:
+        /// `VaultServerConfiguration.effectiveOpRecordRetentionSeconds`).
+        public var effectiveOpRecordRetentionSeconds: Double { opRecordRetentionSeconds ?? Self.defaultOpRecordRetentionSeconds }
+
+        /// The head deadline when the configuration names none.
+        public static let defaultHeadTimeoutSeconds = 10
+        /// The minimum body rate when the configuration names none: 1 KiB/s.
+        public static let defaultMinBodyBytesPerSecond = 1024
+
+        /// The head deadline in force: never later than the request deadline.
+        public var effectiveHeadTimeoutSeconds: Int {
+            min(headTimeoutSeconds ?? Self.defaultHeadTimeoutSeconds, effectiveRequestTimeoutSeconds)
+        }
+
+        /// The minimum body rate in force.
+        public var effectiveMinBodyBytesPerSecond: Int { minBodyBytesPerSecond ?? Self.defaultMinBodyBytesPerSecond }
 
         /// The idle timeout in force.
         public var effectiveIdleConnectionTimeoutSeconds: Int {
@@ -154,7 +227,11 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
                     customerRateLimitBurst: Int? = nil, addressRateLimitPerSecond: Double? = nil,
                     addressRateLimitBurst: Int? = nil, failedAuthBurst: Int? = nil,
                     failedAuthRefillSeconds: Double? = nil, maxInstrumentsPerCustomer: Int? = nil,
-                    maxFeedPageBytes: Int? = nil) {
+                    maxFeedPageBytes: Int? = nil, headTimeoutSeconds: Int? = nil, minBodyBytesPerSecond: Int? = nil,
+                    deviceWriteOpsPerHour: Double? = nil, deviceWriteOpsBurst: Int? = nil,
+                    customerWriteOpsPerHour: Double? = nil, customerWriteOpsBurst: Int? = nil,
+                    opRecordRetentionSeconds: Double? = nil, maxTombstonesPerCustomer: Int? = nil,
+                    maxOpRecordsPerCustomer: Int? = nil) {
             self.maxBodyBytes = maxBodyBytes
             self.maxPageSize = maxPageSize
             self.defaultPageSize = defaultPageSize
@@ -172,6 +249,15 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             self.failedAuthRefillSeconds = failedAuthRefillSeconds
             self.maxInstrumentsPerCustomer = maxInstrumentsPerCustomer
             self.maxFeedPageBytes = maxFeedPageBytes
+            self.headTimeoutSeconds = headTimeoutSeconds
+            self.minBodyBytesPerSecond = minBodyBytesPerSecond
+            self.deviceWriteOpsPerHour = deviceWriteOpsPerHour
+            self.deviceWriteOpsBurst = deviceWriteOpsBurst
+            self.customerWriteOpsPerHour = customerWriteOpsPerHour
+            self.customerWriteOpsBurst = customerWriteOpsBurst
+            self.opRecordRetentionSeconds = opRecordRetentionSeconds
+            self.maxTombstonesPerCustomer = maxTombstonesPerCustomer
+            self.maxOpRecordsPerCustomer = maxOpRecordsPerCustomer
         }
 
         /// Every rate limit off: for benchmarks and load tests that measure the server, never for
@@ -182,6 +268,8 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
             limits.customerRateLimitPerSecond = 0
             limits.addressRateLimitPerSecond = 0
             limits.failedAuthBurst = 0
+            limits.deviceWriteOpsPerHour = 0
+            limits.customerWriteOpsPerHour = 0
             return limits
         }
     }
@@ -194,17 +282,27 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// The most connections the server holds open at once, whatever their address.
     public static let maxConnections = 1024
 
+    /// Connections kept for fresh clients: above `maxConnections` minus these, each new
+    /// connection closes the oldest one still waiting for its head (`ConnectionWatch`).
+    public static let reservedConnections = 128
+
     /// The server's certificate and key, for HTTPS.
     public struct TLS: Codable, Sendable, Equatable {
         /// A PEM file holding the server certificate, then any intermediate certificates.
         public var certificate: String
-        /// A PEM file holding the certificate's private key (unencrypted).
+        /// A PEM file holding the certificate's private key (unencrypted). Refused at start when
+        /// its group or others may read it.
         public var privateKey: String
+        /// A GnuTLS priority string naming the protocol versions and suites served. Optional;
+        /// absent means `TLSPEM.intermediateProfile` (Mozilla's "intermediate": TLS 1.3, and TLS 1.2
+        /// with ECDHE and AEAD suites only). `vault-server --tls-priority` sets it.
+        public var priorities: String?
 
         /// Creates TLS settings from two PEM file paths.
-        public init(certificate: String, privateKey: String) {
+        public init(certificate: String, privateKey: String, priorities: String? = nil) {
             self.certificate = certificate
             self.privateKey = privateKey
+            self.priorities = priorities
         }
     }
 
@@ -227,6 +325,10 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     public var limits: Limits
     /// Worker threads of the HTTP server.
     public var threads: Int
+    /// Networks of the TLS-terminating proxies in front of the server (CIDR, IPv4 or IPv6), whose
+    /// `Forwarded` / `X-Forwarded-For` name the client the limits count against. Optional; absent
+    /// or empty means the peer's address, always (`vault-server --trusted-proxy` adds to it).
+    public var trustedProxies: [String]?
     /// Where the vault lives: `postgres://...` (shared by several instances) or `sqlite:PATH`.
     /// Optional: without it, `vault-server --db PATH` (SQLite) or `--storage URL` says where;
     /// the command line wins over the file. Parsed by `VaultStorageLocation` (VaultServerPostgres).
@@ -236,7 +338,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
     /// Creates a configuration; the defaults suit tests and local runs.
     public init(listen: Listen = Listen(), apiKeys: [String: String] = [:],
                 tombstoneRetentionSeconds: Double = 30 * 24 * 3600, limits: Limits = Limits(), threads: Int = 4,
-                storage: String? = nil, tls: TLS? = nil) {
+                storage: String? = nil, tls: TLS? = nil, trustedProxies: [String]? = nil) {
         self.listen = listen
         self.tls = tls
         self.apiKeys = apiKeys
@@ -244,10 +346,11 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         self.limits = limits
         self.threads = threads
         self.storage = storage
+        self.trustedProxies = trustedProxies
     }
 
     private enum CodingKeys: String, CodingKey {
-        case listen, tls, apiKeys, tombstoneRetentionSeconds, limits, threads, storage
+        case listen, tls, apiKeys, tombstoneRetentionSeconds, limits, threads, storage, trustedProxies
     }
 
     /// Decodes a configuration file: every field required except the optional ones.
@@ -260,6 +363,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         limits = try container.decode(Limits.self, forKey: .limits)
         threads = try container.decode(Int.self, forKey: .threads)
         storage = try container.decodeIfPresent(String.self, forKey: .storage)
+        trustedProxies = try container.decodeIfPresent([String].self, forKey: .trustedProxies)
     }
 
     /// Reads and validates a configuration file.
@@ -278,6 +382,11 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         }
         try configuration.validate()
         return configuration
+    }
+
+    /// How long op outcomes are kept: `limits.opRecordRetentionSeconds`, never longer than tombstones.
+    public var effectiveOpRecordRetentionSeconds: Double {
+        min(limits.effectiveOpRecordRetentionSeconds, tombstoneRetentionSeconds)
     }
 
     /// Checks the values for ranges the server cannot work with.
@@ -325,12 +434,36 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         guard (1...3_600).contains(limits.effectiveRequestTimeoutSeconds) else {
             throw VaultServerConfigurationError("limits.requestTimeoutSeconds must be 1–3600")
         }
+        guard (1...3_600).contains(limits.headTimeoutSeconds ?? Limits.defaultHeadTimeoutSeconds) else {
+            throw VaultServerConfigurationError("limits.headTimeoutSeconds must be 1–3600")
+        }
+        for (name, rate, burst) in [("deviceWriteOps", limits.effectiveDeviceWriteOpsPerHour, limits.effectiveDeviceWriteOpsBurst),
+                                    ("customerWriteOps", limits.effectiveCustomerWriteOpsPerHour, limits.effectiveCustomerWriteOpsBurst)] {
+            guard rate >= 0, rate.isFinite else { throw VaultServerConfigurationError("limits.\(name)PerHour must not be negative") }
+            guard rate == 0 || burst >= limits.maxOpsPerBatch else {
+                throw VaultServerConfigurationError("limits.\(name)Burst must be at least maxOpsPerBatch (\(limits.maxOpsPerBatch))")
+            }
+        }
+        guard (1...10_000_000).contains(limits.effectiveMaxTombstonesPerCustomer),
+              (1...10_000_000).contains(limits.effectiveMaxOpRecordsPerCustomer) else {
+            throw VaultServerConfigurationError("limits.maxTombstonesPerCustomer and maxOpRecordsPerCustomer must be 1–10000000")
+        }
+        guard limits.effectiveOpRecordRetentionSeconds >= 0, limits.effectiveOpRecordRetentionSeconds.isFinite else {
+            throw VaultServerConfigurationError("limits.opRecordRetentionSeconds must be a non-negative number")
+        }
+        guard limits.effectiveMinBodyBytesPerSecond >= 0 else {
+            throw VaultServerConfigurationError("limits.minBodyBytesPerSecond must not be negative")
+        }
         guard (1...256).contains(threads) else { throw VaultServerConfigurationError("threads must be 1–256") }
+        _ = try ClientAddressResolver(cidrs: trustedProxies ?? [])
         if let storage, storage.isEmpty {
             throw VaultServerConfigurationError("storage must not be empty (omit it to use --db)")
         }
         if let tls, tls.certificate.isEmpty || tls.privateKey.isEmpty {
             throw VaultServerConfigurationError("tls.certificate and tls.privateKey must name PEM files")
+        }
+        if let priorities = tls?.priorities, priorities.isEmpty || priorities.utf8.contains(where: { $0 < 0x21 || $0 > 0x7E }) {
+            throw VaultServerConfigurationError("tls.priorities must be a GnuTLS priority string (printable ASCII, no spaces)")
         }
         for (key, merchant) in apiKeys where key.isEmpty || merchant.isEmpty {
             throw VaultServerConfigurationError("API keys and merchant ids must not be empty")

@@ -56,6 +56,16 @@ public protocol VaultStorageTransaction {
     /// `purgeTombstones` does) and idempotency records created at or before `opsCreatedAtOrBefore`
     /// (epoch milliseconds). Indexed on both times.
     func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws
+    /// The `deletedAt` of the customer's tombstone with `keeping` newer ones (the `keeping + 1`-th
+    /// newest), or nil when it has no more than `keeping`: purging at or before it leaves at most
+    /// `keeping` tombstones. Indexed.
+    func tombstoneCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64?
+    /// The `createdAt` of the customer's op record with `keeping` newer ones, or nil when it has no
+    /// more than `keeping`. Indexed.
+    func opRecordCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64?
+    /// Removes the customer's op records created at or before `createdAtOrBefore` (a replay of
+    /// such an op is then judged by the versions it carries, like a new op).
+    func purgeOpRecords(_ key: CustomerKey, createdAtOrBefore: Int64) throws
     /// The idempotency record of `opId`, if the op was processed before.
     func opRecord(_ key: CustomerKey, opId: String) throws -> StoredOpRecord?
     /// Records the outcome of an op under its id.

@@ -11,6 +11,8 @@ import Foundation
 struct VaultService: Sendable {
     let storage: any VaultServerStorage
     let retentionMillis: Int64
+    /// How long op outcomes are kept for replays (`Limits.opRecordRetentionSeconds`).
+    let opRetentionMillis: Int64
     /// The cursor codec, made from the storage's secret on the first feed request.
     private let cursors = CursorCodecCache()
 
@@ -18,11 +20,32 @@ struct VaultService: Sendable {
     let maxInstruments: Int
     /// The byte bound of a feed page (`Limits.maxFeedPageBytes`).
     let maxPageBytes: Int
+    /// What writes may leave behind per customer (`Limits.maxTombstonesPerCustomer`, `maxOpRecordsPerCustomer`).
+    let caps: RowCaps
+    private let writesSinceTrim = WriteTally()
 
-    init(storage: any VaultServerStorage, retentionMillis: Int64,
-         maxInstruments: Int = InstrumentLimits.maxInstrumentsPerCustomer, maxPageBytes: Int = defaultMaxPageBytes) {
+    /// The most tombstones and op records one customer keeps: past them, the oldest go early.
+    /// An early-purged tombstone expires older cursors exactly as the retention does (410, then a
+    /// fresh pull); an op record purged early leaves a replay of its op to the versions it carries.
+    struct RowCaps: Sendable, Equatable {
+        var maxTombstones: Int
+        var maxOpRecords: Int
+
+        /// The caps when nothing is configured.
+        static let standard = RowCaps(maxTombstones: 10_000, maxOpRecords: 10_000)
+
+        /// Ops written between two checks of a customer's caps: the caps are exceeded by at most
+        /// this many rows, and the check (an indexed read of `cap` rows) is amortized over them.
+        var checkInterval: Int { max(1, min(1_000, min(maxTombstones, maxOpRecords) / 10)) }
+    }
+
+    init(storage: any VaultServerStorage, retentionMillis: Int64, opRetentionMillis: Int64? = nil,
+         maxInstruments: Int = InstrumentLimits.maxInstrumentsPerCustomer, maxPageBytes: Int = defaultMaxPageBytes,
+         caps: RowCaps = .standard) {
         self.storage = storage
+        self.caps = caps
         self.retentionMillis = retentionMillis
+        self.opRetentionMillis = opRetentionMillis ?? retentionMillis
         self.maxInstruments = maxInstruments
         self.maxPageBytes = maxPageBytes
     }
@@ -132,7 +155,7 @@ struct VaultService: Sendable {
     func purgeExpired(now: Int64) throws {
         let threshold = now - retentionMillis
         try storage.transaction { tx in
-            try tx.purgeExpired(tombstonesDeletedAtOrBefore: threshold, opsCreatedAtOrBefore: threshold)
+            try tx.purgeExpired(tombstonesDeletedAtOrBefore: threshold, opsCreatedAtOrBefore: now - opRetentionMillis)
         }
     }
 
@@ -170,7 +193,20 @@ struct VaultService: Sendable {
                     results.append(result)
                 }
             }
+            try trimIfDue(key, writes: ops.count, tx: tx)
             return results
+        }
+    }
+
+    /// Counts `writes` against the customer and, every `caps.checkInterval` of them, purges its
+    /// oldest tombstones and op records past the caps.
+    private func trimIfDue(_ key: CustomerKey, writes: Int, tx: any VaultStorageTransaction) throws {
+        guard writesSinceTrim.add(writes, to: key, every: caps.checkInterval) else { return }
+        if let cutoff = try tx.tombstoneCutoff(key, keeping: caps.maxTombstones) {
+            try tx.purgeTombstones(key, deletedAtOrBefore: cutoff)
+        }
+        if let cutoff = try tx.opRecordCutoff(key, keeping: caps.maxOpRecords) {
+            try tx.purgeOpRecords(key, createdAtOrBefore: cutoff)
         }
     }
 
@@ -179,7 +215,9 @@ struct VaultService: Sendable {
     func delete(_ key: CustomerKey, id: String, now: Int64) throws -> WireChange? {
         try storage.transaction { tx in
             guard let row = try tx.instrument(key, id: id), !row.deleted else { return nil }
-            return try Self.change(of: Self.tombstone(row, key: key, tx: tx, now: now))
+            let change = try Self.change(of: Self.tombstone(row, key: key, tx: tx, now: now))
+            try trimIfDue(key, writes: 1, tx: tx)
+            return change
         }
     }
 
@@ -302,6 +340,24 @@ struct VaultService: Sendable {
 }
 
 /// Holds the cursor codec once the storage's secret has been read (shared by copies of the service).
+/// Writes per customer since its caps were last checked.
+private final class WriteTally: Sendable {
+    private let counts = Locked<[CustomerKey: Int]>([:])
+
+    /// Adds `writes`; true (and the count starts over) once `every` is reached.
+    func add(_ writes: Int, to key: CustomerKey, every: Int) -> Bool {
+        counts.withLock { counts in
+            let total = counts[key, default: 0] + writes
+            if total >= every {
+                counts[key] = nil
+                return true
+            }
+            counts[key] = total
+            return false
+        }
+    }
+}
+
 private final class CursorCodecCache: Sendable {
     let codec = Locked<ChangeCursor?>(nil)
 }

@@ -80,6 +80,10 @@ enum PostgresMigrations {
             CREATE INDEX vault_instrument_tombstone_age ON vault_instrument (deleted_at) WHERE deleted;
             CREATE INDEX vault_op_log_age ON vault_op_log (created_at);
             """),
+        // The per-customer caps read a customer's op records by age.
+        Migration(name: "2026-12-op-log-customer-age", sql: """
+            CREATE INDEX vault_op_log_customer_age ON vault_op_log (merchant, customer, created_at);
+            """),
     ]
 
     /// Applies the missing migrations on `connection` under the migration lock; returns the names

@@ -206,6 +206,25 @@ final class PostgresStorageTransaction: VaultStorageTransaction {
         partial[key] = partial[key]?.filter { _, row in !(row.deleted && (row.deletedAt.map { $0 <= deletedAtOrBefore } ?? false)) }
     }
 
+    func tombstoneCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64? {
+        try lock(key)
+        let result = try connection.execute(SQL.tombstoneCutoff, [key.merchant, key.customer, String(keeping)])
+        return result.rowCount > 0 ? try result.int64(0, 0) : nil
+    }
+
+    func opRecordCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64? {
+        try lock(key)
+        let result = try connection.execute(SQL.opRecordCutoff, [key.merchant, key.customer, String(keeping)])
+        return result.rowCount > 0 ? try result.int64(0, 0) : nil
+    }
+
+    func purgeOpRecords(_ key: CustomerKey, createdAtOrBefore: Int64) throws {
+        try lock(key)
+        try write(SQL.purgeOpRecords, [key.merchant, key.customer, String(createdAtOrBefore)])
+        opRecords[key] = opRecords[key]?.filter { $0.value.createdAt > createdAtOrBefore }
+        prefetchedOpIds[key] = nil
+    }
+
     func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
         try write(SQL.purgeExpiredTombstones, [String(tombstonesDeletedAtOrBefore)])
         try write(SQL.purgeExpiredOps, [String(opsCreatedAtOrBefore)])

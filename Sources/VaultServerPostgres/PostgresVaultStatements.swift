@@ -106,6 +106,20 @@ enum PostgresVaultStatements {
     static let purgeExpiredOps = PostgresStatement(
         name: "vault_purge_expired_ops", sql: "DELETE FROM vault_op_log WHERE created_at <= $1")
 
+    static let tombstoneCutoff = PostgresStatement(
+        name: "vault_tombstone_cutoff", sql: """
+            SELECT deleted_at FROM vault_instrument WHERE merchant = $1 AND customer = $2 AND deleted
+            ORDER BY deleted_at DESC LIMIT 1 OFFSET $3
+            """)
+
+    static let opRecordCutoff = PostgresStatement(
+        name: "vault_op_record_cutoff", sql: """
+            SELECT created_at FROM vault_op_log WHERE merchant = $1 AND customer = $2 ORDER BY created_at DESC LIMIT 1 OFFSET $3
+            """)
+
+    static let purgeOpRecords = PostgresStatement(
+        name: "vault_purge_op_records", sql: "DELETE FROM vault_op_log WHERE merchant = $1 AND customer = $2 AND created_at <= $3")
+
     static let opRecord = PostgresStatement(
         name: "vault_op_record", sql: """
             SELECT body_hash, result_json, created_at FROM vault_op_log WHERE merchant = $1 AND customer = $2 AND op_id = $3

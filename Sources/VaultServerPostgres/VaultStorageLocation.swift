@@ -63,7 +63,12 @@ public enum VaultStorageLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Safe to print or log: a URL's password is replaced by `***`.
+    /// The connection parameters whose values are credentials: masked wherever the location is
+    /// printed (libpq reads `passfile` for passwords, so its name is masked too).
+    static let credentialParameters: Set<String> = ["password", "sslpassword", "passfile"]
+
+    /// Safe to print or log: a URL's password and every credential parameter
+    /// (`credentialParameters`) are replaced by `***`.
     public var description: String {
         switch self {
         case .sqlite(let path):
@@ -71,11 +76,25 @@ public enum VaultStorageLocation: Sendable, Equatable, CustomStringConvertible {
         case .postgres(let url):
             guard var components = URLComponents(string: url) else { return "postgres://(unparsable URL)" }
             if components.password != nil { components.password = "***" }
-            // Query parameters may carry a password too (`?password=`): drop their values.
             components.queryItems = components.queryItems?.map { item in
-                item.name.lowercased() == "password" ? URLQueryItem(name: item.name, value: "***") : item
+                Self.credentialParameters.contains(item.name.lowercased()) ? URLQueryItem(name: item.name, value: "***") : item
             }
             return components.string ?? "postgres://(unparsable URL)"
         }
+    }
+
+    /// `text` (an error message, which libpq may build from the URL's values) with every
+    /// credential of this location replaced by `***`.
+    public func redacting(_ text: String) -> String {
+        guard case .postgres(let url) = self, let components = URLComponents(string: url) else { return text }
+        var secrets = (components.queryItems ?? []).filter { Self.credentialParameters.contains($0.name.lowercased()) }
+            .compactMap(\.value)
+        if let password = components.password { secrets.append(password) }
+        if let password = components.percentEncodedPassword { secrets.append(password) }
+        var redacted = text
+        for secret in secrets.filter({ !$0.isEmpty }).sorted(by: { $0.count > $1.count }) {
+            redacted = redacted.replacingOccurrences(of: secret, with: "***")
+        }
+        return redacted
     }
 }

@@ -1,15 +1,18 @@
 // vault-server: the remote vault service as a process.
 //
 //   vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE]
-//                [--tls-cert PEM --tls-key PEM] [--api-key-file PATH]... [--api-key KEY:MERCHANT]...
+//                [--tls-cert PEM --tls-key PEM [--tls-priority GNUTLS-PRIORITY]] [--trusted-proxy CIDR]...
+//                [--api-key-file PATH]... [--api-key KEY:MERCHANT]...
 //
 // Keys come from the config's apiKeys, every --api-key-file, CHECKOUTKIT_VAULT_API_KEYS and every
 // --api-key, together; a configuration file is read only when --config names one.
 //
 // Prints `listening on http(s)://HOST:PORT` once ready; SIGTERM or SIGINT drain in-flight requests
-// (new ones get 503) and exit 0. Exit 2 on usage errors, 1 when the server cannot start.
+// (new ones get 503) and exit 0. Exit 2 on usage errors (an invalid configuration, key or key file
+// included), 1 when the server cannot start.
 import Dispatch
 import Foundation
+import MicroHTTPServer
 import VaultServer
 import VaultServerPostgres
 
@@ -24,12 +27,15 @@ struct ServerOptions {
     var tlsKey: String?
     var apiKeys: [(key: String, merchant: String)] = []
     var apiKeyFiles: [String] = []
+    var tlsPriority: String?
+    var trustedProxies: [String] = []
     var help = false
 }
 
 let usage = """
     usage: vault-server (--db PATH | --storage URL) [--port N] [--host ADDR] [--config FILE]
-                        [--tls-cert PEM --tls-key PEM] [--api-key-file PATH]... [--api-key KEY:MERCHANT]...
+                        [--tls-cert PEM --tls-key PEM [--tls-priority GNUTLS-PRIORITY]] [--trusted-proxy CIDR]...
+                        [--api-key-file PATH]... [--api-key KEY:MERCHANT]...
 
       --db PATH              SQLite database file (created if missing, mode 0600)
       --storage URL          postgres://USER@HOST:PORT/DB (several instances may share it) or sqlite:PATH;
@@ -39,9 +45,13 @@ let usage = """
       --host ADDR            IPv4 or IPv6 literal to bind (default: the config's listen.host, 127.0.0.1)
       --config FILE          configuration JSON; without it none is read, and the built-in defaults apply
       --tls-cert PEM         serve HTTPS with this certificate chain (with --tls-key; default: the config's "tls")
-      --tls-key PEM          the certificate's unencrypted private key
+      --tls-key PEM          the certificate's unencrypted private key (mode 0600 or stricter)
+      --tls-priority TEXT    a GnuTLS priority string replacing the default profile (Mozilla's "intermediate":
+                             TLS 1.3, and TLS 1.2 with ECDHE and AEAD suites only)
+      --trusted-proxy CIDR   a proxy network whose Forwarded / X-Forwarded-For headers name the client that
+                             limits count against (repeatable; default: the config's trustedProxies, else none)
       --api-key-file PATH    accept the keys in PATH: one KEY:MERCHANT a line, # comments (repeatable;
-                             recommended: a file readable by the server only keeps keys out of argv)
+                             keeps keys out of argv; mode 0600 or stricter, else refused)
       --api-key KEY:MERCHANT accept KEY for MERCHANT (repeatable); KEY may be sha256:HEX, the lowercase hex
                              SHA-256 of the key, so the command line holds no key
 
@@ -80,6 +90,8 @@ func parse(_ arguments: [String]) -> ServerOptions {
                 fail(error.message, code: 2)
             }
         case "--api-key-file": options.apiKeyFiles.append(value(argument))
+        case "--tls-priority": options.tlsPriority = value(argument)
+        case "--trusted-proxy": options.trustedProxies.append(value(argument))
         case "--help", "-h": options.help = true
         default: fail("unknown argument '\(argument.prefix(40))'\n\(usage)", code: 2)
         }
@@ -104,15 +116,22 @@ do {
         configuration = VaultServerConfiguration()
     }
 } catch {
-    fail(error.description, code: 1)
+    fail(error.description, code: 2)
 }
 if let port = options.port { configuration.listen.port = port }
 if let host = options.host { configuration.listen.host = host }
 if let certificate = options.tlsCertificate, let key = options.tlsKey {
-    configuration.tls = VaultServerConfiguration.TLS(certificate: certificate, privateKey: key)
+    configuration.tls = VaultServerConfiguration.TLS(certificate: certificate, privateKey: key,
+                                                     priorities: configuration.tls?.priorities)
 }
+if let priority = options.tlsPriority {
+    guard configuration.tls != nil else { fail("--tls-priority needs --tls-cert and --tls-key (or the config's tls)", code: 2) }
+    configuration.tls?.priorities = priority
+}
+if !options.trustedProxies.isEmpty { configuration.trustedProxies = (configuration.trustedProxies ?? []) + options.trustedProxies }
 do {
     for path in options.apiKeyFiles {
+        if let refusal = SecretFile.refusal(path, what: "--api-key-file") { fail(refusal, code: 2) }
         guard let data = FileManager.default.contents(atPath: path) else { fail("cannot read --api-key-file \(path)", code: 2) }
         let entries = try APIKeyList.parse(String(decoding: data, as: UTF8.self), source: "--api-key-file \(path)")
         try APIKeyList.merge(entries, into: &configuration.apiKeys)
@@ -141,7 +160,7 @@ do {
     // One pooled PostgreSQL connection per worker thread; errors never contain the URL.
     storage = try location.open(poolSize: configuration.threads)
 } catch {
-    fail("cannot open the storage \(location): \(error)", code: 1)
+    fail("cannot open the storage \(location): \(location.redacting(String(describing: error)))", code: 1)
 }
 
 let server = VaultServer(configuration: configuration, storage: storage)

@@ -56,6 +56,9 @@ public enum CardNumberSpellings {
                                                           "\u{FF0E}", "\u{FF0D}", "\u{30FB}"]),
         SeparatorClass(name: "combining marks", members: ["\u{0301}", "\u{0332}", "\u{20DD}"]),
         SeparatorClass(name: "control characters", members: ["\u{0}", "\u{1}", "\u{1B}", "\u{7F}"]),
+        // Letters by category, blanks on screen: `4242ㅤ4242ㅤ4242ㅤ4242` reads as a spaced card number.
+        SeparatorClass(name: "invisible letters (Hangul fillers)", members: ["\u{3164}", "\u{FFA0}", "\u{115F}", "\u{1160}"]),
+        SeparatorClass(name: "other default-ignorables", members: ["\u{034F}", "\u{180E}", "\u{2065}", "\u{E0020}", "\u{1D173}"]),
     ]
 
     /// Every separator of every class.

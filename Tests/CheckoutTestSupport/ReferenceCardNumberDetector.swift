@@ -26,6 +26,9 @@ public enum ReferenceCardNumberDetector {
             }
         }
         let properties = scalar.properties
+        // What renders as nothing separates, whatever its category: the Hangul fillers are letters
+        // (Lo) that show as blanks, listed by hand here, then every other default-ignorable.
+        if [0x115F, 0x1160, 0x3164, 0xFFA0].contains(scalar.value) || properties.isDefaultIgnorableCodePoint { return .separator }
         if let type = properties.numericType {
             if type == .decimal || type == .digit, let value = properties.numericValue,
                [0.0, 1, 2, 3, 4, 5, 6, 7, 8, 9].contains(value) {

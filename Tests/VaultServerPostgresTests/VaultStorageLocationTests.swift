@@ -49,6 +49,9 @@ struct VaultStorageLocationTests {
         ("postgres://vault:s3cret@db.internal:5432/vault", "postgres://vault:***@db.internal:5432/vault"),
         ("postgres://vault@db.internal/vault?password=s3cret&sslmode=require",
          "postgres://vault@db.internal/vault?password=***&sslmode=require"),
+        ("postgres://vault@db.internal/vault?sslpassword=s3cret&sslmode=bogus",
+         "postgres://vault@db.internal/vault?sslpassword=***&sslmode=bogus"),
+        ("postgres://vault@db.internal/vault?PassFile=/run/s3cret", "postgres://vault@db.internal/vault?PassFile=***"),
     ])
     func redaction(_ url: String, _ shown: String) throws {
         let location = try VaultStorageLocation(parsing: url)
@@ -57,5 +60,15 @@ struct VaultStorageLocationTests {
             try VaultStorageLocation(parsing: url.replacingOccurrences(of: "postgres://", with: "pg://"))
         }
         #expect(error.map { !$0.description.contains("s3cret") } == true)
+    }
+
+    @Test("libpq's own error for an sslpassword URL shows no credential once redacted (vault-server prints it so)")
+    func libpqErrorRedacted() throws {
+        let location = try VaultStorageLocation(parsing: "postgres://u:pw-s3cret@127.0.0.1:1/db?sslpassword=ssl-s3cret&sslmode=bogus")
+        let error = #expect(throws: (any Error).self) { _ = try location.open(poolSize: 1) }
+        let printed = location.redacting(String(describing: try #require(error)))
+        #expect(printed.contains("sslmode"), "\(printed)")
+        #expect(!printed.contains("s3cret"), "\(printed)")
+        #expect(location.redacting("pw-s3cret and ssl-s3cret") == "*** and ***")
     }
 }

@@ -130,6 +130,104 @@ import Testing
         #expect(logged.filter { $0.contains(#""event":"auth-throttled""#) && $0.contains(#""retryAfter":10"#) }.count == 1)
     }
 
+    /// One request `GET /v1/customers/c1/instruments` with `key`, from `source`, with extra header fields.
+    static func call(_ server: TestServer, key: String, from source: String = "127.0.0.1",
+                     headers: [(String, String)] = []) throws -> RawHTTP.Message? {
+        try RawExchange.run(port: server.port, RawHTTP.request(
+            "GET", path: Array("/v1/customers/c1/instruments".utf8), headers: [("Authorization", "Bearer \(key)")] + headers),
+            from: source).responses.first
+    }
+
+    @Test("guesses from a shared address never lock out a key that authenticated there before: 28 of 28 served over 30 s while one wrong key a second arrives from the same address")
+    func sharedAddressLockout() throws {
+        let clock = ManualClock()
+        let server = try TestServer(.memory, clock: clock.clock)
+        #expect(try Self.call(server, key: TestServer.keyA)?.status == 200, "the valid client authenticates first")
+        // The attacker spends the address's whole budget at once, then keeps guessing.
+        for index in 0...VaultServerConfiguration.Limits.defaultFailedAuthBurst {
+            _ = try Self.call(server, key: "guess-\(index)-\(UUID().uuidString)")
+        }
+        var served = 0
+        var attackerThrottled = 0
+        for second in 0..<30 {
+            clock.advance(seconds: 1)
+            if try Self.call(server, key: "guess-late-\(second)-\(UUID().uuidString)")?.errorCode == "auth-throttled" {
+                attackerThrottled += 1
+            }
+            if second < 28, try Self.call(server, key: TestServer.keyA)?.status == 200 { served += 1 }
+        }
+        #expect(served == 28, "the valid key was served \(served) of 28 times")
+        // The guessing itself stays throttled: the budget refills one guess per 5 s.
+        #expect(attackerThrottled >= 23, "only \(attackerThrottled) of 30 guesses were throttled")
+        // A key never seen from this address waits like any guess (it cannot be told from one unchecked).
+        expectJSONError(try Self.call(server, key: TestServer.keyB), status: 429, code: "auth-throttled")
+    }
+
+    @Test("a credential that keeps failing is throttled wherever it comes from, and only it: another key from the same addresses is served")
+    func failuresPerCredential() throws {
+        let clock = ManualClock()
+        let server = try TestServer(.memory, limits: .init(failedAuthBurst: 3, failedAuthRefillSeconds: 10), clock: clock.clock)
+        let revokedLike = "stale-key-\(UUID().uuidString)"
+        for index in 0..<3 {
+            expectJSONError(try Self.call(server, key: revokedLike, from: "127.0.0.\(index + 2)"), status: 401, code: "unauthorized")
+        }
+        // A fresh address, with budget left: the credential itself has none.
+        expectJSONError(try Self.call(server, key: revokedLike, from: "127.0.0.9"), status: 429, code: "auth-throttled")
+        // Another key from one of the addresses that failed once is served.
+        #expect(try Self.call(server, key: TestServer.keyA, from: "127.0.0.2")?.status == 200)
+    }
+
+    @Test("--trusted-proxy: a listed proxy's X-Forwarded-For and Forwarded name the client the budget counts; an unlisted peer's are ignored")
+    func trustedProxy() throws {
+        let clock = ManualClock()
+        let lines = LogLines()
+        let limits = VaultServerConfiguration.Limits(failedAuthBurst: 3, failedAuthRefillSeconds: 10)
+        // Behind the proxy (127.0.0.1): the attacker's guesses count against its own address only.
+        let proxied = try TestServer(.memory, limits: limits, clock: clock.clock, trustedProxies: ["127.0.0.1/32", "10.0.0.0/8"],
+                                     log: lines.log)
+        for index in 0..<3 {
+            let guess = try Self.call(proxied, key: "guess-\(index)", headers: [("X-Forwarded-For", "198.51.100.7, 10.1.2.3")])
+            expectJSONError(guess, status: 401, code: "unauthorized")
+        }
+        expectJSONError(try Self.call(proxied, key: "guess-9", headers: [("X-Forwarded-For", "198.51.100.7")]),
+                        status: 429, code: "auth-throttled")
+        // Another client through the same proxy, with a key never seen before, is served.
+        #expect(try Self.call(proxied, key: TestServer.keyB, headers: [("Forwarded", #"for="[2001:db8:cafe::17]:4711";proto=https"#)])?
+            .status == 200)
+        #expect(try Self.call(proxied, key: TestServer.keyA, headers: [("Forwarded", "for=198.51.100.8")])?.status == 200)
+        #expect(lines.all.allSatisfy { $0.contains(#""address":"198.51.100.7""#) }, "\(lines.all)")
+        // A peer outside the list cannot choose its address: its headers are ignored.
+        for index in 0..<3 {
+            _ = try Self.call(proxied, key: "spoof-\(index)", from: "127.0.0.5", headers: [("X-Forwarded-For", "203.0.113.\(index)")])
+        }
+        expectJSONError(try Self.call(proxied, key: "spoof-9", from: "127.0.0.5", headers: [("X-Forwarded-For", "203.0.113.99")]),
+                        status: 429, code: "auth-throttled")
+
+        // Without --trusted-proxy, rotating the header changes nothing: the peer's address counts.
+        let direct = try TestServer(.memory, limits: limits, clock: clock.clock)
+        for index in 0..<3 {
+            _ = try Self.call(direct, key: "spoof-\(index)", headers: [("X-Forwarded-For", "203.0.113.\(index)")])
+        }
+        expectJSONError(try Self.call(direct, key: "spoof-9", headers: [("X-Forwarded-For", "203.0.113.50")]),
+                        status: 429, code: "auth-throttled")
+    }
+
+    @Test("trusted-proxy networks: CIDR parsing, the rightmost untrusted hop, IPv6 by /64")
+    func clientAddressResolution() throws {
+        let resolver = try ClientAddressResolver(cidrs: ["10.0.0.0/8", "2001:db8::/32", "192.0.2.1"])
+        func resolve(_ peer: String, _ fields: [String: [String]]) -> String { resolver.resolve(peer: peer) { fields[$0] ?? [] } }
+        #expect(resolve("10.1.1.1", ["X-Forwarded-For": ["198.51.100.1, 10.9.9.9"]]) == "198.51.100.1")
+        #expect(resolve("10.1.1.1", ["X-Forwarded-For": ["203.0.113.5, 198.51.100.1"]]) == "198.51.100.1")
+        #expect(resolve("10.1.1.1", ["X-Forwarded-For": ["198.51.100.1"], "Forwarded": ["for=198.51.100.2"]]) == "198.51.100.2")
+        #expect(resolve("2001:db8::1", ["Forwarded": [#"for="[2a00:1450:4001:81a::200e]:443""#]]) == "2a00:1450:4001:81a::")
+        #expect(resolve("192.0.2.1", ["X-Forwarded-For": ["not-an-address"]]) == "192.0.2.1")
+        #expect(resolve("192.0.2.2", ["X-Forwarded-For": ["198.51.100.1"]]) == "192.0.2.2")
+        #expect(resolve("10.1.1.1", [:]) == "10.1.1.1")
+        for bad in ["10.0.0.0/33", "10.0.0/8", "::/129", "host.example", "10.0.0.0/", "10.0.0.0/-1"] {
+            #expect(throws: VaultServerConfigurationError.self, "\(bad)") { try ClientAddressResolver(cidrs: [bad]) }
+        }
+    }
+
     @Test("rate limits are on by default: per customer, per merchant and per address")
     func defaultRateLimits() throws {
         let limits = VaultServerConfiguration.Limits()

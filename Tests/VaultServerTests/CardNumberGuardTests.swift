@@ -23,6 +23,10 @@ struct CardNumberGuardTests {
         ("slashes", CardNumberSpellings.grouped(pan, separator: "/")),
         ("full-width digits", CardNumberSpellings.grouped(pan, in: CardNumberSpellings.scripts[1], separator: "")),
         ("Arabic-Indic digits", CardNumberSpellings.grouped(pan, in: CardNumberSpellings.scripts[2], separator: " ")),
+        // Letters by category that render as blanks: each was stored before.
+        ("Hangul fillers U+3164", CardNumberSpellings.grouped(pan, separator: "\u{3164}")),
+        ("halfwidth Hangul fillers U+FFA0", CardNumberSpellings.grouped(pan, separator: "\u{FFA0}")),
+        ("Hangul choseong fillers U+115F", CardNumberSpellings.grouped(pan, separator: "\u{115F}")),
     ]
 
     /// The JSON text of an upsert op; `name`, `month` and `year` are JSON literals.

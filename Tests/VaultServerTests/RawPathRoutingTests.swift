@@ -58,4 +58,33 @@ struct RawPathRoutingTests {
         case .failure(let error): #expect(expected == nil && error.code == "invalid-path")
         }
     }
+
+    @Test("a query value with an encoded or raw NUL or control character, a bad escape or a repeated name is 400 invalid-query, never truncated", arguments: [
+        "cursor=%00", "limit=5%00junk", "cursor=a%1Fb", "cursor=a%7Fb", "cursor=%zz", "cursor=%C3", "limit=1&limit=2",
+    ])
+    func refusedQueries(_ query: String) throws {
+        let server = try TestServer(.memory)
+        let answer = try RawHTTP.call(port: server.port, "GET", "/v1/customers/c1/changes?" + query, key: TestServer.keyA)
+        expectJSONError(answer, status: 400, code: "invalid-query")
+    }
+
+    @Test("a valid cursor followed by %00 and junk is refused, not read up to the NUL")
+    func cursorWithNUL() throws {
+        let server = try TestServer(.memory)
+        let first = try RawHTTP.call(port: server.port, "GET", "/v1/customers/c1/changes", key: TestServer.keyA)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(first.body)) as? [String: Any])
+        let cursor = try #require(object["cursor"] as? String, "\(first.text)")
+        let escaped = try #require(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        #expect(try RawHTTP.call(port: server.port, "GET", "/v1/customers/c1/changes?cursor=\(escaped)", key: TestServer.keyA).status == 200)
+        let answer = try RawHTTP.call(port: server.port, "GET", "/v1/customers/c1/changes?cursor=\(escaped)%00junk", key: TestServer.keyA)
+        expectJSONError(answer, status: 400, code: "invalid-query")
+    }
+
+    @Test("query arguments decode '+' and escapes, and keep '/'", arguments: [
+        ("/v1/customers/c1/changes?cursor=a%2Bb+c&limit=5", ["cursor": "a+b c", "limit": "5"]),
+        ("/health?x=%2F", ["x": "/"]), ("/health", [:]), ("/health?flag", ["flag": ""]),
+    ] as [(String, [String: String])])
+    func queries(_ target: String, _ expected: [String: String]) throws {
+        #expect(try RequestTarget.query(of: target) == expected)
+    }
 }

@@ -37,6 +37,12 @@ struct RequestFramingTests {
              body: "0\r\n\r\n", status: 501, code: "unsupported-transfer-encoding"),
         Case(testDescription: "chunked twice, in two fields", fields: "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n",
              body: "0\r\n\r\n", status: 501, code: "unsupported-transfer-encoding"),
+        // RFC 9112 §5.1: whitespace between a field name and its colon is a 400. libmicrohttpd
+        // keeps such a field under the name `Transfer-Encoding `, which no framing rule would see.
+        Case(testDescription: "a space before the colon", fields: "Transfer-Encoding : chunked\r\nContent-Length: 5\r\n",
+             body: "0\r\n\r\n", status: 400, code: "invalid-header-field"),
+        Case(testDescription: "a tab before the colon", fields: "Content-Length\t: 5\r\n", body: "0\r\n\r\n",
+             status: 400, code: "invalid-header-field"),
     ]
 
     @Test("an ambiguous body length: JSON error, connection closed, the hidden request never answered", arguments: refused)

@@ -68,6 +68,29 @@ struct SlowSenderTests {
         #expect(exchange.closed)
     }
 
+    @Test("a body trickled below limits.minBodyBytesPerSecond is closed once its 5-second grace is over, long before the request deadline")
+    func bodyBelowTheMinimumRate() async throws {
+        let server = try TestServer(.memory, limits: .init(requestTimeoutSeconds: 60, minBodyBytesPerSecond: 1000))
+        let port = server.port
+        let closedAfter = try await onOwnThread { () throws -> Duration? in
+            let fd = try RawHTTP.connect(port: port)
+            defer { close(fd) }
+            let clock = ContinuousClock()
+            let started = clock.now
+            _ = RawHTTP.writeAll(fd, Self.opsHead(length: 100_000))
+            // 100 bytes a second: a tenth of the minimum, and a byte arriving every 10 ms keeps
+            // libmicrohttpd's inactivity timeout from ever firing.
+            while clock.now - started < .seconds(20) {
+                guard RawHTTP.writeAll(fd, [UInt8](repeating: UInt8(ascii: " "), count: 1)) else { return clock.now - started }
+                var probe = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&probe, 1, 10) > 0 { return clock.now - started }
+            }
+            return nil
+        }
+        let after = try #require(closedAfter, "the trickled body was never closed")
+        #expect(after >= .seconds(5) && after < .seconds(8), "closed after \(after)")
+    }
+
     @Test("a body that arrives within the deadline is served, and the connection then keeps the idle timeout")
     func slowButInTime() async throws {
         let server = try TestServer(.memory, limits: .init(idleConnectionTimeoutSeconds: 30, requestTimeoutSeconds: 2))

@@ -84,6 +84,11 @@ private struct GatedTransaction: VaultStorageTransaction {
     func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws {
         try inner.purgeTombstones(key, deletedAtOrBefore: deletedAtOrBefore)
     }
+    func tombstoneCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64? { try inner.tombstoneCutoff(key, keeping: keeping) }
+    func opRecordCutoff(_ key: CustomerKey, keeping: Int) throws -> Int64? { try inner.opRecordCutoff(key, keeping: keeping) }
+    func purgeOpRecords(_ key: CustomerKey, createdAtOrBefore: Int64) throws {
+        try inner.purgeOpRecords(key, createdAtOrBefore: createdAtOrBefore)
+    }
     func purgeExpired(tombstonesDeletedAtOrBefore: Int64, opsCreatedAtOrBefore: Int64) throws {
         try inner.purgeExpired(tombstonesDeletedAtOrBefore: tombstonesDeletedAtOrBefore, opsCreatedAtOrBefore: opsCreatedAtOrBefore)
     }
@@ -138,7 +143,7 @@ final class TestServer: Sendable {
     /// another instance of the same vault.
     init(_ kind: StorageKind, schema: PostgresTestSchema? = nil, limits: VaultServerConfiguration.Limits = .init(),
          retentionSeconds: Double = 3600, clock: WallClock = .system, sleepClock: any Clock<Duration> = ContinuousClock(),
-         apiKeys: [String: String] = defaultAPIKeys,
+         apiKeys: [String: String] = defaultAPIKeys, trustedProxies: [String]? = nil,
          log: VaultServerLog = .standardError, wrap: (any VaultServerStorage) -> any VaultServerStorage = { $0 }) throws {
         let inner: any VaultServerStorage
         switch kind {
@@ -166,7 +171,7 @@ final class TestServer: Sendable {
         let configuration = VaultServerConfiguration(
             listen: .init(host: "127.0.0.1", port: 0),
             apiKeys: apiKeys,
-            tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4)
+            tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4, trustedProxies: trustedProxies)
         server = VaultServer(configuration: configuration, storage: storage, clock: clock, sleepClock: sleepClock, log: log)
         let port = try server.start()
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw VaultServerStartError("bad URL") }

@@ -15,9 +15,12 @@ struct VaultServerConfigurationTests {
         #expect(configuration.limits.idleConnectionTimeoutSeconds == nil)
         #expect(configuration.limits.effectiveIdleConnectionTimeoutSeconds == 30)
         #expect(configuration.limits.maxConnectionsPerIP == nil)
-        #expect(configuration.limits.effectiveMaxConnectionsPerIP == 64)
+        #expect(configuration.limits.effectiveMaxConnectionsPerIP == 32)
         #expect(configuration.limits.requestTimeoutSeconds == nil)
         #expect(configuration.limits.effectiveRequestTimeoutSeconds == 30)
+        #expect(configuration.limits.effectiveHeadTimeoutSeconds == 10)
+        #expect(configuration.limits.effectiveDeviceWriteOpsPerHour == 3600)
+        #expect(configuration.trustedProxies == nil && configuration.tls?.priorities == nil)
     }
 
     @Test("the optional limits are read from the file when present")
@@ -51,6 +54,16 @@ struct VaultServerConfigurationTests {
         (VaultServerConfiguration(limits: .init(maxConnectionsPerIP: 1025)), "limits.maxConnectionsPerIP must be 1–1024"),
         (VaultServerConfiguration(limits: .init(requestTimeoutSeconds: 0)), "limits.requestTimeoutSeconds must be 1–3600"),
         (VaultServerConfiguration(limits: .init(requestTimeoutSeconds: 3601)), "limits.requestTimeoutSeconds must be 1–3600"),
+        (VaultServerConfiguration(limits: .init(headTimeoutSeconds: 0)), "limits.headTimeoutSeconds must be 1–3600"),
+        (VaultServerConfiguration(limits: .init(minBodyBytesPerSecond: -1)), "limits.minBodyBytesPerSecond must not be negative"),
+        (VaultServerConfiguration(limits: .init(maxOpsPerBatch: 500, deviceWriteOpsBurst: 499)),
+         "limits.deviceWriteOpsBurst must be at least maxOpsPerBatch (500)"),
+        (VaultServerConfiguration(limits: .init(customerWriteOpsPerHour: -1)), "limits.customerWriteOpsPerHour must not be negative"),
+        (VaultServerConfiguration(limits: .init(opRecordRetentionSeconds: -1)), "limits.opRecordRetentionSeconds must be a non-negative number"),
+        (VaultServerConfiguration(trustedProxies: ["10.0.0.0/33"]),
+         "trustedProxies: '10.0.0.0/33' is not an IPv4 or IPv6 address or CIDR network"),
+        (VaultServerConfiguration(tls: .init(certificate: "c.pem", privateKey: "k.pem", priorities: "NORMAL -VERS-TLS1.0")),
+         "tls.priorities must be a GnuTLS priority string (printable ASCII, no spaces)"),
     ])
     func invalid(_ configuration: VaultServerConfiguration, _ message: String) {
         #expect(throws: VaultServerConfigurationError(message)) { try configuration.validate() }

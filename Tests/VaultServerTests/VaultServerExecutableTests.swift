@@ -100,4 +100,17 @@ struct VaultServerExecutableTests {
         #expect(refused.stderr.contains("merchant_x starts with sha256: but is not followed by exactly 64 lowercase hex digits"))
         #expect(!refused.stderr.contains(String(digest.prefix(40))))
     }
+
+    @Test("a storage URL's credentials never reach the output: password, sslpassword and passfile are masked, in the URL and in libpq's error")
+    func storageCredentialsMasked() async throws {
+        let secret = "S3cret-\(UUID().uuidString.prefix(8))"
+        let launched = try await ServerProcess.launch([
+            "--storage", "postgres://u:\(secret)-pw@127.0.0.1:1/db?sslpassword=\(secret)&passfile=/\(secret)&sslmode=bogus",
+            "--api-key", "\(String(repeating: "k", count: 40)):merchant_a",
+        ])
+        if let server = launched.server { _ = await server.terminate() }
+        #expect(launched.exitStatus == 1)
+        #expect(launched.stderr.contains("cannot open the storage"), "\(launched.stderr)")
+        #expect(!launched.stderr.contains(secret), "\(launched.stderr)")
+    }
 }

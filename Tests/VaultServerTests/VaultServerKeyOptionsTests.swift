@@ -16,8 +16,10 @@ struct VaultServerKeyOptionsTests {
         init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(at: url) }
         func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-        func write(_ name: String, _ text: String) throws -> String {
+        /// Writes a file private to its owner (0600), or with `mode`.
+        func write(_ name: String, _ text: String, mode: Int = 0o600) throws -> String {
             try Data(text.utf8).write(to: url.appendingPathComponent(name))
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path(name))
             return path(name)
         }
     }
@@ -70,6 +72,10 @@ struct VaultServerKeyOptionsTests {
         var arguments: [String]
         var environment: [String: String] = [:]
         var file: String?
+        /// The key file's mode.
+        var mode = 0o600
+        /// A configuration file's `apiKeys` member, passed with --config.
+        var configKeys: String?
         var message: String
         var testDescription: String { name }
     }
@@ -83,6 +89,12 @@ struct VaultServerKeyOptionsTests {
         Refusal(name: "short key in a file", arguments: [], file: "\(shortKey):merchant_c\n", message: "a key of merchant_c is 18 characters"),
         Refusal(name: "malformed line in a file", arguments: [], file: "# keys\n\(shortKey)\n", message: "keys.txt line 2: expected KEY:MERCHANT"),
         Refusal(name: "no key at all", arguments: [], message: "no API keys: pass --api-key-file PATH"),
+        Refusal(name: "short key in --config", arguments: [], configKeys: #"{"\#(shortKey)": "merchant_d"}"#,
+                message: "a key of merchant_d is 18 characters"),
+        Refusal(name: "a key file others may read (0644)", arguments: [], file: "\(String(repeating: "k", count: 40)):merchant_e\n",
+                mode: 0o644, message: "keys.txt has mode 644, so its group or others may read it; make it private"),
+        Refusal(name: "a key file its group may read (0640)", arguments: [], file: "\(String(repeating: "k", count: 40)):merchant_e\n",
+                mode: 0o640, message: "keys.txt has mode 640"),
     ]
 
     @Test("a short, malformed or missing key is refused at start with exit 2, naming the merchant or line, never the key",
@@ -90,7 +102,14 @@ struct VaultServerKeyOptionsTests {
     func refusedAtStart(_ refusal: Refusal) async throws {
         let scratch = try Scratch()
         var arguments = ["--port", "0", "--db", scratch.path("vault.sqlite")] + refusal.arguments
-        if let file = refusal.file { arguments += ["--api-key-file", try scratch.write("keys.txt", file)] }
+        if let file = refusal.file { arguments += ["--api-key-file", try scratch.write("keys.txt", file, mode: refusal.mode)] }
+        if let keys = refusal.configKeys {
+            arguments += ["--config", try scratch.write("vault-server.json", """
+                {"listen": {"host": "127.0.0.1", "port": 0}, "apiKeys": \(keys), "tombstoneRetentionSeconds": 60, "threads": 2,
+                 "limits": {"maxBodyBytes": 1048576, "maxPageSize": 100, "defaultPageSize": 10, "maxOpsPerBatch": 10,
+                            "rateLimitPerSecond": 100, "rateLimitBurst": 100}}
+                """)]
+        }
         let launched = try await ServerProcess.launch(arguments, environment: refusal.environment)
         if let server = launched.server {
             Issue.record("vault-server started")

@@ -8,6 +8,8 @@
 ///    other alphabetic or numeric scalar. Everything else is a *separator*: spaces of every
 ///    width, tabs, line breaks, punctuation (`.`, `/`, `-`, `_`, ...), symbols, and format and
 ///    control characters such as the zero-width space, the zero-width joiner or the soft hyphen.
+///    Every Unicode `Default_Ignorable_Code_Point` is a separator, letters among them too (the
+///    Hangul fillers `ㅤ` U+3164, U+FFA0, U+115F, U+1160 render as blanks).
 /// 2. **Join.** Digits form one run as long as at most 3 separators stand between two of them.
 ///    A letter, or a 4th separator in a row, ends the run.
 /// 3. **Look.** A run holds a card number when some window of 12–19 consecutive digits passes the
@@ -121,6 +123,9 @@ public enum CardNumberDetector {
     static func scalarClass(_ scalar: Unicode.Scalar) -> ScalarClass {
         if scalar.isASCII { return asciiClass(UInt8(truncatingIfNeeded: scalar.value)) }
         let properties = scalar.properties
+        // Invisible letters (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0) are alphabetic,
+        // yet render as blanks: every Default_Ignorable_Code_Point is a separator.
+        if properties.isDefaultIgnorableCodePoint { return .separator }
         if let type = properties.numericType {
             if type == .decimal || type == .digit, let value = properties.numericValue,
                value >= 0, value <= 9, value.rounded() == value {
