@@ -74,6 +74,7 @@ test-long: deps
 	swift build --build-tests
 	CHECKOUTKIT_LONG_TESTS=1 bash scripts/watchdog.sh $(LONG_TEST_TIME_LIMIT) swift test --skip-build --filter ReliabilityTests
 	bash scripts/fuzz-api.sh
+	bash scripts/tls-scan.sh
 	if [ "$(LONG_SEEDS)" != "0" ]; then \
 		$(MAKE) simulate SEEDS=$(LONG_SEEDS) FROM=2001 && \
 		bash scripts/with-postgres.sh swift run -c release --skip-build vault-sim --seeds 500 --storage postgres; \

@@ -39,12 +39,13 @@ merchant_key="fuzz-$(openssl rand -hex 24)"
 # The shipped limits, except the ones a fuzzer trips by design: it sends thousands of missing
 # and wrong credentials from one address (the failed-authentication budget would answer them 429
 # auth-throttled instead of the 401 the contract says, which AuthenticationAbuseTests checks) and
-# hammers one customer (the per-customer and per-address rates).
+# hammers one customer (the per-customer and per-address rates, and the write budgets).
 cat > "$work/vault-server.json" <<'JSON'
 {"listen": {"host": "127.0.0.1", "port": 0}, "tombstoneRetentionSeconds": 2592000, "threads": 4,
  "limits": {"maxBodyBytes": 1048576, "maxPageSize": 1000, "defaultPageSize": 200, "maxOpsPerBatch": 500,
             "rateLimitPerSecond": 0, "rateLimitBurst": 4000, "customerRateLimitPerSecond": 0,
-            "addressRateLimitPerSecond": 0, "failedAuthBurst": 0}}
+            "addressRateLimitPerSecond": 0, "failedAuthBurst": 0, "deviceWriteOpsPerHour": 0,
+            "customerWriteOpsPerHour": 0}}
 JSON
 (cd "$work" && exec "$bin/vault-server" --config "$work/vault-server.json" --db "$work/vault.sqlite" --port 0 \
     --api-key "$merchant_key:merchant_fuzz" \

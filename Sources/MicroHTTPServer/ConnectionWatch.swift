@@ -8,7 +8,7 @@ import Foundation
 ///
 /// libmicrohttpd reports each connection opening and closing (`opened`, `closed`), and the server
 /// reports what its callbacks see (`requestLineArrived`, `headArrived`, `bodyArrived`,
-/// `requestCompleted`). A task (`sweep`, twice a second) then closes every connection past its
+/// `requestCompleted`). A thread of its own (`sweep`, twice a second) then closes every connection past its
 /// phase's deadline:
 /// - **head**: from the connection's accept (TLS handshake included), or from its request line on
 ///   a kept-alive connection, the whole head within `headTimeout`;
@@ -86,7 +86,8 @@ public final class ConnectionWatch: Sendable {
     private let limits: Limits
     private let isTLS: Bool
     private let state = Locked(State())
-    private let sweeper = Locked<Task<Void, Never>?>(nil)
+    /// Signalled to stop the sweeping thread; nil when it is not running.
+    private let sweeper = Locked<DispatchSemaphore?>(nil)
 
     /// The answer a plain-HTTP client gets when its head is late: 408 in the server's JSON shape.
     public let lateHeadAnswer: [UInt8]
@@ -98,24 +99,30 @@ public final class ConnectionWatch: Sendable {
         self.lateHeadAnswer = lateHeadAnswer
     }
 
-    /// Starts the task that closes late connections, twice a second.
+    /// Starts the thread that closes late connections, twice a second. A thread of its own, not a
+    /// task: a process whose cooperative pool is busy must still enforce the deadlines.
     public func start() {
-        sweeper.withLock { sweeper in
-            guard sweeper == nil else { return }
-            sweeper = Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(500))
-                    guard let self else { return }
-                    self.sweep(now: .now)
-                }
+        let wake = DispatchSemaphore(value: 0)
+        let started = sweeper.withLock { sweeper -> Bool in
+            guard sweeper == nil else { return false }
+            sweeper = wake
+            return true
+        }
+        guard started else { return }
+        let thread = Thread { [weak self] in
+            while wake.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
+                guard let self else { return }
+                self.sweep(now: .now)
             }
         }
+        thread.name = "checkoutkit.connection-watch"
+        thread.start()
     }
 
-    /// Stops the sweeping task. Safe to call twice.
+    /// Stops the sweeping thread (it ends within its next wait). Safe to call twice.
     public func stop() {
         sweeper.withLock { sweeper in
-            sweeper?.cancel()
+            sweeper?.signal()
             sweeper = nil
         }
     }

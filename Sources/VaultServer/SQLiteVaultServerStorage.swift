@@ -87,7 +87,7 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 """)
         }
         // The per-customer caps read a customer's op records by age.
-        migrator.registerMigration("2026-12-op-log-customer-age") { database in
+        migrator.registerMigration("v5-op-log-customer-age") { database in
             try database.execute("CREATE INDEX op_log_customer_age ON op_log (merchant, customer, created_at);")
         }
         return migrator

@@ -319,6 +319,9 @@ private func vaultServerAccessHandler(
 /// says so to the client.
 private func checkHead(_ context: RequestContext, server: VaultServer, connection: OpaquePointer,
                        method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> MHD_Result {
+    // The head is in: from here an answer is being written (or a body awaited, set below), and no
+    // head deadline may close the connection under it.
+    server.connections.headArrived(connection, requestStarted: context.started, expectsBody: false)
     context.admitted = server.admitRequest()
     guard context.admitted else { return refuse(.draining, on: connection) }
     let requestLineBytes = (method.map { strlen($0) } ?? 0) + context.targetBytes + (version.map { strlen($0) } ?? 0) + 4
@@ -343,8 +346,8 @@ private func checkHead(_ context: RequestContext, server: VaultServer, connectio
     }
     // A body where the route takes none is never read: refused from the head, connection closed.
     if framing.expectsBody, !(context.admission?.route.takesBody ?? false) { return refuse(.bodyNotAllowed, on: connection) }
-    server.connections.headArrived(connection, requestStarted: context.started, expectsBody: framing.expectsBody)
     if framing.expectsBody {
+        server.connections.headArrived(connection, requestStarted: context.started, expectsBody: true)
         // Until the body is in, a silent client is closed at the deadline, not the idle timeout.
         context.bodyTimeoutSeconds = timeout
         _ = cmhd_set_timeout(connection, UInt32(timeout))

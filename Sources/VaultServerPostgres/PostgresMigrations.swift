@@ -81,7 +81,7 @@ enum PostgresMigrations {
             CREATE INDEX vault_op_log_age ON vault_op_log (created_at);
             """),
         // The per-customer caps read a customer's op records by age.
-        Migration(name: "2026-12-op-log-customer-age", sql: """
+        Migration(name: "v5-op-log-customer-age", sql: """
             CREATE INDEX vault_op_log_customer_age ON vault_op_log (merchant, customer, created_at);
             """),
     ]
