@@ -102,11 +102,6 @@ static inline const char *cmhd_header(struct MHD_Connection *connection, const c
     return MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
 }
 
-/// Looks up a query-string argument, already percent-decoded.
-static inline const char *cmhd_query(struct MHD_Connection *connection, const char *name) {
-    return MHD_lookup_connection_value(connection, MHD_GET_ARGUMENT_KIND, name);
-}
-
 /// What cmhd_header_visit looks for: the `wanted`-th field called `name`; counts them all in `seen`.
 struct cmhd_header_search {
     const char *name;
@@ -160,26 +155,6 @@ static inline int cmhd_peer_address(struct MHD_Connection *connection, char *buf
     }
     if (address->sa_family == AF_INET6) {
         return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)address)->sin6_addr, buffer, (socklen_t)size) != NULL;
-    }
-    return 0;
-}
-
-/// MHD_get_connection_info is variadic: writes the client's address as text into `buffer` (an
-/// IPv4 address, or the /64 prefix of an IPv6 address with the rest zeroed: one host commonly
-/// holds a whole /64, so limits per address count per prefix). Returns 0 when unknown.
-static inline int cmhd_client_address(struct MHD_Connection *connection, char *buffer, size_t size) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info == NULL || info->client_addr == NULL || size == 0) return 0;
-    const struct sockaddr *address = info->client_addr;
-    if (address->sa_family == AF_INET) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
-        return inet_ntop(AF_INET, &v4->sin_addr, buffer, (socklen_t)size) != NULL;
-    }
-    if (address->sa_family == AF_INET6) {
-        struct in6_addr prefix = ((const struct sockaddr_in6 *)address)->sin6_addr;
-        /* An IPv4 client of an IPv6 socket (::ffff:a.b.c.d) keeps its whole address. */
-        if (!IN6_IS_ADDR_V4MAPPED(&prefix)) memset(&prefix.s6_addr[8], 0, 8);
-        return inet_ntop(AF_INET6, &prefix, buffer, (socklen_t)size) != NULL;
     }
     return 0;
 }

@@ -15,12 +15,15 @@ import Foundation
 /// missing resource, whatever that customer holds.
 ///
 /// Order of checks on the head: the client address's rate (429 `rate-limited`), the raw path
-/// (400 `invalid-path`, `RequestTarget`), the route (404), `/health`, the address's budget of
-/// failed authentications (429 `auth-throttled`), credential (401, counted against that budget
-/// and logged), the merchant's rate (429), what a device's key may reach (403 `forbidden` on key
-/// management, 404 on another customer), customer id (400), method (405 with the path's
-/// `Allow`), read-only key on a write (403 `read-only-key`), the customer's rate (429). Then, with
-/// the body: its size (413), then the request itself.
+/// (400 `invalid-path`, `RequestTarget`), the route (404), the query (400 `invalid-query`),
+/// `/health`, the failed-authentication budgets of the presented credential and, unless that
+/// credential authenticated within the hour (`ProvenCredentials`), of the address (429
+/// `auth-throttled`), credential (401, counted against both budgets and logged), the merchant's
+/// rate (429), what a device's key may reach (403 `forbidden` on key management, 404 on another
+/// customer), customer id (400), method (405 with the path's `Allow`), read-only key on a write
+/// (403 `read-only-key`), the customer's rate (429). Then, with the body: its size (413), the
+/// write budgets of the customer and the device key (429 `write-budget-exhausted`), then the
+/// request itself.
 final class VaultRequestHandler: Sendable {
     private let configuration: VaultServerConfiguration
     private let authenticator: VaultAuthenticator
@@ -82,7 +85,7 @@ final class VaultRequestHandler: Sendable {
     }
 
     /// Judges a request's head (`target` is the raw request target, as on the request line;
-    /// `address` the client's, from `cmhd_client_address`): the admission, or the error to answer
+    /// `address` the client's, from `ClientAddressResolver`): the admission, or the error to answer
     /// at once without reading the body.
     func admit(method: String, target: String, authorization: String?, address: String) -> Result<Admission, VaultHTTPError> {
         Self.answer { () throws -> Admission in
