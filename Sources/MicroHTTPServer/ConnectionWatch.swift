@@ -17,9 +17,9 @@ import Foundation
 /// - **idle**: between requests, the next request line within `idleTimeout`, and its head within
 ///   `headTimeout` more.
 ///
-/// When more than `softLimit` connections are open, each new one closes the oldest connections
-/// still waiting for a head (the slow ones), so that a table filled by slow clients still takes
-/// fresh ones. Closing is `shutdown(2)` on the socket: libmicrohttpd sees the end of the stream
+/// When more than `softLimit` connections are open (not counting those already closing), each new
+/// one closes the oldest connections that have waited over a second for their head (the slow
+/// ones), so that a table filled by slow clients still takes fresh ones. Closing is `shutdown(2)` on the socket: libmicrohttpd sees the end of the stream
 /// and closes the connection itself. The socket stays valid meanwhile, because libmicrohttpd
 /// closes it only after `closed`, which takes the same lock. A plain-HTTP client whose head is
 /// late gets `lateHeadAnswer` (408) first; over TLS it only sees the connection close.
@@ -80,8 +80,15 @@ public final class ConnectionWatch: Sendable {
     private struct State {
         var entries: [UInt: Entry] = [:]
         var open = 0
+        /// Connections shut down that libmicrohttpd has not closed yet: already on their way out,
+        /// so they neither count towards `softLimit` nor need evicting again.
+        var closing = 0
         var tally = Tally()
     }
+
+    /// A connection still in its handshake or head is evicted only after waiting this long: a burst
+    /// of fresh clients never evicts itself, only connections that are being slow.
+    static let minimumWaitBeforeEviction: Duration = .seconds(1)
 
     private let limits: Limits
     private let isTLS: Bool
@@ -145,12 +152,7 @@ public final class ConnectionWatch: Sendable {
             state.open += 1
             guard fd >= 0 else { return }
             state.entries[key(connection)] = Entry(fd: fd, opened: now, deadline: now + limits.headTimeout)
-            var excess = state.open - limits.softLimit
-            while excess > 0, let oldest = oldestWaitingForHead(state.entries, except: key(connection)) {
-                close(oldest, in: &state, late: false)
-                state.tally.evicted += 1
-                excess -= 1
-            }
+            evictOverSoftLimit(&state, now: now)
         }
     }
 
@@ -158,7 +160,7 @@ public final class ConnectionWatch: Sendable {
     public func closed(_ connection: OpaquePointer) {
         state.withLock { state in
             state.open -= 1
-            state.entries[key(connection)] = nil
+            if state.entries.removeValue(forKey: key(connection))?.closing == true { state.closing -= 1 }
         }
     }
 
@@ -211,9 +213,12 @@ public final class ConnectionWatch: Sendable {
 
     // MARK: The timer
 
-    /// Closes every connection past its deadline or below the minimum body rate.
+    /// Closes every connection past its deadline or below the minimum body rate, then evicts
+    /// slow ones while the table is over `softLimit` (a full table accepts nothing, so eviction
+    /// cannot wait for the next connection).
     func sweep(now: ContinuousClock.Instant) {
         state.withLock { state in
+            defer { evictOverSoftLimit(&state, now: now) }
             for (key, entry) in state.entries where !entry.closing {
                 if let deadline = entry.deadline, now >= deadline {
                     close(key, in: &state, late: true)
@@ -241,9 +246,19 @@ public final class ConnectionWatch: Sendable {
         }
     }
 
-    private func oldestWaitingForHead(_ entries: [UInt: Entry], except: UInt) -> UInt? {
+    /// While more than `softLimit` connections are open and not closing, closes the oldest one
+    /// that has waited over `minimumWaitBeforeEviction` for its head.
+    private func evictOverSoftLimit(_ state: inout State, now: ContinuousClock.Instant) {
+        while state.open - state.closing > limits.softLimit,
+              let oldest = oldestWaitingForHead(state.entries, openedBefore: now - Self.minimumWaitBeforeEviction) {
+            close(oldest, in: &state, late: false)
+            state.tally.evicted += 1
+        }
+    }
+
+    private func oldestWaitingForHead(_ entries: [UInt: Entry], openedBefore: ContinuousClock.Instant) -> UInt? {
         var oldest: (key: UInt, opened: ContinuousClock.Instant)?
-        for (key, entry) in entries where key != except && !entry.closing && entry.phase == .head {
+        for (key, entry) in entries where entry.opened < openedBefore && !entry.closing && entry.phase == .head {
             if oldest == nil || entry.opened < oldest!.opened { oldest = (key, entry.opened) }
         }
         return oldest?.key
@@ -259,6 +274,7 @@ public final class ConnectionWatch: Sendable {
         }
         shutdown(entry.fd, Int32(SHUT_RDWR))
         entry.closing = true
+        state.closing += 1
         entry.deadline = nil
         state.entries[key] = entry
     }
