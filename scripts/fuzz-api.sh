@@ -21,11 +21,9 @@ root=$(pwd)
 examples=${FUZZ_API_EXAMPLES:-40}
 limit=${FUZZ_API_SECONDS:-600}
 bin=$(swift build --show-bin-path)
+source "$root/scripts/lib-scan.sh"
 venv="${SCHEMATHESIS_VENV:-$root/.build/schemathesis-venv}"
-if [ ! -x "$venv/bin/st" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q "schemathesis==4.32.5"
-fi
+pip_tool "$venv" "schemathesis==4.32.5" st
 
 work=$(mktemp -d)
 server_pid=""
@@ -51,12 +49,7 @@ JSON
     --api-key "$merchant_key:merchant_fuzz" \
     --tls-cert "$work/pki/server.pem" --tls-key "$work/pki/server.key" > "$work/server.out" 2> "$work/server.err") &
 server_pid=$!
-for _ in $(seq 1 100); do
-    grep -q "listening on https://" "$work/server.out" 2>/dev/null && break
-    sleep 0.1
-done
-url=$(sed -n 's/^listening on \(https:\/\/[^ ]*\).*/\1/p' "$work/server.out")
-[ -n "$url" ] || { echo "vault-server did not start: $(cat "$work/server.err")" >&2; exit 1; }
+url=$(https_address "$work/server.out" "$work/server.err" vault-server)
 
 secret=$("$bin/checkout" vault key create --remote "$url" --api-key "$merchant_key" --customer c_fuzz \
     --ca-bundle "$work/pki/ca.pem" --ttl 86400 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["secret"])')
@@ -82,12 +75,7 @@ kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true
 "$bin/sandbox-psp" --port 0 --name psp-fuzz --tls-cert "$work/pki/server.pem" --tls-key "$work/pki/server.key" \
     > "$work/psp.out" 2> "$work/psp.err" &
 server_pid=$!
-for _ in $(seq 1 100); do
-    grep -q "listening on https://" "$work/psp.out" 2>/dev/null && break
-    sleep 0.1
-done
-psp_url=$(sed -n 's/^listening on \(https:\/\/[^ ]*\).*/\1/p' "$work/psp.out")
-[ -n "$psp_url" ] || { echo "sandbox-psp did not start: $(cat "$work/psp.err")" >&2; exit 1; }
+psp_url=$(https_address "$work/psp.out" "$work/psp.err" sandbox-psp)
 echo "== schemathesis against sandbox-psp over HTTPS ($examples examples per operation)"
 if ! (cd "$work" && timeout "$limit" "$venv/bin/st" --no-color run "$root/Config/processor-api.openapi.yaml" --url "$psp_url" \
     --tls-verify "$work/pki/ca.pem" --checks all --exclude-checks positive_data_acceptance \

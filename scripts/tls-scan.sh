@@ -10,11 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 bin=$(swift build --show-bin-path)
+source "$root/scripts/lib-scan.sh"
 venv="${SSLYZE_VENV:-$root/.build/sslyze-venv}"
-if [ ! -x "$venv/bin/sslyze" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q "sslyze==6.1.0"
-fi
+pip_tool "$venv" "sslyze==6.1.0" sslyze
 
 work=$(mktemp -d)
 server_pid=""
@@ -28,12 +26,8 @@ bash "$root/scripts/make-test-pki.sh" "$work/pki"
     --tls-cert "$work/pki/server.pem" --tls-key "$work/pki/server.key" \
     ${TLS_SCAN_PRIORITY:+--tls-priority "$TLS_SCAN_PRIORITY"} > "$work/server.out" 2> "$work/server.err") &
 server_pid=$!
-for _ in $(seq 1 100); do
-    grep -q "listening on https://" "$work/server.out" 2>/dev/null && break
-    sleep 0.1
-done
-address=$(sed -n 's/^listening on https:\/\/\([^ ]*\).*/\1/p' "$work/server.out")
-[ -n "$address" ] || { echo "vault-server did not start: $(cat "$work/server.err")" >&2; exit 1; }
+address=$(https_address "$work/server.out" "$work/server.err" vault-server)
+address=${address#https://}
 
 "$venv/bin/sslyze" --quiet --json_out "$work/scan.json" \
     --sslv2 --sslv3 --tlsv1 --tlsv1_1 --tlsv1_2 --tlsv1_3 "$address" > /dev/null
