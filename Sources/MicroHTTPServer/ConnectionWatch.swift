@@ -51,16 +51,6 @@ public final class ConnectionWatch: Sendable {
         }
     }
 
-    /// What the watch has done so far (tests and the log read it).
-    public struct Tally: Sendable, Equatable {
-        /// Connections closed because a phase's deadline passed.
-        public var closedLate = 0
-        /// Connections closed because their body arrived too slowly.
-        public var closedSlowBody = 0
-        /// Connections closed to make room for new ones.
-        public var evicted = 0
-    }
-
     private enum Phase {
         case head, body, answering, idle
     }
@@ -83,7 +73,6 @@ public final class ConnectionWatch: Sendable {
         /// Connections shut down that libmicrohttpd has not closed yet: already on their way out,
         /// so they neither count towards `softLimit` nor need evicting again.
         var closing = 0
-        var tally = Tally()
     }
 
     /// A connection still in its handshake or head is evicted only after waiting this long: a burst
@@ -135,12 +124,6 @@ public final class ConnectionWatch: Sendable {
     }
 
     deinit { stop() }
-
-    /// What the watch has done so far.
-    public var tally: Tally { state.withLock { $0.tally } }
-
-    /// Connections open now, as libmicrohttpd reported them.
-    public var openConnections: Int { state.withLock { $0.open } }
 
     // MARK: Reports from libmicrohttpd's threads
 
@@ -222,12 +205,10 @@ public final class ConnectionWatch: Sendable {
             for (key, entry) in state.entries where !entry.closing {
                 if let deadline = entry.deadline, now >= deadline {
                     close(key, in: &state, late: true)
-                    state.tally.closedLate += 1
                 } else if entry.phase == .body, let started = entry.bodyStarted, now - started > limits.bodyRateGrace {
                     let seconds = Double((now - started).components.seconds) + Double((now - started).components.attoseconds) / 1e18
                     if Double(entry.bodyBytes) < Double(limits.minBodyBytesPerSecond) * seconds {
                         close(key, in: &state, late: false)
-                        state.tally.closedSlowBody += 1
                     }
                 }
             }
@@ -252,7 +233,6 @@ public final class ConnectionWatch: Sendable {
         while state.open - state.closing > limits.softLimit,
               let oldest = oldestWaitingForHead(state.entries, openedBefore: now - Self.minimumWaitBeforeEviction) {
             close(oldest, in: &state, late: false)
-            state.tally.evicted += 1
         }
     }
 
