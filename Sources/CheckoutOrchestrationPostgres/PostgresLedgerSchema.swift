@@ -24,6 +24,8 @@ enum PostgresLedgerSchema {
             CREATE INDEX outbox_event_due ON outbox_event(next_attempt_at) WHERE delivered_at IS NULL AND abandoned_at IS NULL;
             CREATE INDEX outbox_event_payment ON outbox_event(payment_id, seq);
             """),
+        // The merchant of each payment, so a key reused by another merchant is refused.
+        ("ledger-2-merchant", "ALTER TABLE payment_intent ADD COLUMN merchant TEXT"),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {

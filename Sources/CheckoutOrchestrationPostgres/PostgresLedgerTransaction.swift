@@ -8,7 +8,7 @@ struct PostgresLedgerTransaction: LedgerTransaction {
     let connection: PostgresConnection
     let writes: Bool
 
-    private static let intentColumns = "id, stable_key, route, state, method_type, amount, currency, card, created_at, updated_at"
+    private static let intentColumns = "id, stable_key, route, state, method_type, amount, currency, card, created_at, updated_at, merchant"
     private static let attemptColumns = """
         intent_id, sequence, processor, idempotency_key, status, category, raw_code, processor_payment_id, \
         authentication, note, started_at, updated_at
@@ -21,7 +21,7 @@ struct PostgresLedgerTransaction: LedgerTransaction {
     private static let intentById = statement("intent_id", "SELECT \(intentColumns) FROM payment_intent WHERE id = $1")
     private static let intentByIdForUpdate = statement("intent_id_lock", "SELECT \(intentColumns) FROM payment_intent WHERE id = $1 FOR UPDATE")
     private static let intentByKey = statement("intent_key", "SELECT \(intentColumns) FROM payment_intent WHERE stable_key = $1")
-    private static let intentInsert = statement("intent_insert", "INSERT INTO payment_intent (\(intentColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
+    private static let intentInsert = statement("intent_insert", "INSERT INTO payment_intent (\(intentColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
     private static let intentUpdate = statement("intent_update", "UPDATE payment_intent SET state = $1, updated_at = $2 WHERE id = $3")
     private static let intentList = statement("intent_list", "SELECT \(intentColumns) FROM payment_intent ORDER BY created_at DESC, id DESC LIMIT $1")
     private static let intentOpen = statement("intent_open", "SELECT id FROM payment_intent WHERE state NOT IN ('succeeded', 'failed') ORDER BY created_at, id")
@@ -61,7 +61,7 @@ struct PostgresLedgerTransaction: LedgerTransaction {
                 id: id, stableKey: result.string(row, 1), route: result.string(row, 2),
                 state: try LedgerRowCoding.intentState(result.string(row, 3)), methodType: result.string(row, 4),
                 amount: Int(try result.int64(row, 5)), currency: result.string(row, 6), card: result.optionalString(row, 7),
-                createdAt: Date(ledgerMillis: try result.int64(row, 8)), updatedAt: Date(ledgerMillis: try result.int64(row, 9)),
+                merchant: result.optionalString(row, 10), createdAt: Date(ledgerMillis: try result.int64(row, 8)), updatedAt: Date(ledgerMillis: try result.int64(row, 9)),
                 attempts: try attempts(intentId: id))
         }
     }
@@ -76,6 +76,7 @@ struct PostgresLedgerTransaction: LedgerTransaction {
         try connection.execute(Self.intentInsert, [
             intent.id, intent.stableKey, intent.route, intent.state.rawValue, intent.methodType, String(intent.amount),
             intent.currency, intent.card, String(intent.createdAt.ledgerMillis), String(intent.updatedAt.ledgerMillis),
+            intent.merchant,
         ])
     }
 

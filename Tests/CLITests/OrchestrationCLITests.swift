@@ -59,6 +59,33 @@ import Testing
         #expect(ledgerBytes.range(of: Data("4242424242424242".utf8)) == nil)
     }
 
+    @Test("a key reused with another amount or currency: exit 1, idempotency-key-reused, the first payment neither reported nor changed")
+    func payKeyReused() async throws {
+        let directory = try Self.setUp()
+        let pay = ["pay", "--routing", "routing.json", "--ledger", "l.sqlite"] + Self.card + ["--key", "k", "--json"]
+        let first = try await CLI.run(pay, in: directory)
+        #expect(first.status == 0, "\(first)")
+        let paid = try first.object()
+        #expect(paid["amount"] as? Int == 1000)
+        #expect(paid["currency"] as? String == "EUR")
+        for change in [["--amount", "99999"], ["--currency", "GBP"]] {
+            let again = try await CLI.run(pay + change, in: directory)
+            #expect(again.status == 1, "\(again)")
+            let object = try again.object()
+            #expect((object["error"] as? [String: Any])?["code"] as? String == "idempotency-key-reused", "\(object)")
+            #expect(object["paymentId"] is NSNull)
+            #expect(object["outcome"] as? String == "failed")
+            #expect((object["attempts"] as? [Any])?.isEmpty == true)
+            #expect(object["amount"] as? Int == (change[0] == "--amount" ? 99999 : 1000))
+            #expect(object["currency"] as? String == (change[0] == "--currency" ? "GBP" : "EUR"))
+        }
+        let list = try await CLI.run(["ledger", "list", "--ledger", "l.sqlite", "--json"], in: directory)
+        let intents = try #require(try list.object()["intents"] as? [[String: Any]])
+        #expect(intents.count == 1)
+        #expect(intents.first?["amount"] as? Int == 1000)
+        #expect(intents.first?["state"] as? String == "succeeded")
+    }
+
     @Test("suspected fraud: exit 1, one attempt, no fallback")
     func payFraud() async throws {
         let directory = try Self.setUp()
@@ -108,7 +135,8 @@ import Testing
         #expect(object["route"] as? String == "eur-cards")
         #expect((object["processors"] as? [[String: Any]])?.map { $0["name"] as? String } == ["psp-a", "psp-b"])
         #expect(object["reasons"] as? [String] == ["methodType PAYMENT_CARD", "currency EUR", "amount 2500 in 0...100000"])
-        #expect(object["neverFallBack"] as? [String] == ["suspected-fraud", "lost-or-stolen"])
+        #expect(object["neverFallBack"] as? [String] == ["hard-decline", "insufficient-funds", "suspected-fraud", "lost-or-stolen",
+                                                         "authentication-failed"])
         #expect((object["facts"] as? [String: Any])?["bin"] as? String == "424242")
     }
 

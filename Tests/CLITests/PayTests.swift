@@ -6,14 +6,16 @@ import Testing
     /// What the embedded configuration requires of a card payment besides the card.
     static let cardholder = ["--expiry", "12/39", "--cvv", "123", "--name", "Jo Doe",
                              "--billing", "postalCode=1011AB", "--billing", "countryCode=NL"]
-    static let keys: Set<String> = ["outcome", "paymentId", "status", "error", "vaultedToken"]
+    static let keys: Set<String> = ["outcome", "paymentId", "amount", "currency", "status", "error", "vaultedToken"]
 
-    /// Exit 0 and `{"outcome": "success", "paymentId": "pay_…", "status": "SUCCEEDED", "error": null, "vaultedToken": null}`.
+    /// Exit 0 and `{"outcome": "success", "paymentId": "pay_…", "amount": 1000, "currency": "EUR", "status": "SUCCEEDED", "error": null, "vaultedToken": null}`.
     static func expectPlainSuccess(_ result: CLIResult) throws {
         #expect(result.status == 0, "\(result)")
         let report = try result.object()
         #expect(Set(report.keys) == keys, "\(report)")
         #expect(report["outcome"] as? String == "success")
+        #expect(report["amount"] as? Int == 1000)
+        #expect(report["currency"] as? String == "EUR")
         #expect((report["paymentId"] as? String)?.hasPrefix("pay_") == true, "\(report)")
         #expect(report["status"] as? String == "SUCCEEDED")
         #expect(report["error"] is NSNull)

@@ -39,24 +39,26 @@ struct Harness {
                                                                 durability: durability), clock: clock.source)
         var sandboxes: [String: ScriptedSandboxProcessor] = [:]
         for definition in file.processors {
-            sandboxes[definition.name] = ScriptedSandboxProcessor(name: definition.name, behaviour: definition.behaviour)
+            sandboxes[definition.name] = ScriptedSandboxProcessor(
+                name: definition.name, behaviour: definition.behaviour,
+                declineTable: definition.declineTable ?? ScriptedSandboxProcessor.builtInDeclineTable)
         }
         self.sandboxes = sandboxes
         router = try PaymentRouter(file: file, processors: sandboxes, ledger: ledger, picker: WeightedPicker(seed: seed),
                                    clock: clock.source)
     }
 
-    static func session(amount: Int = 1000, currency: String = "EUR") -> ClientSession {
-        let token = ClientToken(merchantId: "m_1", customerId: "c_1", amount: amount, currency: currency, country: "NL",
+    static func session(amount: Int = 1000, currency: String = "EUR", merchant: String = "m_1") -> ClientSession {
+        let token = ClientToken(merchantId: merchant, customerId: "c_1", amount: amount, currency: currency, country: "NL",
                                 allowedCardNetworks: [], expiresAt: Date().addingTimeInterval(3600),
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm_card", type: .paymentCard)])
         return ClientSession(token: token, paymentMethods: token.paymentMethods)
     }
 
     /// Tokenizes a card and creates the payment under `key`; returns the response or the thrown error.
-    func pay(key: String, number: String = Harness.visa, amount: Int = 1000, currency: String = "EUR") async
-        -> Result<PaymentResponse, any Error> {
-        let session = Self.session(amount: amount, currency: currency)
+    func pay(key: String, number: String = Harness.visa, amount: Int = 1000, currency: String = "EUR",
+             merchant: String = "m_1") async -> Result<PaymentResponse, any Error> {
+        let session = Self.session(amount: amount, currency: currency, merchant: merchant)
         do {
             let token = try await router.tokenize(.card(CardDetails(number: number, cvv: "123", expiryMonth: 12, expiryYear: 2030,
                                                                     network: .visa)), session: session)

@@ -62,7 +62,8 @@ enum PayCommand: DeclaredCommand {
             .valued("--wallet", "RESULT", help: "approve (default), cancel (the shopper closes the sheet) or fail."),
             .valued("--poll-timeout", "S", help: "Redirect polling timeout in seconds (default 5)."),
             ConfigLocation.option,
-            .flag("--json", help: #"Print {"outcome","paymentId","status","error":{"code","message"},"vaultedToken"}"#,
+            .flag("--json", help: #"Print {"outcome","paymentId","amount","currency","status","error":{"code","message"},"#,
+                  #""vaultedToken"}"#,
                   "with null for absent fields."),
             .showHelp,
         ],
@@ -139,7 +140,7 @@ enum PayCommand: DeclaredCommand {
     static func run(_ parsed: inout ParsedCommandLine, output: Output) async throws -> Int32 {
         let request = try parse(parsed)
         let report = await execute(request)
-        try write(report, json: request.json, output: output)
+        try write(report, amount: request.amount, currency: request.currency, json: request.json, output: output)
         return report.outcome == .success ? 0 : 1
     }
 
@@ -377,10 +378,11 @@ enum PayCommand: DeclaredCommand {
 
     // MARK: Output
 
-    private static func write(_ report: Report, json: Bool, output: Output) throws {
+    private static func write(_ report: Report, amount: Int, currency: String, json: Bool, output: Output) throws {
         if json {
             let error = report.error.map { CommandJSON.Failure.Detail(code: $0.code.rawValue, message: $0.message) }
             try output.json(CommandJSON.Payment(outcome: report.outcome.rawValue, paymentId: JSONNullable(report.paymentId),
+                                                amount: amount, currency: currency,
                                                 status: JSONNullable(report.status), error: JSONNullable(error),
                                                 vaultedToken: JSONNullable(report.vaultedToken)))
             return

@@ -28,6 +28,9 @@ extension CommandJSON {
         let route: JSONNullable<String>
         let outcome: String
         let paymentId: JSONNullable<String>
+        /// The payment's amount in minor units and its currency (the ledger's, else the request's).
+        let amount: Int
+        let currency: String
         let attempts: [Attempt]
         let error: JSONNullable<Failure.Detail>
     }

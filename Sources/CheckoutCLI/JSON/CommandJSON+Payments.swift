@@ -5,6 +5,9 @@ extension CommandJSON {
     struct Payment: Encodable {
         let outcome: String
         let paymentId: JSONNullable<String>
+        /// The amount asked for, in minor units, and its currency: what the payment is for.
+        let amount: Int
+        let currency: String
         let status: JSONNullable<String>
         let error: JSONNullable<Failure.Detail>
         let vaultedToken: JSONNullable<String>

@@ -18,7 +18,8 @@ enum RoutedPayCommand {
         about: """
             Pays by card through the router: the first route of FILE whose conditions hold picks the
             processors; declines and failures fall back as the route's fallbackOn says (never after
-            suspected-fraud or lost-or-stolen); every intent and attempt is written to the ledger DB.
+            suspected-fraud, lost-or-stolen, hard-decline, insufficient-funds or authentication-failed);
+            every intent and attempt is written to the ledger DB.
             """,
         options: [
             OrchestrationSetup.routingOption().isRequired(),
@@ -36,9 +37,9 @@ enum RoutedPayCommand {
             OptionSpec.valued("--customer", "K=V", help: "Customer metadata for `when.customer` (repeatable).").isRepeatable()
                 .checked { _ = try OrchestrationSetup.metadata([$0], option: "--customer") },
             .valued("--challenge", "R", help: "How the shopper completes a 3-D Secure challenge: success (default) or fail."),
-            .flag("--json", help: #"Print {"route","outcome","paymentId","attempts":[{"processor","category","#,
-                  #""rawCode","status",...}],"error"} (outcome: succeeded, failed, unknown,"#,
-                  "requires_action)."),
+            .flag("--json", help: #"Print {"route","outcome","paymentId","amount","currency","#,
+                  #""attempts":[{"processor","category","rawCode","status",...}],"error"}"#,
+                  "(outcome: succeeded, failed, unknown, requires_action)."),
             // Read but not listed: only PAYMENT_CARD is accepted, and the card rules come from the configuration.
             OptionSpec(name: "--method", value: "TYPE", help: []).isHidden().checked { method in
                 guard method == "PAYMENT_CARD" else {
@@ -48,7 +49,8 @@ enum RoutedPayCommand {
             ConfigLocation.option.isHidden(),
         ],
         footer: """
-            EXIT CODES: 0 paid; 1 not paid (declined, failed, unknown), an invalid routing file (every
+            EXIT CODES: 0 paid; 1 not paid (declined, failed, unknown, or a --key already used for
+            another payment: idempotency-key-reused), an invalid routing file (every
             error with its JSON path) or an unusable ledger; 2 usage error.
             """,
         // The hand-written parser read --json first, and printed no "did you mean".
@@ -95,8 +97,10 @@ enum RoutedPayCommand {
         } catch {
             failure = error
         }
-        let intent = try await ledger.intent(stableKey: request.key)
-        try write(intent, failure: failure, json: request.json, output: output)
+        // A key refused as reused names another payment: that one is not this command's to report.
+        let reused = (failure as? CheckoutError)?.code == .idempotencyKeyReused
+        let intent = reused ? nil : try await ledger.intent(stableKey: request.key)
+        try write(intent, request: request, failure: failure, output: output)
         return intent?.state == .succeeded ? 0 : 1
     }
 
@@ -157,15 +161,16 @@ enum RoutedPayCommand {
                            cardholderName: request.card.name, network: result.network)
     }
 
-    private static func write(_ intent: IntentRecord?, failure: (any Error)?, json: Bool, output: Output) throws {
+    private static func write(_ intent: IntentRecord?, request: Request, failure: (any Error)?, output: Output) throws {
         let error = failure.map { error in
             let checkout = error as? CheckoutError
             return CommandJSON.Failure.Detail(code: checkout?.code.rawValue ?? "payment-failed",
                                               message: PaymentDataRedactor.redact(checkout?.message ?? String(describing: error)))
         }
-        if json {
+        if request.json {
             try output.json(CommandJSON.RoutedPayment(route: JSONNullable(intent?.route), outcome: intent?.state.rawValue ?? "failed",
-                                                      paymentId: JSONNullable(intent?.id),
+                                                      paymentId: JSONNullable(intent?.id), amount: intent?.amount ?? request.amount,
+                                                      currency: intent?.currency ?? request.currency,
                                                       attempts: (intent?.attempts ?? []).map(CommandJSON.Attempt.init),
                                                       error: JSONNullable(error)))
             return

@@ -46,6 +46,9 @@ public struct CheckoutError: Error, Sendable, Equatable, CustomStringConvertible
         public static let vaultFailure = Code("vault-failure")
         /// A value that looks like a full card number or a CVV was about to be stored or logged.
         public static let sensitiveDataRejected = Code("sensitive-data-rejected")
+        /// An idempotency key already names a different payment (another amount, currency, card or
+        /// merchant): refused rather than answered with the other payment.
+        public static let idempotencyKeyReused = Code("idempotency-key-reused")
 
         public var description: String { rawValue }
     }

@@ -2,7 +2,7 @@
 /// categories through its `DeclineTable`, and a route's fallback policy is written in them.
 ///
 /// The raw values are the kebab-case codes used everywhere (routing files, JSON output, the ledger).
-/// `suspectedFraud` and `lostOrStolen` never fall back to another processor, whatever a route says.
+/// The categories in `neverFallBack` never go to another processor, whatever a route says.
 public enum DeclineCategory: String, Sendable, CaseIterable, Codable {
     /// The issuer refused for good (e.g. "do not honor"); another processor gets the same answer.
     case hardDecline = "hard-decline"
@@ -22,8 +22,15 @@ public enum DeclineCategory: String, Sendable, CaseIterable, Codable {
     case networkError = "network-error"
     /// The issuer wants the shopper authenticated (3-D Secure) before it approves.
     case authenticationRequired = "authentication-required"
+    /// The shopper did not pass the issuer's authentication (a failed or abandoned 3-D Secure
+    /// challenge). The router also gives this category to any decline or failure of a resumed
+    /// challenge that brought no authentication result, whatever the processor's table says.
+    case authenticationFailed = "authentication-failed"
 
-    /// The categories that may never fall back to another processor, whatever a route's policy says:
-    /// sending a fraud-suspected or stolen card elsewhere is card testing.
-    public static let neverFallBack: Set<DeclineCategory> = [.suspectedFraud, .lostOrStolen]
+    /// The categories that may never fall back to another processor, whatever a route's policy says
+    /// (the routing file loader refuses them in `fallbackOn`): sending a fraud-suspected or stolen
+    /// card elsewhere is card testing; a hard decline or missing funds get the same answer from the
+    /// same issuer; and a shopper who failed authentication must not be charged unauthenticated.
+    public static let neverFallBack: Set<DeclineCategory> = [.suspectedFraud, .lostOrStolen, .hardDecline, .insufficientFunds,
+                                                             .authenticationFailed]
 }

@@ -11,6 +11,9 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Another attempt of the intent is still open (pending, unknown, requires action):
         /// the payment may not go to another processor.
         public static let attemptOpen = Code("attempt-open")
+        /// The stable key already names an intent for a different payment (another amount, currency,
+        /// card or merchant).
+        public static let idempotencyKeyReused = Code("idempotency-key-reused")
         /// A value would have stored a card number.
         public static let cardDataRefused = Code("card-data-refused")
         /// The stored data is not what this version wrote.

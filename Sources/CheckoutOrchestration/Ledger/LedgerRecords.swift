@@ -15,13 +15,16 @@ public struct IntentRecord: Sendable, Equatable {
     public var currency: String
     /// The masked card (first 6 and last 4 digits at most), when a card.
     public var card: String?
+    /// The merchant the payment was made for (nil in intents written before the ledger kept it).
+    public var merchant: String?
     public var createdAt: Date
     public var updatedAt: Date
     /// The attempts, in order (skips included).
     public var attempts: [AttemptRecord]
 
     public init(id: String, stableKey: String, route: String, state: IntentState, methodType: String, amount: Int,
-                currency: String, card: String?, createdAt: Date, updatedAt: Date, attempts: [AttemptRecord] = []) {
+                currency: String, card: String?, merchant: String? = nil, createdAt: Date, updatedAt: Date,
+                attempts: [AttemptRecord] = []) {
         self.id = id
         self.stableKey = stableKey
         self.route = route
@@ -30,6 +33,7 @@ public struct IntentRecord: Sendable, Equatable {
         self.amount = amount
         self.currency = currency
         self.card = card
+        self.merchant = merchant
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.attempts = attempts
@@ -83,14 +87,31 @@ public struct NewIntent: Sendable, Equatable {
     public var currency: String
     /// Masked card data only.
     public var card: String?
+    /// The merchant the payment is for.
+    public var merchant: String?
 
-    public init(stableKey: String, route: String, methodType: String, amount: Int, currency: String, card: String?) {
+    public init(stableKey: String, route: String, methodType: String, amount: Int, currency: String, card: String?,
+                merchant: String? = nil) {
         self.stableKey = stableKey
         self.route = route
         self.methodType = methodType
         self.amount = amount
         self.currency = currency
         self.card = card
+        self.merchant = merchant
+    }
+
+    /// What differs between this payment and `existing`, opened earlier under the same stable key:
+    /// the names of the differing fields (method, amount, currency, card, merchant), empty when it is
+    /// the same payment. An intent written before the ledger kept the merchant matches any merchant.
+    public func differences(from existing: IntentRecord) -> [String] {
+        var fields: [String] = []
+        if LedgerText.clean(methodType) != existing.methodType { fields.append("method") }
+        if amount != existing.amount { fields.append("amount") }
+        if LedgerText.clean(currency) != existing.currency { fields.append("currency") }
+        if LedgerText.clean(card) != existing.card { fields.append("card") }
+        if let stored = existing.merchant, LedgerText.clean(merchant) != stored { fields.append("merchant") }
+        return fields
     }
 }
 

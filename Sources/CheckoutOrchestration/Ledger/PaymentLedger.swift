@@ -6,7 +6,8 @@ import Foundation
 /// event rows written for them commit together or not at all.
 ///
 /// Rules enforced here, whatever the backend:
-/// - one intent per stable key (`open` returns the existing one);
+/// - one intent per stable key (`open` returns the existing one, and refuses a different payment
+///   under the same key);
 /// - moves follow `IntentState.canMove` / `AttemptStatus.canMove` (nothing leaves a terminal state);
 /// - a new attempt is refused while another attempt of the same intent is open (pending, unknown,
 ///   requires action), so an unknown outcome can never be sent to a second processor;
@@ -31,16 +32,25 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
     // MARK: Changes
 
     /// Opens the intent of a payment, or returns the one already open under `stableKey`.
+    /// - Throws: `LedgerError` `.idempotencyKeyReused` when that intent is for a different payment
+    ///   (`NewIntent.differences(from:)`); the message names the fields, never the other payment.
     public func open(_ new: NewIntent) async throws -> IntentRecord {
         let date = clock.now
         let id = SafeIdentifier.random(prefix: "pi_")
         let digest = LedgerText.stableKeyDigest(new.stableKey)
         return try await storage.write { transaction in
-            if let existing = try transaction.intent(stableKey: digest) { return existing }
+            if let existing = try transaction.intent(stableKey: digest) {
+                let differences = new.differences(from: existing)
+                guard differences.isEmpty else {
+                    throw LedgerError(.idempotencyKeyReused, "the idempotency key was already used for a different payment "
+                                      + "(\(differences.joined(separator: ", ")) differ); use a new key for a new payment")
+                }
+                return existing
+            }
             let record = IntentRecord(id: id, stableKey: digest, route: LedgerText.clean(new.route),
                                       state: .processing, methodType: LedgerText.clean(new.methodType), amount: new.amount,
                                       currency: LedgerText.clean(new.currency), card: LedgerText.clean(new.card),
-                                      createdAt: date, updatedAt: date)
+                                      merchant: LedgerText.clean(new.merchant), createdAt: date, updatedAt: date)
             try transaction.insertIntent(record)
             return record
         }

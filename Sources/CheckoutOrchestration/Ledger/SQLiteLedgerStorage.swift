@@ -33,6 +33,10 @@ public final class SQLiteLedgerStorage: LedgerStorage {
                 CREATE INDEX outbox_event_payment ON outbox_event(payment_id, seq);
                 """)
         }
+        // The merchant of each payment, so a key reused by another merchant is refused.
+        migrator.registerMigration("ledger-2-merchant") { database in
+            try database.execute("ALTER TABLE payment_intent ADD COLUMN merchant TEXT")
+        }
         return migrator
     }()
 
@@ -67,7 +71,7 @@ public final class SQLiteLedgerStorage: LedgerStorage {
 struct SQLiteLedgerTransaction: LedgerTransaction {
     let database: Database
 
-    private static let intentColumns = "id, stable_key, route, state, method_type, amount, currency, card, created_at, updated_at"
+    private static let intentColumns = "id, stable_key, route, state, method_type, amount, currency, card, created_at, updated_at, merchant"
     private static let attemptColumns = """
         intent_id, sequence, processor, idempotency_key, status, category, raw_code, processor_payment_id, \
         authentication, note, started_at, updated_at
@@ -82,7 +86,8 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
                     id: statement.string(at: 0), stableKey: statement.string(at: 1), route: statement.string(at: 2),
                     state: try LedgerRowCoding.intentState(statement.string(at: 3)), methodType: statement.string(at: 4),
                     amount: statement.int(at: 5), currency: statement.string(at: 6), card: statement.optionalString(at: 7),
-                    createdAt: Date(ledgerMillis: statement.int64(at: 8)), updatedAt: Date(ledgerMillis: statement.int64(at: 9))))
+                    merchant: statement.optionalString(at: 10), createdAt: Date(ledgerMillis: statement.int64(at: 8)),
+                    updatedAt: Date(ledgerMillis: statement.int64(at: 9))))
             }
         }
         return try records.map { record in
@@ -101,7 +106,7 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
     }
 
     func insertIntent(_ intent: IntentRecord) throws {
-        try database.run("INSERT INTO payment_intent (\(Self.intentColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") { statement in
+        try database.run("INSERT INTO payment_intent (\(Self.intentColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") { statement in
             try statement.bind(intent.id, at: 1)
             try statement.bind(intent.stableKey, at: 2)
             try statement.bind(intent.route, at: 3)
@@ -112,6 +117,7 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
             try statement.bind(intent.card, at: 8)
             try statement.bind(intent.createdAt.ledgerMillis, at: 9)
             try statement.bind(intent.updatedAt.ledgerMillis, at: 10)
+            try statement.bind(intent.merchant, at: 11)
         }
     }
 

@@ -10,9 +10,47 @@ extension PaymentRouter {
         var continueRouting: Bool
     }
 
+    /// How many times one call starts over after another call with the same stable key moved the
+    /// payment first (each time it re-reads the ledger); past it, the ledger's refusal is the answer.
+    static let maxConcurrentRestarts = 20
+
     /// Runs the payment through the route's processors not tried yet, from wherever the ledger says it
     /// stands (a retry with the same stable key first settles an open attempt through its status call).
+    /// Calls with the same stable key may run at once, here or in other instances on the ledger: a
+    /// call that finds another's attempt on its way waits for it (`concurrentCallWait`), and a call
+    /// whose move the ledger refuses because another call moved first re-reads the payment and goes
+    /// on from there, so every call reports the payment's one result.
     func drive(_ start: IntentRecord, route: Route, flight: InFlight) async throws -> PaymentResponse {
+        var intent = start
+        var restarts = 0
+        while true {
+            do {
+                return try await driveOnce(try await waitForOtherCall(intent), route: route, flight: flight)
+            } catch let error as LedgerError where error.code == .attemptOpen || error.code == .illegalMove {
+                guard restarts < Self.maxConcurrentRestarts, let current = try await ledger.intent(id: intent.id) else { throw error }
+                restarts += 1
+                intent = current
+            }
+        }
+    }
+
+    /// While the intent's last attempt is `pending` (sent by another call, its answer not in yet) and
+    /// younger than `concurrentCallWait`, reads the ledger again, backing off from 2 ms to 100 ms.
+    func waitForOtherCall(_ start: IntentRecord) async throws -> IntentRecord {
+        var intent = start
+        var delay: Duration = .milliseconds(2)
+        let deadline = ContinuousClock.now + .seconds(concurrentCallWait)
+        while let open = intent.attempts.last, open.status == .pending,
+              clock.now.timeIntervalSince(open.startedAt) < concurrentCallWait, ContinuousClock.now < deadline {
+            try await Task.sleep(for: delay)
+            delay = min(delay * 2, .milliseconds(100))
+            guard let current = try await ledger.intent(id: intent.id) else { break }
+            intent = current
+        }
+        return intent
+    }
+
+    private func driveOnce(_ start: IntentRecord, route: Route, flight: InFlight) async throws -> PaymentResponse {
         var intent = start
         if let open = intent.attempts.last, !open.status.isTerminal {
             if open.status == .requiresAction { return try finish(intent, response: nil) }
@@ -87,9 +125,12 @@ extension PaymentRouter {
     }
 
     /// Classifies an outcome, records it (attempt and, when final, intent in one transaction) and the breaker.
+    /// With `afterChallenge` (the outcome of a resumed 3-D Secure challenge), an attempt that did not
+    /// succeed and brought no `authentication` is `authentication-failed` whatever the processor's
+    /// table says, so a shopper whose authentication is not proven is never charged elsewhere.
     func settle(_ intent: IntentRecord, attempt: AttemptRecord, processor: any RoutableProcessor, outcome: AttemptOutcome,
                 route: Route, authentication: AuthenticationResult?, canContinue: Bool,
-                reconciled: Bool = false) async throws -> Settled {
+                reconciled: Bool = false, afterChallenge: Bool = false) async throws -> Settled {
         let table = processor.declineTable
         var settlement: AttemptSettlement
         var intentState: IntentState?
@@ -137,6 +178,9 @@ extension PaymentRouter {
             settlement = AttemptSettlement(status: .unknown, rawCode: raw, note: AttemptNote.outcomeUnknown)
             intentState = .unknown
             unhealthy = true
+        }
+        if afterChallenge, authentication == nil, settlement.status == .declined || settlement.status == .failed {
+            settlement.category = .authenticationFailed
         }
         breakers.record(processor.name, failure: unhealthy, now: clock.now)
         var continueRouting = false

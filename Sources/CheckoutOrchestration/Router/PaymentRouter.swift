@@ -14,8 +14,9 @@ import Foundation
 /// - **Attempts**: each attempt's idempotency key is `AttemptKey.derive(paymentKey:processor:)`, where the
 ///   payment's stable key is the session's idempotency key. An attempt is written to the ledger as
 ///   `pending` BEFORE it is sent. A decline or failure maps through the processor's `DeclineTable`; the
-///   route's `fallbackOn` decides whether the next processor gets it (`suspected-fraud` and
-///   `lost-or-stolen` never do). A 3-D Secure result from an earlier attempt goes with every later one.
+///   route's `fallbackOn` decides whether the next processor gets it (the categories of
+///   `DeclineCategory.neverFallBack` never do; a challenge that ends without an authentication result
+///   is `authentication-failed`). A 3-D Secure result from an earlier attempt goes with every later one.
 /// - **Unknown outcomes**: when a processor gives no answer after sending, the router asks THAT processor's
 ///   status call first. While it stays unknown the intent is `unknown` and the payment goes nowhere else
 ///   (the ledger refuses a second open attempt); `reconcile()` or a retry with the same key settles it.
@@ -49,6 +50,12 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     public let notFoundGrace: TimeInterval
     /// The default `notFoundGrace`: well past any request's time on the wire.
     public static let defaultNotFoundGrace: TimeInterval = 60
+    /// How long a call waits for another call with the same stable key (in this process or in
+    /// another instance on the same ledger) whose attempt is on its way to a processor, before it
+    /// asks that processor's status itself. Both calls then report the same result.
+    public let concurrentCallWait: TimeInterval
+    /// The default `concurrentCallWait`: longer than a processor's usual timeout.
+    public static let defaultConcurrentCallWait: TimeInterval = 30
 
     /// A payment the router tokenized: the route, the facts and each processor's own token.
     struct TokenRecord: Sendable {
@@ -80,7 +87,8 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
                 picker: WeightedPicker = WeightedPicker(), binLookup: (any BinLookup)? = nil,
                 metadata: @escaping MetadataProvider = PaymentRouter.defaultMetadata,
                 clock: WallClock = .system,
-                notFoundGrace: TimeInterval = PaymentRouter.defaultNotFoundGrace) throws {
+                notFoundGrace: TimeInterval = PaymentRouter.defaultNotFoundGrace,
+                concurrentCallWait: TimeInterval = PaymentRouter.defaultConcurrentCallWait) throws {
         for (index, route) in file.routes.enumerated() {
             for (position, name) in route.processors.enumerated() where processors[name] == nil {
                 throw RouterError(.unknownProcessor, "$.routes[\(index)].processors[\(position)]: no processor named \(name)")
@@ -96,6 +104,7 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         self.metadata = metadata
         self.clock = clock
         self.notFoundGrace = notFoundGrace
+        self.concurrentCallWait = concurrentCallWait
     }
 
     /// Builds every processor of `file` through `factory` and a router over them.
@@ -192,8 +201,14 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         }
         let route = file.routes[record.routeIndex]
         let stableKey = request.idempotencyKey ?? record.fallbackKey
-        let intent = try await ledger.open(NewIntent(stableKey: stableKey, route: route.name, methodType: record.facts.methodType,
-                                                     amount: record.facts.amount, currency: record.facts.currency, card: record.card))
+        let intent: IntentRecord
+        do {
+            intent = try await ledger.open(NewIntent(stableKey: stableKey, route: route.name, methodType: record.facts.methodType,
+                                                     amount: record.facts.amount, currency: record.facts.currency, card: record.card,
+                                                     merchant: record.facts.merchant["merchantId"]))
+        } catch let error as LedgerError where error.code == .idempotencyKeyReused {
+            throw CheckoutError(.idempotencyKeyReused, error.message)
+        }
         inFlight.withLock { $0[intent.id] = InFlight(request: request, token: record) }
         return try await drive(intent, route: route, flight: InFlight(request: request, token: record))
     }
@@ -217,7 +232,7 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         let route = file.routes.first { $0.name == intent.route } ?? Route(name: intent.route, processors: [])
         let flight = inFlight.withLock { $0[intent.id] }
         let settled = try await settle(intent, attempt: attempt, processor: processor, outcome: outcome, route: route,
-                                       authentication: authentication, canContinue: flight != nil)
+                                       authentication: authentication, canContinue: flight != nil, afterChallenge: true)
         if settled.continueRouting, let flight { return try await drive(settled.intent, route: route, flight: flight) }
         return try finish(settled.intent, response: settled.response)
     }

@@ -16,7 +16,8 @@ import Foundation
 /// Rules beyond the shape: processor and route names are unique; a route names only declared
 /// processors, each once; weights name only the route's processors and are not all zero; a route
 /// without conditions must be the last (otherwise the routes after it could never be used);
-/// `fallbackOn` cannot list `suspected-fraud` or `lost-or-stolen`; an `http` processor needs an
+/// `fallbackOn` cannot list a category of `DeclineCategory.neverFallBack` (`suspected-fraud`, `lost-or-stolen`,
+/// `hard-decline`, `insufficient-funds`, `authentication-failed`); an `http` processor needs an
 /// `https` base URL (plain `http` only to a loopback host); `behaviour` is for `sandbox` only.
 public enum RoutingFileLoader {
     /// Member names of each object, for unknown-member errors.

@@ -19,7 +19,7 @@ public enum SandboxDeclineCodes {
     "NETWORK": "network-error",
     "TIMEOUT": "network-error",
     "1A": "authentication-required",
-    "3DS_FAILED": "hard-decline"
+    "3DS_FAILED": "authentication-failed"
   },
   "default": "processor-error"
 }
@@ -37,6 +37,7 @@ public enum SandboxDeclineCodes {
         case .processorError: "96"
         case .networkError: "NETWORK"
         case .authenticationRequired: "1A"
+        case .authenticationFailed: "3DS_FAILED"
         }
     }
 }

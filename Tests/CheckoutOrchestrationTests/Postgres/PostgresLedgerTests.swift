@@ -66,4 +66,14 @@ struct PostgresLedgerTests {
         #expect(report.entries.map(\.to) == [.succeeded])
         #expect(sandboxes.values.reduce(0) { $0 + $1.chargeCount } == 2)
     }
+
+    @Test("50 concurrent calls over 5 keys on 5 routers sharing a PostgreSQL ledger: one payment per key, succeeded, charged once, no internal error")
+    func concurrentSameKeyCalls() async throws {
+        let schema = try PostgresTestSchema()
+        let file = try RoutingFileLoader.load(Array(PaymentSafetyTests.concurrentRouting.utf8))
+        let sandboxes = Dictionary(uniqueKeysWithValues: file.processors.map {
+            ($0.name, ScriptedSandboxProcessor(name: $0.name, behaviour: $0.behaviour))
+        })
+        try await PaymentSafetyTests.concurrentCalls(ledger: try Self.ledger(schema), file: file, sandboxes: sandboxes)
+    }
 }
