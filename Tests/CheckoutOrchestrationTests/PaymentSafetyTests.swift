@@ -272,3 +272,57 @@ extension PaymentSafetyTests {
         #expect(gated.attemptsArrived.withLock { $0 } == 1)
     }
 }
+
+/// Tokenizing at an attempt's processor only, when that attempt starts.
+@Suite struct TokenizePerAttemptTests {
+    static func file(a: String, breaker: String = #"{"consecutiveFailures": 3, "failureRate": 0, "window": 10, "coolDownSeconds": 30}"#)
+        -> String {
+        """
+        { "processors": [ { "name": "psp-a", "kind": "sandbox", "behaviour": \(a) },
+                          { "name": "psp-b", "kind": "sandbox" } ],
+          "routes": [ { "name": "all", "processors": ["psp-a", "psp-b"], "fallbackOn": ["processor-error", "network-error"] } ],
+          "breaker": \(breaker) }
+        """
+    }
+
+    @Test("a payment the first processor takes is tokenized there only: the next processor never sees the card")
+    func onlyAtTheAttemptsProcessor() async throws {
+        let harness = try Harness(Self.file(a: "{}"))
+        #expect(try await harness.pay(key: "k1").get().status == .succeeded)
+        #expect(harness.sandboxes["psp-a"]?.tokenizeCallCount == 1)
+        #expect(harness.sandboxes["psp-b"]?.tokenizeCallCount == 0)
+    }
+
+    @Test("a processor that cannot tokenize is an attempt with its category and note, the payment falls back, and its circuit opens: later payments skip it, visibly in explain",
+          arguments: [("network-error", DeclineCategory.networkError, "NETWORK"), ("processor-error", .processorError, "96")])
+    func tokenizationFailureIsAnAttempt(script: String, category: DeclineCategory, raw: String) async throws {
+        let harness = try Harness(Self.file(a: "{\"tokenize\": \"\(script)\"}"))
+        for index in 0..<3 {
+            let response = try await harness.pay(key: "t\(index)").get()
+            #expect(response.status == .succeeded)
+            let intent = try #require(try await harness.ledger.intent(id: response.paymentId))
+            #expect(intent.attempts.map(\.processor) == ["psp-a", "psp-b"])
+            #expect(intent.attempts[0].status == .failed)
+            #expect(intent.attempts[0].category == category)
+            #expect(intent.attempts[0].rawCode == raw)
+            #expect(intent.attempts[0].note == "tokenization-failed")
+        }
+        #expect(harness.sandboxes["psp-a"]?.createCallCount == 0)
+        #expect(harness.breakerState("psp-a") != .closed)
+        let skipped = try await harness.pay(key: "t3").get()
+        let intent = try #require(try await harness.ledger.intent(id: skipped.paymentId))
+        #expect(intent.attempts.map(\.status) == [.skipped, .succeeded])
+        #expect(harness.sandboxes["psp-a"]?.tokenizeCallCount == 3)
+        let explanation = harness.router.explain(RoutingFacts(methodType: "PAYMENT_CARD", currency: "EUR", amount: 1000))
+        #expect(explanation.steps.map(\.skipped) == [true, false])
+    }
+
+    @Test("the router refuses a card number no processor could tokenize before it opens a payment")
+    func invalidCardRefusedUpFront() async throws {
+        let harness = try Harness(Self.file(a: "{}"))
+        let result = await harness.pay(key: "bad", number: "4242424242424241")
+        #expect((try? result.get()) == nil)
+        #expect(try await harness.ledger.intents().isEmpty)
+        #expect(harness.sandboxes.values.allSatisfy { $0.tokenizeCallCount == 0 })
+    }
+}

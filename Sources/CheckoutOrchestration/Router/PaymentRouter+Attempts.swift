@@ -67,17 +67,25 @@ extension PaymentRouter {
         var authentication = intent.attempts.compactMap(\.authentication).last
         var lastResponse: PaymentResponse?
         for name in picker.order(route, paymentKey: stableKey) where !tried.contains(name) {
-            guard let processor = processors[name], let token = flight.token.tokens[name] else { continue }
+            guard let processor = processors[name] else { continue }
+            guard let method = flight.token.request else {
+                throw CheckoutError(.invalidState, "the payment method of this payment is no longer held; tokenize it again")
+            }
             let key = AttemptKey.derive(paymentKey: stableKey, processor: name)
             if case .skipped = breakers.admit(name, now: clock.now) {
                 _ = try await ledger.recordSkip(intentId: intent.id, processor: name, idempotencyKey: key, note: AttemptNote.circuitOpen)
                 continue
             }
             let attempt = try await ledger.startAttempt(intentId: intent.id, processor: name, idempotencyKey: key)
-            var payment = flight.request
-            payment.token = token
-            payment.idempotencyKey = key
-            let outcome = await send(processor, AttemptRequest(payment: payment, attemptKey: key, authentication: authentication))
+            let outcome: AttemptOutcome
+            do {
+                var payment = flight.request
+                payment.token = try await processor.tokenize(method, session: flight.request.session)
+                payment.idempotencyKey = key
+                outcome = await send(processor, AttemptRequest(payment: payment, attemptKey: key, authentication: authentication))
+            } catch {
+                outcome = .tokenizationFailed((error as? AttemptFailure)?.rawCode ?? "TOKENIZATION_FAILED")
+            }
             guard let current = try await ledger.intent(id: intent.id) else { throw RouterError(.unknownPayment, intent.id) }
             let settled = try await settle(current, attempt: attempt, processor: processor, outcome: outcome, route: route,
                                            authentication: authentication, canContinue: true)
@@ -165,6 +173,10 @@ extension PaymentRouter {
             }
         case .notSent(let raw):
             settlement = AttemptSettlement(status: .failed, category: table.category(for: raw), rawCode: raw)
+            unhealthy = true
+        case .tokenizationFailed(let raw):
+            settlement = AttemptSettlement(status: .failed, category: table.category(for: raw), rawCode: raw,
+                                           note: AttemptNote.tokenizationFailed)
             unhealthy = true
         case .notFound(let raw) where tooSoonToTrustNotFound(attempt):
             // A request still on its way can land after this answer: unknown, never sent elsewhere.

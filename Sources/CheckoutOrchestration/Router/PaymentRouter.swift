@@ -9,8 +9,11 @@ import Foundation
 ///   (`RoutingTable`), ordered by weight for the first pick (`WeightedPicker`, a pure function of the
 ///   payment's stable key and a seed).
 /// - **Tokenize**: the router decides the route from the card's facts (network, leading digits,
-///   issuer country from the optional `BinLookup`) and the session (amount, currency, metadata) and
-///   tokenizes at every processor of that route, so it never keeps the card number for a fallback.
+///   issuer country from the optional `BinLookup`) and the session (amount, currency, metadata). It
+///   tokenizes at an attempt's processor only, when that attempt starts: a processor that fails to
+///   tokenize (refuses, never answers) is an attempt with its category, counts for its circuit and
+///   costs only the payments that reach it. The card stays in this process's memory (never stored,
+///   never logged) until the payment is final.
 /// - **Attempts**: each attempt's idempotency key is `AttemptKey.derive(paymentKey:processor:)`, where the
 ///   payment's stable key is the session's idempotency key. An attempt is written to the ledger as
 ///   `pending` BEFORE it is sent. A decline or failure maps through the processor's `DeclineTable`; the
@@ -57,11 +60,13 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     /// The default `concurrentCallWait`: longer than a processor's usual timeout.
     public static let defaultConcurrentCallWait: TimeInterval = 30
 
-    /// A payment the router tokenized: the route, the facts and each processor's own token.
+    /// A payment the router tokenized: the route, the facts, and what each attempt tokenizes at its
+    /// processor (the card, in memory only, dropped once the payment is final).
     struct TokenRecord: Sendable {
         var routeIndex: Int
         var facts: RoutingFacts
-        var tokens: [String: PaymentMethodToken]
+        var request: TokenizationRequest?
+        /// The masked card, for the ledger.
         var card: String?
         /// Used as the stable key when the session gives no idempotency key.
         var fallbackKey: String
@@ -169,29 +174,30 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         case .redirect(let type), .wallet(let type, _):
             methodType = type
         }
+        try card?.requireTokenizableNumber()
         let facts = await facts(for: card, methodType: methodType, session: session)
         guard let index = table.decide(facts) else {
             throw CheckoutError(.paymentFailed, "no route matches this payment",
                                 underlying: RouterError(.noRoute, "no route matches \(methodType) \(facts.currency) \(facts.amount)"))
         }
-        var issued: [String: PaymentMethodToken] = [:]
-        var firstError: (any Error)?
-        for name in file.routes[index].processors {
-            guard let processor = processors[name] else { continue }
-            do { issued[name] = try await processor.tokenize(request, session: session) } catch {
-                if firstError == nil { firstError = error }
-            }
-        }
-        guard let first = file.routes[index].processors.lazy.compactMap({ issued[$0] }).first else {
-            throw firstError ?? CheckoutError(.paymentFailed, "no processor of the route could tokenize the payment")
-        }
         let masked = card.map { CardMask.mask(digits: $0.number.utf8.compactMap { $0 >= 48 && $0 <= 57 ? $0 - 48 : nil }) }
         let token = SafeIdentifier.random(prefix: "rt_")
-        let record = TokenRecord(routeIndex: index, facts: facts, tokens: issued, card: masked,
+        let record = TokenRecord(routeIndex: index, facts: facts, request: request, card: masked,
                                  fallbackKey: SafeIdentifier.random(prefix: "pk_"))
         tokens.withLock { $0[token] = record }
-        return PaymentMethodToken(token: token, paymentMethodType: first.paymentMethodType, instrumentType: first.instrumentType,
-                                  instrumentData: first.instrumentData)
+        let data = card.map { card in
+            PaymentInstrumentData(network: card.network, first6Digits: card.first6, last4Digits: card.last4,
+                                  expirationMonth: card.expiryMonth, expirationYear: card.expiryYear)
+        }
+        return PaymentMethodToken(token: token, paymentMethodType: methodType, instrumentType: card == nil ? .other : .paymentCard,
+                                  instrumentData: data)
+    }
+
+    /// Drops the card of a payment that is final: no later attempt will tokenize it.
+    func forgetCard(routerToken: String, after intent: IntentRecord?) {
+        guard let intent, intent.state.isTerminal else { return }
+        tokens.withLock { $0[routerToken]?.request = nil }
+        inFlight.withLock { $0[intent.id] = nil }
     }
 
     public func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
@@ -210,7 +216,14 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
             throw CheckoutError(.idempotencyKeyReused, error.message)
         }
         inFlight.withLock { $0[intent.id] = InFlight(request: request, token: record) }
-        return try await drive(intent, route: route, flight: InFlight(request: request, token: record))
+        do {
+            let response = try await drive(intent, route: route, flight: InFlight(request: request, token: record))
+            forgetCard(routerToken: request.token.token, after: try? await ledger.intent(id: intent.id))
+            return response
+        } catch {
+            forgetCard(routerToken: request.token.token, after: try? await ledger.intent(id: intent.id))
+            throw error
+        }
     }
 
     public func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {

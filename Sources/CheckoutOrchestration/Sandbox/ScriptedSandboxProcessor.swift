@@ -105,6 +105,8 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
 
     /// Successful charges (a repeated idempotency key is not a second charge).
     public var chargeCount: Int { state.withLock { $0.charges } }
+    /// Tokenize calls that reached the sandbox (failed ones included).
+    public var tokenizeCallCount: Int { state.withLock { $0.calls[.tokenize, default: 0] } }
     /// Create-payment calls that reached the sandbox.
     public var createCallCount: Int { state.withLock { $0.createCalls } }
     /// Charges per idempotency key (each should be at most 1).
@@ -138,12 +140,22 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
             type = method
             instrumentType = .other
         }
-        return state.withLock { state in
-            state.counter += 1
-            let token = "\(name)_tok_\(state.counter)"
-            state.tokens[token] = data
-            return PaymentMethodToken(token: token, paymentMethodType: type, instrumentType: instrumentType, instrumentData: data)
+        let issued: Result<PaymentMethodToken, AttemptFailure> = state.withLock { state in
+            switch state.next(.tokenize, behaviour) {
+            case .succeed:
+                state.counter += 1
+                let token = "\(name)_tok_\(state.counter)"
+                state.tokens[token] = data
+                return .success(PaymentMethodToken(token: token, paymentMethodType: type, instrumentType: instrumentType,
+                                                   instrumentData: data))
+            case .category(let category):
+                return .failure(AttemptFailure(rawCode: SandboxDeclineCodes.rawCode(for: category), sent: false,
+                                               message: "sandbox \(name): tokenization failed (\(category.rawValue))"))
+            case .timeoutAfterCharge:
+                return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: false, message: "sandbox \(name): tokenization timed out"))
+            }
         }
+        return try issued.get()
     }
 
     public func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
