@@ -86,6 +86,17 @@ import Testing
         #expect(intents.first?["state"] as? String == "succeeded")
     }
 
+    @Test("--currency that is not an active ISO 4217 currency is a usage error (exit 2), before anything is written",
+          arguments: ["ZZZ", "XAU"])
+    func payUnknownCurrency(code: String) async throws {
+        let directory = try Self.setUp()
+        let result = try await CLI.run(["pay", "--routing", "routing.json", "--ledger", "l.sqlite"] + Self.card
+                                       + ["--currency", code, "--json"], in: directory)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("--currency must be an ISO 4217 code"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("l.sqlite").path))
+    }
+
     @Test("suspected fraud: exit 1, one attempt, no fallback")
     func payFraud() async throws {
         let directory = try Self.setUp()

@@ -59,8 +59,23 @@ import Testing
 @Suite struct MoneyTests {
     static let cases: [(Int, String, String)] = [
         (150, "EUR", "€1.50"), (5, "EUR", "€0.05"), (100_000, "USD", "$1000.00"), (1000, "JPY", "¥1000"),
-        (1234, "KWD", "KWD 1.234"), (-250, "GBP", "-£2.50"), (99, "XYZ", "XYZ 0.99"),
+        (1234, "KWD", "KWD 1.234"), (-250, "GBP", "-£2.50"), (99, "SEK", "SEK 0.99"), (1500, "CLP", "CLP 1500"),
+        (12345, "BHD", "BHD 12.345"),
     ]
+
+    /// Minor units from ISO 4217 list one, written out by hand (the oracle is not the table).
+    @Test("ISO 4217 minor units", arguments: [("EUR", 2), ("USD", 2), ("JPY", 0), ("KRW", 0), ("VND", 0), ("CLP", 0),
+                                               ("ISK", 0), ("XOF", 0), ("KWD", 3), ("BHD", 3), ("JOD", 3), ("OMR", 3),
+                                               ("TND", 3), ("IQD", 3), ("LYD", 3), ("CHF", 2), ("UYW", 4)])
+    func minorUnits(code: String, digits: Int) throws {
+        #expect(try Currency(code: code).minorUnits == digits)
+    }
+
+    @Test("codes that are not an active ISO 4217 currency are refused, never given two minor units",
+          arguments: ["ZZZ", "XYZ", "QQQ", "XAU", "XXX", "XTS", "CLF", "USN", "eur", "EU", "EURO", ""])
+    func refused(code: String) {
+        #expect(throws: CheckoutError.self) { try Currency(code: code) }
+    }
 
     @Test(arguments: cases)
     func formatsMinorUnits(amount: Int, code: String, expected: String) throws {

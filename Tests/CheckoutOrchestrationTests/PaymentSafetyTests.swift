@@ -326,3 +326,48 @@ extension PaymentSafetyTests {
         #expect(harness.sandboxes.values.allSatisfy { $0.tokenizeCallCount == 0 })
     }
 }
+
+/// Currencies: ISO 4217 only, and processors that declare the currencies they take.
+@Suite struct RoutingCurrencyTests {
+    static let file = """
+        { "processors": [ { "name": "psp-usd", "kind": "sandbox", "currencies": ["USD"] },
+                          { "name": "psp-any", "kind": "sandbox" } ],
+          "routes": [ { "name": "all", "processors": ["psp-usd", "psp-any"], "fallbackOn": ["processor-error"] } ] }
+        """
+
+    @Test("a processor that does not take the payment's currency is never tried, and explain says why")
+    func skipsAProcessorThatDoesNotTakeTheCurrency() async throws {
+        let harness = try Harness(Self.file)
+        let eur = try await harness.pay(key: "eur-1").get()
+        #expect(eur.status == .succeeded)
+        let intent = try #require(try await harness.ledger.intent(id: eur.paymentId))
+        #expect(intent.attempts.map(\.processor) == ["psp-any"])
+        #expect(harness.sandboxes["psp-usd"]?.tokenizeCallCount == 0)
+        let usd = try await harness.pay(key: "usd-1", currency: "USD").get()
+        #expect(try await harness.ledger.intent(id: usd.paymentId)?.attempts.map(\.processor) == ["psp-usd"])
+        let explained = harness.router.explain(RoutingFacts(methodType: "PAYMENT_CARD", currency: "EUR", amount: 1000))
+        #expect(explained.steps.map(\.currencyNotTaken) == [true, false])
+        #expect(explained.steps.map(\.skipped) == [true, false])
+        #expect(harness.router.explain(RoutingFacts(methodType: "PAYMENT_CARD", currency: "USD", amount: 1000))
+                .steps.map(\.skipped) == [false, false])
+    }
+
+    @Test("currencies must be active ISO 4217 codes, each refusal at its JSON path")
+    func loaderChecksCurrencies() {
+        let bad = Self.file.replacingOccurrences(of: #"["USD"]"#, with: #"["USD", "ZZZ", "usd"]"#)
+        let error = #expect(throws: RoutingFileError.self) { _ = try RoutingFileLoader.load(Array(bad.utf8)) }
+        let text = error?.description ?? ""
+        #expect(text.contains("$.processors[0].currencies[1]: ZZZ is not an active ISO 4217 currency code"), "\(text)")
+        #expect(text.contains("$.processors[0].currencies[2]"), "\(text)")
+        let empty = Self.file.replacingOccurrences(of: #"["USD"]"#, with: "[]")
+        #expect(throws: RoutingFileError.self) { _ = try RoutingFileLoader.load(Array(empty.utf8)) }
+    }
+
+    @Test("a payment in a code that is not an ISO 4217 currency is refused before anything opens", arguments: ["ZZZ", "XAU"])
+    func unknownCurrencyRefused(code: String) async throws {
+        let harness = try Harness(Self.file)
+        let result = await harness.pay(key: "zzz", currency: code)
+        #expect((try? result.get()) == nil)
+        #expect(try await harness.ledger.intents().isEmpty)
+    }
+}

@@ -140,6 +140,8 @@ extension CommandJSON {
             let weight: JSONNullable<Int>
             let skipped: Bool
             let skippedUntil: JSONNullable<String>
+            /// Why it would be skipped: `circuit-open`, `currency` (it does not take the payment's), or null.
+            let skippedFor: JSONNullable<String>
         }
 
         /// The facts the routes were matched against.

@@ -42,7 +42,7 @@ enum RouteCommand: DeclaredCommand {
             .valued("--ledger", "DB", help: "Rebuild the circuits from this ledger (see `checkout pay --routing`)."),
             ConfigLocation.option.isHidden(),
             .flag("--json", help: "Print {\"route\",\"reasons\",\"routes\":[{\"name\",\"matched\",\"reasons\"}],",
-                  "\"processors\":[{\"name\",\"weight\",\"skipped\",\"skippedUntil\"}],\"fallbackOn\",",
+                  "\"processors\":[{\"name\",\"weight\",\"skipped\",\"skippedUntil\",\"skippedFor\"}],\"fallbackOn\",",
                   "\"neverFallBack\",\"weighted\",\"facts\"}."),
         ],
         footer: """
@@ -118,7 +118,8 @@ enum RouteCommand: DeclaredCommand {
                 routes: explanation.verdicts.map { .init(name: $0.route, matched: $0.matched, reasons: $0.reasons) },
                 processors: explanation.steps.map { step in
                     .init(name: step.processor, weight: JSONNullable(step.weight), skipped: step.skipped,
-                          skippedUntil: JSONNullable(step.skippedUntil.map { formatter.string(from: $0) }))
+                          skippedUntil: JSONNullable(step.skippedUntil.map { formatter.string(from: $0) }),
+                          skippedFor: JSONNullable(step.currencyNotTaken ? "currency" : step.skipped ? "circuit-open" : nil))
                 },
                 fallbackOn: explanation.fallbackOn.map(\.rawValue), neverFallBack: never, weighted: explanation.weighted,
                 facts: .init(methodType: facts.methodType, cardNetwork: JSONNullable(facts.cardNetwork),
@@ -140,7 +141,9 @@ enum RouteCommand: DeclaredCommand {
         for (index, step) in explanation.steps.enumerated() {
             var line = "  \(index + 1). \(step.processor)"
             if let weight = step.weight { line += "  weight \(weight)" }
-            if step.skipped {
+            if step.currencyNotTaken {
+                line += "  SKIPPED: does not take \(explanation.facts.currency)"
+            } else if step.skipped {
                 line += "  SKIPPED: circuit open" + (step.skippedUntil.map { " until \(ISO8601DateFormatter().string(from: $0))" } ?? " (probe running)")
             }
             output.line(line)

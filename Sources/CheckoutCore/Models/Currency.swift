@@ -7,26 +7,28 @@ public struct Currency: Hashable, Sendable, CustomStringConvertible {
     /// The symbol placed before the amount, e.g. `€`; the code and a space when no symbol is known.
     public let symbol: String
 
-    /// Looks up a currency by code. Throws `invalidConfiguration` unless the code is three ASCII
-    /// upper-case letters. Unknown but well-formed codes get 2 minor units and the code as symbol.
+    /// Looks up a currency by code: an active ISO 4217 currency (`ISO4217`), with its minor units
+    /// from the standard and its symbol when one is known (else the code and a space).
+    /// - Throws: `invalidConfiguration` unless the code is three ASCII upper-case letters naming an
+    ///   active ISO 4217 currency (`ZZZ`, a fund code or `XAU` are refused, never given a default).
     public init(code: String) throws {
         guard code.utf8.count == 3, code.utf8.allSatisfy({ $0 >= 65 && $0 <= 90 }) else {
             throw CheckoutError(.invalidConfiguration, "currency code must be three upper-case letters")
         }
+        guard let minorUnits = ISO4217.minorUnits[code] else {
+            throw CheckoutError(.invalidConfiguration, "\(code) is not an active ISO 4217 currency")
+        }
         self.code = code
-        let known = Currency.table[code]
-        minorUnits = known?.0 ?? 2
-        symbol = known?.1 ?? "\(code) "
+        self.minorUnits = minorUnits
+        symbol = Currency.symbols[code] ?? "\(code) "
     }
 
     public var description: String { code }
 
-    private static let table: [String: (Int, String)] = [
-        "EUR": (2, "€"), "USD": (2, "$"), "GBP": (2, "£"), "JPY": (0, "¥"), "CHF": (2, "CHF "),
-        "SEK": (2, "SEK "), "NOK": (2, "NOK "), "DKK": (2, "DKK "), "PLN": (2, "PLN "), "CZK": (2, "CZK "),
-        "AUD": (2, "A$"), "CAD": (2, "CA$"), "NZD": (2, "NZ$"), "BRL": (2, "R$"), "INR": (2, "₹"),
-        "KRW": (0, "₩"), "CNY": (2, "CN¥"), "KWD": (3, "KWD "), "BHD": (3, "BHD "), "MXN": (2, "MX$"),
-        "HUF": (2, "HUF "), "RUB": (2, "RUB "), "SGD": (2, "SGD "), "HKD": (2, "HK$"), "ZAR": (2, "ZAR "),
+    /// The symbols shown for the currencies that have a well-known one.
+    private static let symbols: [String: String] = [
+        "EUR": "€", "USD": "$", "GBP": "£", "JPY": "¥", "AUD": "A$", "CAD": "CA$", "NZD": "NZ$", "BRL": "R$",
+        "INR": "₹", "KRW": "₩", "CNY": "CN¥", "MXN": "MX$", "HKD": "HK$",
     ]
 }
 

@@ -66,8 +66,10 @@ extension PaymentRouter {
         let stableKey = intent.stableKey
         var authentication = intent.attempts.compactMap(\.authentication).last
         var lastResponse: PaymentResponse?
+        let currency = flight.token.facts.currency
         for name in picker.order(route, paymentKey: stableKey) where !tried.contains(name) {
-            guard let processor = processors[name] else { continue }
+            guard let processor = processors[name], file.processors.first(where: { $0.name == name })?.takes(currency: currency) ?? true
+            else { continue }
             guard let method = flight.token.request else {
                 throw CheckoutError(.invalidState, "the payment method of this payment is no longer held; tokenize it again")
             }

@@ -175,6 +175,9 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
             methodType = type
         }
         try card?.requireTokenizableNumber()
+        guard (try? Currency(code: session.token.currency)) != nil else {
+            throw CheckoutError(.invalidPaymentData, "\(session.token.currency) is not an active ISO 4217 currency")
+        }
         let facts = await facts(for: card, methodType: methodType, session: session)
         guard let index = table.decide(facts) else {
             throw CheckoutError(.paymentFailed, "no route matches this payment",

@@ -11,6 +11,9 @@ public struct RouteExplanation: Sendable, Equatable {
         public var skipped: Bool
         /// When the open circuit allows its next probe.
         public var skippedUntil: Date?
+        /// Set when the processor does not take the payment's currency (its `currencies`): it is
+        /// never tried for this payment, whatever its circuit.
+        public var currencyNotTaken: Bool = false
     }
 
     /// The facts the decision used.
@@ -21,7 +24,7 @@ public struct RouteExplanation: Sendable, Equatable {
     public var verdicts: [RouteVerdict]
     /// The processors in the order they would be tried.
     public var steps: [Step]
-    /// The route's fallback categories (never `suspected-fraud` or `lost-or-stolen`).
+    /// The route's fallback categories (never one of `DeclineCategory.neverFallBack`).
     public var fallbackOn: [DeclineCategory]
     /// Whether the first processor was picked by weight for a given payment key (else list order).
     public var weighted: Bool

@@ -32,8 +32,10 @@ public struct RoutePlanner: Sendable {
         let date = clock.now
         let steps = order.map { name in
             let skip = breakers.wouldSkip(name, now: date)
+            let taken = file.processors.first { $0.name == name }?.takes(currency: facts.currency) ?? true
             return RouteExplanation.Step(processor: name, weight: route.weights.map { $0[name] ?? 0 },
-                                         skipped: skip != nil, skippedUntil: skip ?? nil)
+                                         skipped: skip != nil || !taken, skippedUntil: taken ? skip ?? nil : nil,
+                                         currencyNotTaken: !taken)
         }
         let fallback = route.fallbackOn.subtracting(DeclineCategory.neverFallBack)
         return RouteExplanation(facts: facts, route: route.name, verdicts: verdicts, steps: steps,

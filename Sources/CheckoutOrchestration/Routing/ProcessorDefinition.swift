@@ -26,9 +26,13 @@ public struct ProcessorDefinition: Sendable, Equatable {
     /// A sandbox's journal file (`SandboxJournal`), so its payments outlive the process; relative
     /// paths are resolved against the routing file's directory.
     public var journal: String?
+    /// The ISO 4217 currencies the processor takes, when the file says; nil takes every currency.
+    /// A route skips a processor that does not take the payment's currency.
+    public var currencies: Set<String>?
 
     public init(name: String, kind: Kind, behaviour: SandboxBehaviour = SandboxBehaviour(), baseURL: URL? = nil,
-                declineTable: DeclineTable? = nil, raw: JSONValue = .object([:]), journal: String? = nil) {
+                declineTable: DeclineTable? = nil, raw: JSONValue = .object([:]), journal: String? = nil,
+                currencies: Set<String>? = nil) {
         self.name = name
         self.kind = kind
         self.behaviour = behaviour
@@ -36,5 +40,9 @@ public struct ProcessorDefinition: Sendable, Equatable {
         self.declineTable = declineTable
         self.raw = raw
         self.journal = journal
+        self.currencies = currencies
     }
+
+    /// Whether the processor takes payments in `currency`.
+    public func takes(currency: String) -> Bool { currencies?.contains(currency) ?? true }
 }

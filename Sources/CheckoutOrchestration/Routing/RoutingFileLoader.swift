@@ -22,7 +22,8 @@ import Foundation
 public enum RoutingFileLoader {
     /// Member names of each object, for unknown-member errors.
     static let topMembers = ["processors", "routes", "breaker"]
-    static let processorMembers = ["name", "kind", "behaviour", "baseURL", "declineTable", "caBundle", "timeoutSeconds", "journal"]
+    static let processorMembers = ["name", "kind", "behaviour", "baseURL", "declineTable", "caBundle", "timeoutSeconds", "journal",
+                                   "currencies"]
     static let routeMembers = ["name", "when", "processors", "weights", "fallbackOn"]
     static let conditionMembers = ["methodType", "cardNetwork", "bin", "issuerCountry", "currency", "amount", "merchant", "customer"]
     static let breakerMembers = ["consecutiveFailures", "failureRate", "window", "coolDownSeconds"]
@@ -154,9 +155,17 @@ public enum RoutingFileLoader {
         if let tableValue = members["declineTable"] {
             table = DeclineTableLoader.validate(tableValue, path: path + ".declineTable", into: &issues)
         }
+        var currencies: Set<String>?
+        if let list = members["currencies"], let codes = issues.strings(list, path + ".currencies") {
+            if codes.isEmpty { issues.add(path + ".currencies", "must list at least one currency") }
+            for (index, code) in codes.enumerated() where (try? Currency(code: code)) == nil {
+                issues.add("\(path).currencies[\(index)]", "\(code) is not an active ISO 4217 currency code")
+            }
+            currencies = Set(codes)
+        }
         guard issues.issues.count == before, let name, let kind else { return nil }
         return ProcessorDefinition(name: name, kind: kind, behaviour: behaviour, baseURL: baseURL, declineTable: table, raw: value,
-                                   journal: journal)
+                                   journal: journal, currencies: currencies)
     }
 
     static func sandboxBehaviour(_ value: JSONValue, _ path: String, into issues: inout IssueCollector) -> SandboxBehaviour? {
