@@ -88,8 +88,14 @@ final class SandboxPSPService: Sendable {
     }
 
     private func create(_ request: ServedRequest) async -> ServedResponse {
-        guard let key = request.header(ProcessorAPI.idempotencyKeyHeader), !key.isEmpty, key.utf8.count <= 255 else {
-            return .error(400, code: "missing-idempotency-key", message: "Idempotency-Key (1-255 bytes) is required")
+        guard let key = request.header(ProcessorAPI.idempotencyKeyHeader), !key.isEmpty else {
+            return .error(400, code: "missing-idempotency-key", message: "Idempotency-Key (1-255 characters) is required")
+        }
+        // The document's maxLength counts characters (code points), and the status call must be able
+        // to name the key as one path segment: "." and ".." cannot be one.
+        guard key.unicodeScalars.count <= 255, key != ".", key != ".." else {
+            return .error(400, code: "invalid-idempotency-key",
+                          message: "Idempotency-Key must be 1-255 characters and neither \".\" nor \"..\"")
         }
         guard let body = try? JSONDecoder().decode(ProcessorAPI.CreatePaymentBody.self, from: Data(request.body)) else {
             return .error(400, code: "invalid-request", message: "the body is not a create-payment request")
@@ -142,6 +148,8 @@ final class SandboxPSPService: Sendable {
     private func answer(_ call: () async throws -> PaymentResponse) async -> ServedResponse {
         do {
             return await paymentAnswer(try await call())
+        } catch let failure as AttemptFailure where failure.rawCode == ScriptedSandboxProcessor.invalidTokenCode && !failure.sent {
+            return .error(400, code: "invalid-token", message: "the token was never issued here, or is spent; nothing was processed")
         } catch let failure as AttemptFailure {
             if failure.sent {
                 return .error(504, code: ProcessorAPI.upstreamTimeoutCode, message: "the acquirer timed out; the outcome is unknown")

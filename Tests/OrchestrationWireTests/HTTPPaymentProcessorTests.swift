@@ -172,4 +172,50 @@ import Glibc
             _ = try HTTPPaymentProcessor.make(ProcessorDefinition(name: "psp-r", kind: .http, baseURL: URL(string: "http://psp.example.com")!))
         }
     }
+
+    @Test("sandbox-psp charges only a token it issued, and each token once: an unknown or spent token is 400 invalid-token, nothing processed")
+    func unknownAndSpentTokensAreRefused() async throws {
+        let server = try await SandboxPSPProcess.start(name: "psp-tok")
+        defer { Task { await server.stop() } }
+        let processor = HTTPPaymentProcessor(name: "psp-tok", baseURL: server.baseURL)
+        let session = Self.session()
+        let forged = PaymentMethodToken(token: "psp-tok_tok_999", paymentMethodType: .paymentCard, instrumentType: .paymentCard)
+        let issued = try await processor.tokenize(.card(Self.card), session: session)
+        func charge(_ token: PaymentMethodToken, key: String) async throws -> PaymentResponse {
+            try await processor.createAttempt(AttemptRequest(payment: CreatePaymentRequest(token: token, session: session, idempotencyKey: nil),
+                                                             attemptKey: key, authentication: nil))
+        }
+        let unknown = await #expect(throws: AttemptFailure.self) { _ = try await charge(forged, key: "forged") }
+        #expect(unknown?.rawCode == "invalid-token")
+        #expect(unknown?.sent == false)
+        #expect(try await charge(issued, key: "first").status == .succeeded)
+        #expect(try await charge(issued, key: "first").status == .succeeded, "a replay under the same key is the same payment")
+        let spent = await #expect(throws: AttemptFailure.self) { _ = try await charge(issued, key: "second") }
+        #expect(spent?.rawCode == "invalid-token")
+        #expect(try await server.ledger().charges == 1)
+    }
+
+    @Test("sandbox-psp's Idempotency-Key rules are the document's: 1-255 characters (not bytes), never \".\" or \"..\"",
+          arguments: [(String(repeating: "k", count: 255), 200, nil), (String(repeating: "k", count: 256), 400, "invalid-idempotency-key"),
+                      (".", 400, "invalid-idempotency-key"), ("..", 400, "invalid-idempotency-key"),
+                      ("", 400, "missing-idempotency-key")] as [(String, Int, String?)])
+    func idempotencyKeyRules(key: String, status: Int, code: String?) async throws {
+        let server = try await SandboxPSPProcess.start(name: "psp-key")
+        defer { Task { await server.stop() } }
+        let transport = HTTPTransport(baseURL: server.baseURL)
+        let processor = HTTPPaymentProcessor(name: "psp-key", baseURL: server.baseURL)
+        let token = try await processor.tokenize(.card(Self.card), session: Self.session())
+        let body = try JSONEncoder().encode(ProcessorAPI.CreatePaymentBody(
+            AttemptRequest(payment: CreatePaymentRequest(token: token, session: Self.session(), idempotencyKey: nil),
+                           attemptKey: "unused", authentication: nil)))
+        let response = try await transport.send(HTTPRequest(method: "POST", path: "/v1/payments",
+                                                            headers: [HTTPHeaderField(name: "Idempotency-Key", value: key),
+                                                                      HTTPHeaderField(name: "Content-Type", value: "application/json")],
+                                                            body: [UInt8](body)))
+        #expect(response.status == status, "\(String(decoding: response.body, as: UTF8.self))")
+        if let code {
+            #expect(String(decoding: response.body, as: UTF8.self).contains("\"code\":\"\(code)\""))
+            #expect(try await server.ledger().charges == 0)
+        }
+    }
 }

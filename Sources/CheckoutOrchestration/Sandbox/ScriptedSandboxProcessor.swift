@@ -105,6 +105,10 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
 
     /// Successful charges (a repeated idempotency key is not a second charge).
     public var chargeCount: Int { state.withLock { $0.charges } }
+    /// The raw code of a create call whose token this sandbox never issued or already spent
+    /// (nothing is processed).
+    public static let invalidTokenCode = "INVALID_TOKEN"
+
     /// Tokenize calls that reached the sandbox (failed ones included).
     public var tokenizeCallCount: Int { state.withLock { $0.calls[.tokenize, default: 0] } }
     /// Create-payment calls that reached the sandbox.
@@ -173,6 +177,11 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
             if value == .category(.networkError) {
                 return .failure(AttemptFailure(rawCode: SandboxDeclineCodes.rawCode(for: .networkError), sent: false,
                                                message: "sandbox \(name): connection refused"))
+            }
+            // A token is issued by this sandbox and charged at most once.
+            guard state.tokens.removeValue(forKey: request.payment.token.token) != nil else {
+                return .failure(AttemptFailure(rawCode: Self.invalidTokenCode, sent: false,
+                                               message: "sandbox \(name): the token was never issued here, or is spent"))
             }
             state.counter += 1
             let id = "\(name)_pay_\(state.payments.count + 1)"
