@@ -120,6 +120,12 @@ import Testing
         let object = try result.object()
         #expect(object["outcome"] as? String == "unknown")
         #expect((object["attempts"] as? [[String: Any]])?.map { $0["processor"] as? String } == ["psp-t"])
+        // While psp-t's status call still fails, the text says the payment is still open, not reconciled.
+        let open = try await CLI.run(["ledger", "reconcile", "--ledger", "l.sqlite", "--routing", "routing.json"], in: directory)
+        #expect(open.status == 1, "\(open)")
+        #expect(open.stdout.contains("unknown, still open: the processor's status call did not settle it"), "\(open)")
+        #expect(open.stdout.contains("0 settled, 1 still open (run ledger reconcile again later)"), "\(open)")
+        #expect(!open.stdout.contains("reconciled"), "\(open)")
         // The reconcile's routing file has psp-t's status call working again (same journal).
         let healed = Self.routing.replacingOccurrences(of: #", "attemptStatus": "network-error""#, with: "")
         try Data(healed.utf8).write(to: directory.appendingPathComponent("healed.json"))

@@ -86,8 +86,16 @@ enum LedgerCommand: DeclaredCommand {
                     reconciled: report.entries.map { .init(paymentId: $0.intentId, from: $0.from.rawValue, to: $0.to.rawValue) },
                     stillOpen: report.stillOpen))
             } else {
-                for entry in report.entries { output.line("\(entry.intentId)  \(entry.from.rawValue) -> \(entry.to.rawValue)") }
-                output.line("\(report.entries.count) reconciled, \(report.stillOpen) still open")
+                for entry in report.entries {
+                    if entry.to.isTerminal {
+                        output.line("\(entry.intentId)  \(entry.from.rawValue) -> \(entry.to.rawValue)")
+                    } else {
+                        output.line("\(entry.intentId)  \(entry.to.rawValue), still open: the processor's status call did not settle it")
+                    }
+                }
+                let settled = report.entries.count - report.stillOpen
+                output.line("\(settled) settled, \(report.stillOpen) still open"
+                            + (report.stillOpen > 0 ? " (run ledger reconcile again later)" : ""))
             }
             return report.stillOpen == 0 ? 0 : 1
         }
