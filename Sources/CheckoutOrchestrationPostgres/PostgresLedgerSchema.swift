@@ -26,6 +26,21 @@ enum PostgresLedgerSchema {
             """),
         // The merchant of each payment, so a key reused by another merchant is refused.
         ("ledger-2-merchant", "ALTER TABLE payment_intent ADD COLUMN merchant TEXT"),
+        // Capture, void and refund; the money's rules are a constraint of the storage.
+        ("ledger-3-operations", """
+            ALTER TABLE payment_intent ADD COLUMN capture_mode TEXT NOT NULL DEFAULT 'automatic';
+            CREATE TABLE payment_balance (
+              intent_id TEXT PRIMARY KEY REFERENCES payment_intent(id), authorized BIGINT NOT NULL,
+              captured BIGINT NOT NULL, refunded BIGINT NOT NULL,
+              CONSTRAINT payment_balance_money CHECK (authorized >= 0 AND captured >= 0 AND captured <= authorized
+                                                      AND refunded >= 0 AND refunded <= captured));
+            CREATE TABLE payment_operation (
+              intent_id TEXT NOT NULL REFERENCES payment_intent(id), sequence INTEGER NOT NULL, kind TEXT NOT NULL,
+              amount BIGINT NOT NULL, status TEXT NOT NULL, operation_key TEXT NOT NULL UNIQUE, processor TEXT NOT NULL,
+              processor_key TEXT NOT NULL, processor_operation_id TEXT, raw_code TEXT, created_at BIGINT NOT NULL,
+              updated_at BIGINT NOT NULL, PRIMARY KEY (intent_id, sequence));
+            CREATE INDEX payment_operation_open ON payment_operation(created_at) WHERE status IN ('pending', 'unknown');
+            """),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {

@@ -8,7 +8,13 @@ struct PostgresLedgerTransaction: LedgerTransaction {
     let connection: PostgresConnection
     let writes: Bool
 
-    private static let intentColumns = "id, stable_key, route, state, method_type, amount, currency, card, created_at, updated_at, merchant"
+    private static let intentColumns = """
+        id, stable_key, route, state, method_type, amount, currency, card, created_at, updated_at, merchant, capture_mode
+        """
+    private static let operationColumns = """
+        intent_id, sequence, kind, amount, status, operation_key, processor, processor_key, processor_operation_id, raw_code, \
+        created_at, updated_at
+        """
     private static let attemptColumns = """
         intent_id, sequence, processor, idempotency_key, status, category, raw_code, processor_payment_id, \
         authentication, note, started_at, updated_at
@@ -21,10 +27,26 @@ struct PostgresLedgerTransaction: LedgerTransaction {
     private static let intentById = statement("intent_id", "SELECT \(intentColumns) FROM payment_intent WHERE id = $1")
     private static let intentByIdForUpdate = statement("intent_id_lock", "SELECT \(intentColumns) FROM payment_intent WHERE id = $1 FOR UPDATE")
     private static let intentByKey = statement("intent_key", "SELECT \(intentColumns) FROM payment_intent WHERE stable_key = $1")
-    private static let intentInsert = statement("intent_insert", "INSERT INTO payment_intent (\(intentColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
+    private static let intentInsert = statement("intent_insert", "INSERT INTO payment_intent (\(intentColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
     private static let intentUpdate = statement("intent_update", "UPDATE payment_intent SET state = $1, updated_at = $2 WHERE id = $3")
     private static let intentList = statement("intent_list", "SELECT \(intentColumns) FROM payment_intent ORDER BY created_at DESC, id DESC LIMIT $1")
-    private static let intentOpen = statement("intent_open", "SELECT id FROM payment_intent WHERE state NOT IN ('succeeded', 'failed') ORDER BY created_at, id")
+    private static let intentOpen = statement("intent_open", "SELECT id FROM payment_intent WHERE state IN ('processing', 'requires_action', 'unknown') ORDER BY created_at, id")
+    private static let balanceRead = statement("balance_read", "SELECT authorized, captured, refunded FROM payment_balance WHERE intent_id = $1")
+    private static let balanceSave = statement("balance_save", """
+        INSERT INTO payment_balance (intent_id, authorized, captured, refunded) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (intent_id) DO UPDATE SET authorized = excluded.authorized, captured = excluded.captured, refunded = excluded.refunded
+        """)
+    private static let operationList = statement("operation_list", "SELECT \(operationColumns) FROM payment_operation WHERE intent_id = $1 ORDER BY sequence")
+    private static let operationByKey = statement("operation_key", "SELECT \(operationColumns) FROM payment_operation WHERE operation_key = $1")
+    private static let operationInsert = statement("operation_insert", "INSERT INTO payment_operation (\(operationColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
+    private static let operationUpdate = statement("operation_update", """
+        UPDATE payment_operation SET kind = $3, amount = $4, status = $5, operation_key = $6, processor = $7, processor_key = $8,
+          processor_operation_id = $9, raw_code = $10, created_at = $11, updated_at = $12
+        WHERE intent_id = $1 AND sequence = $2
+        """)
+    private static let operationOpen = statement("operation_open", """
+        SELECT intent_id FROM payment_operation WHERE status IN ('pending', 'unknown') GROUP BY intent_id ORDER BY min(created_at), intent_id
+        """)
     private static let attemptList = statement("attempt_list", "SELECT \(attemptColumns) FROM payment_attempt WHERE intent_id = $1 ORDER BY sequence")
     private static let attemptInsert = statement("attempt_insert", "INSERT INTO payment_attempt (\(attemptColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
     private static let attemptUpdate = statement("attempt_update", """
@@ -61,8 +83,9 @@ struct PostgresLedgerTransaction: LedgerTransaction {
                 id: id, stableKey: result.string(row, 1), route: result.string(row, 2),
                 state: try LedgerRowCoding.intentState(result.string(row, 3)), methodType: result.string(row, 4),
                 amount: Int(try result.int64(row, 5)), currency: result.string(row, 6), card: result.optionalString(row, 7),
-                merchant: result.optionalString(row, 10), createdAt: Date(ledgerMillis: try result.int64(row, 8)), updatedAt: Date(ledgerMillis: try result.int64(row, 9)),
-                attempts: try attempts(intentId: id))
+                merchant: result.optionalString(row, 10), captureMode: try LedgerRowCoding.captureMode(result.string(row, 11)),
+                createdAt: Date(ledgerMillis: try result.int64(row, 8)), updatedAt: Date(ledgerMillis: try result.int64(row, 9)),
+                attempts: try attempts(intentId: id), balance: try balance(intentId: id), operations: try operations(intentId: id))
         }
     }
 
@@ -76,7 +99,7 @@ struct PostgresLedgerTransaction: LedgerTransaction {
         try connection.execute(Self.intentInsert, [
             intent.id, intent.stableKey, intent.route, intent.state.rawValue, intent.methodType, String(intent.amount),
             intent.currency, intent.card, String(intent.createdAt.ledgerMillis), String(intent.updatedAt.ledgerMillis),
-            intent.merchant,
+            intent.merchant, intent.captureMode.rawValue,
         ])
     }
 
@@ -114,6 +137,59 @@ struct PostgresLedgerTransaction: LedgerTransaction {
 
     func openIntentIds() throws -> [String] {
         let result = try connection.execute(Self.intentOpen, [])
+        return (0..<result.rowCount).map { result.string($0, 0) }
+    }
+
+    func balance(intentId: String) throws -> PaymentBalance? {
+        let result = try connection.execute(Self.balanceRead, [intentId])
+        guard result.rowCount > 0 else { return nil }
+        return PaymentBalance(authorized: Int(try result.int64(0, 0)), captured: Int(try result.int64(0, 1)),
+                              refunded: Int(try result.int64(0, 2)))
+    }
+
+    func saveBalance(intentId: String, _ balance: PaymentBalance) throws {
+        do {
+            try connection.execute(Self.balanceSave, [intentId, String(balance.authorized), String(balance.captured),
+                                                      String(balance.refunded)])
+        } catch where error.sqlState == "23514" { // check_violation
+            throw LedgerError(.amountExceedsCaptured, "the payment's balance would break its constraint "
+                              + "(refunds above the captured amount, or a capture above the authorized one)")
+        }
+    }
+
+    func operations(intentId: String) throws -> [OperationRecord] { try operationRows(Self.operationList, [intentId]) }
+
+    func operation(key: String) throws -> OperationRecord? { try operationRows(Self.operationByKey, [key]).first }
+
+    private func operationRows(_ statement: PostgresStatement, _ parameters: [String?]) throws -> [OperationRecord] {
+        let result = try connection.execute(statement, parameters)
+        return try (0..<result.rowCount).map { row in
+            OperationRecord(
+                intentId: result.string(row, 0), sequence: Int(try result.int64(row, 1)),
+                kind: try LedgerRowCoding.operationKind(result.string(row, 2)), amount: Int(try result.int64(row, 3)),
+                status: try LedgerRowCoding.operationStatus(result.string(row, 4)), key: result.string(row, 5),
+                processor: result.string(row, 6), processorKey: result.string(row, 7),
+                processorOperationId: result.optionalString(row, 8), rawCode: result.optionalString(row, 9),
+                createdAt: Date(ledgerMillis: try result.int64(row, 10)), updatedAt: Date(ledgerMillis: try result.int64(row, 11)))
+        }
+    }
+
+    private func operationParameters(_ operation: OperationRecord) -> [String?] {
+        [operation.intentId, String(operation.sequence), operation.kind.rawValue, String(operation.amount), operation.status.rawValue,
+         operation.key, operation.processor, operation.processorKey, operation.processorOperationId, operation.rawCode,
+         String(operation.createdAt.ledgerMillis), String(operation.updatedAt.ledgerMillis)]
+    }
+
+    func insertOperation(_ operation: OperationRecord) throws {
+        try connection.execute(Self.operationInsert, operationParameters(operation))
+    }
+
+    func updateOperation(_ operation: OperationRecord) throws {
+        try connection.execute(Self.operationUpdate, operationParameters(operation))
+    }
+
+    func openOperationIntentIds() throws -> [String] {
+        let result = try connection.execute(Self.operationOpen, [])
         return (0..<result.rowCount).map { result.string($0, 0) }
     }
 

@@ -11,16 +11,21 @@ import Testing
         "processing>requires_action", "processing>unknown", "processing>succeeded", "processing>failed",
         "requires_action>processing", "requires_action>unknown", "requires_action>succeeded", "requires_action>failed",
         "unknown>succeeded", "unknown>failed", "unknown>requires_action", "unknown>processing",
+        "processing>requires-capture", "requires_action>requires-capture", "unknown>requires-capture",
+        "requires-capture>captured", "requires-capture>partially-captured", "requires-capture>voided",
+        "succeeded>partially-refunded", "succeeded>refunded", "captured>partially-refunded", "captured>refunded",
+        "partially-captured>partially-refunded", "partially-captured>refunded", "partially-refunded>refunded",
     ]
 
-    @Test("intent moves: exactly the table; nothing leaves succeeded or failed")
+    @Test("intent moves: exactly the table; nothing leaves failed, voided or refunded; only refunds leave succeeded")
     func intentTable() {
         for from in IntentState.allCases {
             for to in IntentState.allCases {
                 #expect(from.canMove(to: to) == Self.intentMoves.contains("\(from.rawValue)>\(to.rawValue)"), "\(from) -> \(to)")
             }
         }
-        #expect(IntentState.allCases.filter(\.isTerminal) == [.succeeded, .failed])
+        #expect(Set(IntentState.allCases.filter(\.isTerminal)) == [.succeeded, .failed, .requiresCapture, .captured, .partiallyCaptured,
+                                                                    .voided, .refunded, .partiallyRefunded])
     }
 
     @Test("attempt moves: open statuses move to any later status; terminal ones never move")

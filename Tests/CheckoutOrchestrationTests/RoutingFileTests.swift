@@ -54,7 +54,7 @@ import Testing
     @Test("every error of a bad file is reported at once, each with its JSON path")
     func everyErrorWithPath() throws {
         let bad = """
-            { "processors": [ { "name": "psp-a", "kind": "sandbox", "behaviour": { "createPayment": "explode", "refund": "succeed" } },
+            { "processors": [ { "name": "psp-a", "kind": "sandbox", "behaviour": { "createPayment": "explode", "dispute": "succeed" } },
                               { "name": "psp-a", "kind": "carrier-pigeon" },
                               { "name": "psp-h", "kind": "http", "baseURL": "http://example.com" },
                               { "kind": "http" } ],
@@ -72,7 +72,7 @@ import Testing
         } catch {
             let paths = error.issues.map(\.path)
             let expected = [
-                "$.extra", "$.processors[0].behaviour.createPayment", "$.processors[0].behaviour.refund",
+                "$.extra", "$.processors[0].behaviour.createPayment", "$.processors[0].behaviour.dispute",
                 "$.processors[1].kind", "$.processors[2].baseURL", "$.processors[3].name", "$.processors[3].baseURL",
                 "$.routes[0].when.colour", "$.routes[0].when.currency[0]", "$.routes[0].when.amount",
                 "$.routes[0].processors[1]", "$.routes[0].processors[2]", "$.routes[0].weights[\"psp-q\"]",

@@ -10,10 +10,14 @@ public struct AttemptRequest: Sendable, Equatable {
     public var attemptKey: String
     /// A 3-D Secure result from an earlier attempt of the same payment, to reuse instead of a new challenge.
     public var authentication: AuthenticationResult?
+    /// `manual`: authorize only; the money is taken by a later capture (`RoutableProcessor.perform`).
+    public var capture: CaptureMode
 
-    public init(payment: CreatePaymentRequest, attemptKey: String, authentication: AuthenticationResult?) {
+    public init(payment: CreatePaymentRequest, attemptKey: String, authentication: AuthenticationResult?,
+                capture: CaptureMode = .automatic) {
         self.payment = payment
         self.attemptKey = attemptKey
         self.authentication = authentication
+        self.capture = capture
     }
 }

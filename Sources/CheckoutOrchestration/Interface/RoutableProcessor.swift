@@ -23,6 +23,12 @@ public protocol RoutableProcessor: PaymentProcessor {
     func attemptStatus(idempotencyKey: String) async throws -> AttemptLookup
     /// The 3-D Secure result of a payment whose challenge this processor completed, if any.
     func authenticationResult(paymentId: String) async -> AuthenticationResult?
+    /// Captures, voids or refunds one of this processor's payments, once per `idempotencyKey`.
+    /// A refusal is an `OperationResponse` with status `failed` and a raw code; no answer is a thrown
+    /// `AttemptFailure` (`sent` says whether it may have arrived). The default refuses: "not supported".
+    func perform(_ operation: OperationRequest) async throws -> OperationResponse
+    /// What the processor holds under an operation's idempotency key (to settle one left unknown).
+    func operationStatus(idempotencyKey: String) async throws -> OperationLookup
 }
 
 extension RoutableProcessor {
@@ -33,4 +39,10 @@ extension RoutableProcessor {
     }
 
     public func authenticationResult(paymentId: String) async -> AuthenticationResult? { nil }
+
+    public func perform(_ operation: OperationRequest) async throws -> OperationResponse {
+        OperationResponse(status: .failed, rawCode: "operation-not-supported")
+    }
+
+    public func operationStatus(idempotencyKey: String) async throws -> OperationLookup { .notFound }
 }

@@ -4,7 +4,7 @@
 public struct SandboxBehaviour: Sendable, Equatable, Codable {
     /// The operations a behaviour can script.
     public enum Operation: String, Sendable, CaseIterable, Codable, CodingKeyRepresentable {
-        case tokenize, createPayment, resumePayment, attemptStatus, paymentStatus
+        case tokenize, createPayment, resumePayment, attemptStatus, paymentStatus, capture, void, refund, operationStatus
     }
 
     /// Operation -> scripted answers in order (the last repeats). An absent operation behaves normally.

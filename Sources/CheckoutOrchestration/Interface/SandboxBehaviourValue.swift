@@ -5,6 +5,12 @@
 /// | `succeed` | charges and succeeds | answers from the sandbox's records (the default) |
 /// | a `DeclineCategory` code, e.g. `processor-error` | declines/fails with that category's sandbox raw code, charging nothing; `network-error` throws "not sent"; `authentication-required` asks for a 3-D Secure challenge | `network-error` (or any category): the status call itself fails |
 /// | `timeout-after-charge` | charges, then throws "outcome unknown" (a timeout after sending) | (as `network-error`) |
+/// | `late-failure` | (as `succeed`) | (as `succeed`) |
+///
+/// For `capture`, `void` and `refund`: `succeed` applies the operation, a category fails it with
+/// that category's raw code (`network-error`: not sent), `timeout-after-charge` applies it and then
+/// throws "outcome unknown", and `late-failure` accepts a refund as pending that its later status
+/// says failed (nothing given back).
 public enum SandboxBehaviourValue: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
     /// The normal path.
     case succeed
@@ -12,15 +18,19 @@ public enum SandboxBehaviourValue: Sendable, Equatable, Hashable, Codable, Custo
     case category(DeclineCategory)
     /// Charge, then time out.
     case timeoutAfterCharge
+    /// Accept a refund as pending, then fail it.
+    case lateFailure
 
     /// The spelling of `timeoutAfterCharge`.
     public static let timeoutAfterChargeCode = "timeout-after-charge"
+    /// The spelling of `lateFailure`.
+    public static let lateFailureCode = "late-failure"
     /// The spelling of `succeed`.
     public static let succeedCode = "succeed"
 
     /// Every accepted spelling, for error messages and docs.
     public static var allCodes: [String] {
-        [succeedCode] + DeclineCategory.allCases.map(\.rawValue) + [timeoutAfterChargeCode]
+        [succeedCode] + DeclineCategory.allCases.map(\.rawValue) + [timeoutAfterChargeCode, lateFailureCode]
     }
 
     /// Parses a spelling; nil when unknown.
@@ -28,6 +38,7 @@ public enum SandboxBehaviourValue: Sendable, Equatable, Hashable, Codable, Custo
         switch code {
         case Self.succeedCode: self = .succeed
         case Self.timeoutAfterChargeCode: self = .timeoutAfterCharge
+        case Self.lateFailureCode: self = .lateFailure
         default:
             guard let category = DeclineCategory(rawValue: code) else { return nil }
             self = .category(category)
@@ -40,6 +51,7 @@ public enum SandboxBehaviourValue: Sendable, Equatable, Hashable, Codable, Custo
         case .succeed: Self.succeedCode
         case .category(let category): category.rawValue
         case .timeoutAfterCharge: Self.timeoutAfterChargeCode
+        case .lateFailure: Self.lateFailureCode
         }
     }
 

@@ -14,6 +14,21 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The stable key already names an intent for a different payment (another amount, currency,
         /// card or merchant).
         public static let idempotencyKeyReused = Code("idempotency-key-reused")
+        /// A refund (or refunds together) would give back more than was captured, or a capture would
+        /// take more than was authorized: refused by the storage's constraint.
+        public static let amountExceedsCaptured = Code("amount-exceeds-captured")
+        /// A capture of a payment that is not waiting for one (automatic, already captured, failed).
+        public static let notCapturable = Code("not-capturable")
+        /// A capture or void of a payment whose authorization was already released.
+        public static let alreadyVoided = Code("already-voided")
+        /// A void of a payment that was captured (refund it instead), or is not waiting for a capture.
+        public static let notVoidable = Code("not-voidable")
+        /// A refund of a payment that took no money (failed, voided, not captured yet, fully refunded).
+        public static let notRefundable = Code("not-refundable")
+        /// An amount that is not 1 or more minor units.
+        public static let invalidAmount = Code("invalid-amount")
+        /// Another capture or void of the payment is still open.
+        public static let operationOpen = Code("operation-open")
         /// A value would have stored a card number.
         public static let cardDataRefused = Code("card-data-refused")
         /// The stored data is not what this version wrote.

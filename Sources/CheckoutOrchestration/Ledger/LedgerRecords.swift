@@ -17,14 +17,21 @@ public struct IntentRecord: Sendable, Equatable {
     public var card: String?
     /// The merchant the payment was made for (nil in intents written before the ledger kept it).
     public var merchant: String?
+    /// When the money is taken.
+    public var captureMode: CaptureMode
     public var createdAt: Date
     public var updatedAt: Date
     /// The attempts, in order (skips included).
     public var attempts: [AttemptRecord]
+    /// The money, once the authorization succeeded.
+    public var balance: PaymentBalance?
+    /// Captures, voids and refunds, in order.
+    public var operations: [OperationRecord]
 
     public init(id: String, stableKey: String, route: String, state: IntentState, methodType: String, amount: Int,
-                currency: String, card: String?, merchant: String? = nil, createdAt: Date, updatedAt: Date,
-                attempts: [AttemptRecord] = []) {
+                currency: String, card: String?, merchant: String? = nil, captureMode: CaptureMode = .automatic,
+                createdAt: Date, updatedAt: Date, attempts: [AttemptRecord] = [], balance: PaymentBalance? = nil,
+                operations: [OperationRecord] = []) {
         self.id = id
         self.stableKey = stableKey
         self.route = route
@@ -34,9 +41,19 @@ public struct IntentRecord: Sendable, Equatable {
         self.currency = currency
         self.card = card
         self.merchant = merchant
+        self.captureMode = captureMode
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.attempts = attempts
+        self.balance = balance
+        self.operations = operations
+    }
+
+    /// The attempt that took the payment (its processor holds it), if one did.
+    public var authorizingAttempt: AttemptRecord? { attempts.last { $0.status == .succeeded } }
+    /// What succeeded refunds gave back.
+    public var refundedAmount: Int {
+        operations.filter { $0.kind == .refund && $0.status == .succeeded }.reduce(0) { $0 + $1.amount }
     }
 }
 
@@ -89,9 +106,11 @@ public struct NewIntent: Sendable, Equatable {
     public var card: String?
     /// The merchant the payment is for.
     public var merchant: String?
+    /// When the money is taken.
+    public var captureMode: CaptureMode
 
     public init(stableKey: String, route: String, methodType: String, amount: Int, currency: String, card: String?,
-                merchant: String? = nil) {
+                merchant: String? = nil, captureMode: CaptureMode = .automatic) {
         self.stableKey = stableKey
         self.route = route
         self.methodType = methodType
@@ -99,10 +118,11 @@ public struct NewIntent: Sendable, Equatable {
         self.currency = currency
         self.card = card
         self.merchant = merchant
+        self.captureMode = captureMode
     }
 
     /// What differs between this payment and `existing`, opened earlier under the same stable key:
-    /// the names of the differing fields (method, amount, currency, card, merchant), empty when it is
+    /// the names of the differing fields (method, amount, currency, card, merchant, capture), empty when it is
     /// the same payment. An intent written before the ledger kept the merchant matches any merchant.
     public func differences(from existing: IntentRecord) -> [String] {
         var fields: [String] = []
@@ -111,6 +131,7 @@ public struct NewIntent: Sendable, Equatable {
         if LedgerText.clean(currency) != existing.currency { fields.append("currency") }
         if LedgerText.clean(card) != existing.card { fields.append("card") }
         if let stored = existing.merchant, LedgerText.clean(merchant) != stored { fields.append("merchant") }
+        if captureMode != existing.captureMode { fields.append("capture") }
         return fields
     }
 }

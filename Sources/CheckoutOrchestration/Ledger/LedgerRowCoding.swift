@@ -19,6 +19,23 @@ public enum LedgerRowCoding {
         return category
     }
 
+    public static func captureMode(_ text: String) throws -> CaptureMode {
+        try value(text, "capture mode")
+    }
+
+    public static func operationKind(_ text: String) throws -> OperationKind {
+        try value(text, "operation kind")
+    }
+
+    public static func operationStatus(_ text: String) throws -> OperationStatus {
+        try value(text, "operation status")
+    }
+
+    private static func value<T: RawRepresentable<String>>(_ text: String, _ name: String) throws -> T {
+        guard let value = T(rawValue: text) else { throw LedgerError(.corrupt, "unknown \(name) in the ledger") }
+        return value
+    }
+
     public static func authentication(_ text: String?) throws -> AuthenticationResult? {
         guard let text else { return nil }
         do { return try JSONDecoder().decode(AuthenticationResult.self, from: Data(text.utf8)) } catch {

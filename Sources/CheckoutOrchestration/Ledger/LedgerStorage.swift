@@ -30,6 +30,20 @@ public protocol LedgerTransaction {
     func dueEvents(now: Date, limit: Int) throws -> [OutboxEntry]
     /// Every event of a payment, oldest first (for `ledger show` and tests).
     func events(paymentId: String) throws -> [WebhookEvent]
+    /// The money of a payment, once its authorization succeeded.
+    func balance(intentId: String) throws -> PaymentBalance?
+    /// Writes the money of a payment (insert or update).
+    /// - Throws: `LedgerError` `.amountExceedsCaptured` when the storage's constraint refuses it
+    ///   (`captured > authorized` or `refunded > captured`); the transaction is then rolled back.
+    func saveBalance(intentId: String, _ balance: PaymentBalance) throws
+    /// The payment's operations in sequence order.
+    func operations(intentId: String) throws -> [OperationRecord]
+    /// The operation under a key digest.
+    func operation(key: String) throws -> OperationRecord?
+    func insertOperation(_ operation: OperationRecord) throws
+    func updateOperation(_ operation: OperationRecord) throws
+    /// Ids of payments with an operation still `pending` or `unknown`, oldest first.
+    func openOperationIntentIds() throws -> [String]
     /// Sets the delivery columns of an event; false when there is no such undelivered event.
     func updateEvent(id: String, attempts: Int?, nextAttemptAt: Date?, deliveredAt: Date?, abandonedAt: Date?,
                      lastError: String?) throws -> Bool

@@ -32,13 +32,29 @@ enum LedgerText {
 
     /// The body of an event about `intent` (the exact bytes POSTed), checked for card numbers.
     static func eventBody(id: String, type: String, intent: IntentRecord, at date: Date) throws -> Data {
+        try eventBody(id: id, type: type, intent: intent, extra: [:], at: date)
+    }
+
+    /// The body of a capture, void or refund event: the payment's fields, the operation (`operation`,
+    /// `operationAmount`, `operationStatus`, `rawCode`) and the money after it (`captured`, `refunded`).
+    static func operationEventBody(id: String, type: String, intent: IntentRecord, operation: OperationRecord, reconciled: Bool,
+                                   at date: Date) throws -> Data {
+        try eventBody(id: id, type: type, intent: intent, extra: [
+            "operation": operation.kind.rawValue, "operationAmount": operation.amount, "operationStatus": operation.status.rawValue,
+            "operationSequence": operation.sequence, "rawCode": operation.rawCode ?? NSNull(),
+            "captured": intent.balance?.captured ?? 0, "refunded": intent.refundedAmount, "reconciled": reconciled,
+        ], at: date)
+    }
+
+    private static func eventBody(id: String, type: String, intent: IntentRecord, extra: [String: Any], at date: Date) throws -> Data {
         let last = intent.attempts.last { $0.status != .skipped }
-        let data: [String: Any] = [
+        var data: [String: Any] = [
             "state": intent.state.rawValue, "route": intent.route, "amount": intent.amount, "currency": intent.currency,
             "methodType": intent.methodType, "processor": last?.processor ?? NSNull(),
             "category": last?.category?.rawValue ?? NSNull(), "rawCode": last?.rawCode ?? NSNull(),
             "attempts": intent.attempts.count,
         ]
+        data.merge(extra) { $1 }
         let object: [String: Any] = ["id": id, "type": type, "paymentId": intent.id,
                                      "createdAt": ISO8601DateFormatter().string(from: date), "data": data]
         let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])

@@ -16,7 +16,7 @@ import Foundation
 public final class PaymentLedger: WebhookOutbox, Sendable {
     /// The backend.
     public let storage: any LedgerStorage
-    private let clock: WallClock
+    let clock: WallClock
 
     /// A ledger over `storage`; `clock` stamps attempts and events (tests fix or move it).
     public init(storage: any LedgerStorage, clock: WallClock = .system) {
@@ -50,7 +50,8 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
             let record = IntentRecord(id: id, stableKey: digest, route: LedgerText.clean(new.route),
                                       state: .processing, methodType: LedgerText.clean(new.methodType), amount: new.amount,
                                       currency: LedgerText.clean(new.currency), card: LedgerText.clean(new.card),
-                                      merchant: LedgerText.clean(new.merchant), createdAt: date, updatedAt: date)
+                                      merchant: LedgerText.clean(new.merchant), captureMode: new.captureMode,
+                                      createdAt: date, updatedAt: date)
             try transaction.insertIntent(record)
             return record
         }
@@ -146,6 +147,12 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
         intent.state = state
         intent.updatedAt = date
         try transaction.updateIntent(id: intent.id, state: state, updatedAt: date)
+        // The authorization succeeded: its money, taken at once or held for a capture.
+        if state == .succeeded || state == .requiresCapture, intent.balance == nil {
+            let balance = PaymentBalance(authorized: intent.amount, captured: state == .succeeded ? intent.amount : 0, refunded: 0)
+            try transaction.saveBalance(intentId: intent.id, balance)
+            intent.balance = balance
+        }
         var types: [String] = []
         if reconciled { types.append("payment.reconciled") }
         if state != .processing { types.append(state.eventType) }

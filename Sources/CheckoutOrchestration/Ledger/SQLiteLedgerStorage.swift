@@ -37,6 +37,22 @@ public final class SQLiteLedgerStorage: LedgerStorage {
         migrator.registerMigration("ledger-2-merchant") { database in
             try database.execute("ALTER TABLE payment_intent ADD COLUMN merchant TEXT")
         }
+        // Capture, void and refund; the money's rules are a constraint of the storage.
+        migrator.registerMigration("ledger-3-operations") { database in
+            try database.execute("""
+                ALTER TABLE payment_intent ADD COLUMN capture_mode TEXT NOT NULL DEFAULT 'automatic';
+                CREATE TABLE payment_balance (
+                  intent_id TEXT PRIMARY KEY REFERENCES payment_intent(id), authorized INTEGER NOT NULL,
+                  captured INTEGER NOT NULL, refunded INTEGER NOT NULL,
+                  CHECK (authorized >= 0 AND captured >= 0 AND captured <= authorized AND refunded >= 0 AND refunded <= captured));
+                CREATE TABLE payment_operation (
+                  intent_id TEXT NOT NULL REFERENCES payment_intent(id), sequence INTEGER NOT NULL, kind TEXT NOT NULL,
+                  amount INTEGER NOT NULL, status TEXT NOT NULL, operation_key TEXT NOT NULL UNIQUE, processor TEXT NOT NULL,
+                  processor_key TEXT NOT NULL, processor_operation_id TEXT, raw_code TEXT, created_at INTEGER NOT NULL,
+                  updated_at INTEGER NOT NULL, PRIMARY KEY (intent_id, sequence));
+                CREATE INDEX payment_operation_open ON payment_operation(created_at) WHERE status IN ('pending', 'unknown');
+                """)
+        }
         return migrator
     }()
 
@@ -71,7 +87,13 @@ public final class SQLiteLedgerStorage: LedgerStorage {
 struct SQLiteLedgerTransaction: LedgerTransaction {
     let database: Database
 
-    private static let intentColumns = "id, stable_key, route, state, method_type, amount, currency, card, created_at, updated_at, merchant"
+    private static let intentColumns = """
+        id, stable_key, route, state, method_type, amount, currency, card, created_at, updated_at, merchant, capture_mode
+        """
+    private static let operationColumns = """
+        intent_id, sequence, kind, amount, status, operation_key, processor, processor_key, processor_operation_id, raw_code, \
+        created_at, updated_at
+        """
     private static let attemptColumns = """
         intent_id, sequence, processor, idempotency_key, status, category, raw_code, processor_payment_id, \
         authentication, note, started_at, updated_at
@@ -86,13 +108,16 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
                     id: statement.string(at: 0), stableKey: statement.string(at: 1), route: statement.string(at: 2),
                     state: try LedgerRowCoding.intentState(statement.string(at: 3)), methodType: statement.string(at: 4),
                     amount: statement.int(at: 5), currency: statement.string(at: 6), card: statement.optionalString(at: 7),
-                    merchant: statement.optionalString(at: 10), createdAt: Date(ledgerMillis: statement.int64(at: 8)),
-                    updatedAt: Date(ledgerMillis: statement.int64(at: 9))))
+                    merchant: statement.optionalString(at: 10),
+                    captureMode: try LedgerRowCoding.captureMode(statement.string(at: 11)),
+                    createdAt: Date(ledgerMillis: statement.int64(at: 8)), updatedAt: Date(ledgerMillis: statement.int64(at: 9))))
             }
         }
         return try records.map { record in
             var record = record
             record.attempts = try attempts(intentId: record.id)
+            record.balance = try balance(intentId: record.id)
+            record.operations = try operations(intentId: record.id)
             return record
         }
     }
@@ -106,7 +131,7 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
     }
 
     func insertIntent(_ intent: IntentRecord) throws {
-        try database.run("INSERT INTO payment_intent (\(Self.intentColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") { statement in
+        try database.run("INSERT INTO payment_intent (\(Self.intentColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") { statement in
             try statement.bind(intent.id, at: 1)
             try statement.bind(intent.stableKey, at: 2)
             try statement.bind(intent.route, at: 3)
@@ -118,6 +143,7 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
             try statement.bind(intent.createdAt.ledgerMillis, at: 9)
             try statement.bind(intent.updatedAt.ledgerMillis, at: 10)
             try statement.bind(intent.merchant, at: 11)
+            try statement.bind(intent.captureMode.rawValue, at: 12)
         }
     }
 
@@ -190,7 +216,7 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
 
     func openIntentIds() throws -> [String] {
         try database.withStatement("""
-            SELECT id FROM payment_intent WHERE state NOT IN ('succeeded', 'failed') ORDER BY created_at, id
+            SELECT id FROM payment_intent WHERE state IN ('processing', 'requires_action', 'unknown') ORDER BY created_at, id
             """) { statement in
             var ids: [String] = []
             while try statement.step() { ids.append(statement.string(at: 0)) }
@@ -206,6 +232,101 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
             try statement.bind(processor, at: 1)
             try statement.bind(limit, at: 2)
         }.reversed()
+    }
+
+    func balance(intentId: String) throws -> PaymentBalance? {
+        try database.withStatement("SELECT authorized, captured, refunded FROM payment_balance WHERE intent_id = ?") { statement in
+            try statement.bind(intentId, at: 1)
+            guard try statement.step() else { return nil }
+            return PaymentBalance(authorized: statement.int(at: 0), captured: statement.int(at: 1), refunded: statement.int(at: 2))
+        }
+    }
+
+    func saveBalance(intentId: String, _ balance: PaymentBalance) throws {
+        do {
+            try database.run("""
+                INSERT INTO payment_balance (intent_id, authorized, captured, refunded) VALUES (?, ?, ?, ?)
+                ON CONFLICT (intent_id) DO UPDATE SET authorized = excluded.authorized, captured = excluded.captured,
+                  refunded = excluded.refunded
+                """) { statement in
+                try statement.bind(intentId, at: 1)
+                try statement.bind(balance.authorized, at: 2)
+                try statement.bind(balance.captured, at: 3)
+                try statement.bind(balance.refunded, at: 4)
+            }
+        } catch let error as SQLiteError where error.extendedResultCode == 275 { // SQLITE_CONSTRAINT_CHECK
+            throw LedgerError(.amountExceedsCaptured, "the payment's balance would break its constraint "
+                              + "(refunds above the captured amount, or a capture above the authorized one)")
+        }
+    }
+
+    private func operationRows(_ sql: String, _ bind: (Statement) throws -> Void) throws -> [OperationRecord] {
+        try database.withStatement(sql) { statement in
+            try bind(statement)
+            var records: [OperationRecord] = []
+            while try statement.step() {
+                records.append(OperationRecord(
+                    intentId: statement.string(at: 0), sequence: statement.int(at: 1),
+                    kind: try LedgerRowCoding.operationKind(statement.string(at: 2)), amount: statement.int(at: 3),
+                    status: try LedgerRowCoding.operationStatus(statement.string(at: 4)), key: statement.string(at: 5),
+                    processor: statement.string(at: 6), processorKey: statement.string(at: 7),
+                    processorOperationId: statement.optionalString(at: 8), rawCode: statement.optionalString(at: 9),
+                    createdAt: Date(ledgerMillis: statement.int64(at: 10)), updatedAt: Date(ledgerMillis: statement.int64(at: 11))))
+            }
+            return records
+        }
+    }
+
+    func operations(intentId: String) throws -> [OperationRecord] {
+        try operationRows("SELECT \(Self.operationColumns) FROM payment_operation WHERE intent_id = ? ORDER BY sequence") {
+            try $0.bind(intentId, at: 1)
+        }
+    }
+
+    func operation(key: String) throws -> OperationRecord? {
+        try operationRows("SELECT \(Self.operationColumns) FROM payment_operation WHERE operation_key = ?") {
+            try $0.bind(key, at: 1)
+        }.first
+    }
+
+    func insertOperation(_ operation: OperationRecord) throws {
+        try database.run("INSERT INTO payment_operation (\(Self.operationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") {
+            try bindOperation(operation, $0)
+        }
+    }
+
+    func updateOperation(_ operation: OperationRecord) throws {
+        try database.run("""
+            UPDATE payment_operation SET intent_id = ?1, sequence = ?2, kind = ?3, amount = ?4, status = ?5, operation_key = ?6,
+              processor = ?7, processor_key = ?8, processor_operation_id = ?9, raw_code = ?10, created_at = ?11, updated_at = ?12
+            WHERE intent_id = ?1 AND sequence = ?2
+            """) { try bindOperation(operation, $0) }
+    }
+
+    private func bindOperation(_ operation: OperationRecord, _ statement: Statement) throws {
+        try statement.bind(operation.intentId, at: 1)
+        try statement.bind(operation.sequence, at: 2)
+        try statement.bind(operation.kind.rawValue, at: 3)
+        try statement.bind(operation.amount, at: 4)
+        try statement.bind(operation.status.rawValue, at: 5)
+        try statement.bind(operation.key, at: 6)
+        try statement.bind(operation.processor, at: 7)
+        try statement.bind(operation.processorKey, at: 8)
+        try statement.bind(operation.processorOperationId, at: 9)
+        try statement.bind(operation.rawCode, at: 10)
+        try statement.bind(operation.createdAt.ledgerMillis, at: 11)
+        try statement.bind(operation.updatedAt.ledgerMillis, at: 12)
+    }
+
+    func openOperationIntentIds() throws -> [String] {
+        try database.withStatement("""
+            SELECT intent_id FROM payment_operation WHERE status IN ('pending', 'unknown') GROUP BY intent_id
+            ORDER BY min(created_at), intent_id
+            """) { statement in
+            var ids: [String] = []
+            while try statement.step() { ids.append(statement.string(at: 0)) }
+            return ids
+        }
     }
 
     func insertEvent(_ event: WebhookEvent, nextAttemptAt: Date) throws {

@@ -84,7 +84,8 @@ extension PaymentRouter {
                 var payment = flight.request
                 payment.token = try await processor.tokenize(method, session: flight.request.session)
                 payment.idempotencyKey = key
-                outcome = await send(processor, AttemptRequest(payment: payment, attemptKey: key, authentication: authentication))
+                outcome = await send(processor, AttemptRequest(payment: payment, attemptKey: key, authentication: authentication,
+                                                               capture: intent.captureMode))
             } catch {
                 outcome = .tokenizationFailed((error as? AttemptFailure)?.rawCode ?? "TOKENIZATION_FAILED")
             }
@@ -155,7 +156,7 @@ extension PaymentRouter {
             case .succeeded:
                 settlement = AttemptSettlement(status: .succeeded, processorPaymentId: answer.paymentId, authentication: authentication,
                                                note: note)
-                intentState = .succeeded
+                intentState = intent.captureMode == .manual ? .requiresCapture : .succeeded
             case .pending where answer.requiredAction != nil:
                 settlement = AttemptSettlement(status: .requiresAction, category: .authenticationRequired,
                                                rawCode: answer.reason, processorPaymentId: answer.paymentId, note: note)
@@ -216,8 +217,10 @@ extension PaymentRouter {
     func finish(_ intent: IntentRecord, response: PaymentResponse?) throws -> PaymentResponse {
         let last = intent.attempts.last { $0.status != .skipped }
         switch intent.state {
-        case .succeeded:
+        case .succeeded, .requiresCapture, .captured, .partiallyCaptured, .refunded, .partiallyRefunded:
             return PaymentResponse(paymentId: intent.id, status: .succeeded, vaultedToken: response?.vaultedToken)
+        case .voided:
+            return PaymentResponse(paymentId: intent.id, status: .cancelled, reason: "voided")
         case .requiresAction:
             guard let action = response?.requiredAction ?? last.flatMap({ _ in response?.requiredAction }) else {
                 return PaymentResponse(paymentId: intent.id, status: .pending, requiredAction: .challenge(challengeId: intent.id))

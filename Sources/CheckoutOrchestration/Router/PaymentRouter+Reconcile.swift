@@ -10,10 +10,22 @@ public struct ReconcileReport: Sendable, Equatable {
         public var to: IntentState
     }
 
+    /// One capture, void or refund looked at.
+    public struct OperationEntry: Sendable, Equatable {
+        public var intentId: String
+        public var sequence: Int
+        public var kind: OperationKind
+        public var from: OperationStatus
+        public var to: OperationStatus
+    }
+
     /// Every non-terminal intent found, with where it ended.
     public var entries: [Entry]
-    /// How many are still not terminal (an unknown outcome whose status call failed, a pending challenge).
-    public var stillOpen: Int { entries.filter { !$0.to.isTerminal }.count }
+    /// Every capture, void or refund left `pending` or `unknown`, with where it ended.
+    public var operations: [OperationEntry] = []
+    /// How many are still open: intents not terminal (an unknown outcome whose status call failed,
+    /// a pending challenge) and operations not final (no answer yet, a refund the bank has not settled).
+    public var stillOpen: Int { entries.filter { !$0.to.isTerminal }.count + operations.filter { !$0.to.isFinal }.count }
 }
 
 extension PaymentRouter {
@@ -23,13 +35,24 @@ extension PaymentRouter {
     /// nothing still on its way can land; sooner, it stays `unknown` for a later reconcile); an intent with no open attempt left (the crash came
     /// between attempts) becomes `failed` (a reconcile never sends a payment anywhere). Each settled
     /// intent gets a `payment.reconciled` event with its final event, in the same transaction.
+    /// Captures, voids and refunds left `pending` or `unknown` are settled the same way through the
+    /// processor's operation status (a refund the bank failed after accepting it gets `refund.failed`).
     public func reconcile() async throws -> ReconcileReport {
         var entries: [ReconcileReport.Entry] = []
         for intent in try await ledger.openIntents() {
             let settled = try await reconcile(intent)
             entries.append(.init(intentId: intent.id, from: intent.state, to: settled.intent.state))
         }
-        return ReconcileReport(entries: entries)
+        var operations: [ReconcileReport.OperationEntry] = []
+        for intent in try await ledger.intentsWithOpenOperations() {
+            for operation in intent.operations where !operation.status.isFinal {
+                guard let processor = processors[operation.processor] else { continue }
+                let settled = try await settleByStatus(operation, processor: processor, reconciled: true)
+                operations.append(.init(intentId: intent.id, sequence: operation.sequence, kind: operation.kind,
+                                        from: operation.status, to: settled.operation.status))
+            }
+        }
+        return ReconcileReport(entries: entries, operations: operations)
     }
 
     /// Settles one intent. With `live` (a retry of a running payment), a not-found attempt may fall back

@@ -204,6 +204,13 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     }
 
     public func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
+        try await createPayment(request, capture: nil)
+    }
+
+    /// Creates a payment; `capture` overrides the route's capture mode (`manual`: authorize only, the
+    /// intent waits in `requires-capture` for `capture(...)` or `void(...)`; the response is
+    /// `SUCCEEDED` once authorized).
+    public func createPayment(_ request: CreatePaymentRequest, capture: CaptureMode?) async throws -> PaymentResponse {
         guard let record = tokens.withLock({ $0[request.token.token] }) else {
             throw CheckoutError(.paymentFailed, "unknown payment-method token",
                                 underlying: RouterError(.unknownToken, "the token was not issued by this router"))
@@ -214,7 +221,8 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         do {
             intent = try await ledger.open(NewIntent(stableKey: stableKey, route: route.name, methodType: record.facts.methodType,
                                                      amount: record.facts.amount, currency: record.facts.currency, card: record.card,
-                                                     merchant: record.facts.merchant["merchantId"]))
+                                                     merchant: record.facts.merchant["merchantId"],
+                                                     captureMode: capture ?? route.capture))
         } catch let error as LedgerError where error.code == .idempotencyKeyReused {
             throw CheckoutError(.idempotencyKeyReused, error.message)
         }

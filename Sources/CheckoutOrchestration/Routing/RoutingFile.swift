@@ -28,17 +28,21 @@ public struct Route: Sendable, Equatable {
     /// Optional weights per processor name: the first processor is picked by weight, the others follow
     /// in list order as fallbacks. Nil: always list order.
     public var weights: [String: Int]?
-    /// The categories that move on to the next processor. `suspected-fraud` and `lost-or-stolen` are
-    /// never honoured here (see `DeclineCategory.neverFallBack`).
+    /// The categories that move on to the next processor. The categories of
+    /// `DeclineCategory.neverFallBack` are never honoured here.
     public var fallbackOn: Set<DeclineCategory>
+    /// When the route's payments are captured (`automatic` unless the file says `"capture": "manual"`);
+    /// a payment may ask for its own.
+    public var capture: CaptureMode
 
     public init(name: String, when: RouteConditions = RouteConditions(), processors: [String],
-                weights: [String: Int]? = nil, fallbackOn: Set<DeclineCategory> = []) {
+                weights: [String: Int]? = nil, fallbackOn: Set<DeclineCategory> = [], capture: CaptureMode = .automatic) {
         self.name = name
         self.when = when
         self.processors = processors
         self.weights = weights
         self.fallbackOn = fallbackOn
+        self.capture = capture
     }
 }
 

@@ -24,7 +24,7 @@ public enum RoutingFileLoader {
     static let topMembers = ["processors", "routes", "breaker"]
     static let processorMembers = ["name", "kind", "behaviour", "baseURL", "declineTable", "caBundle", "timeoutSeconds", "journal",
                                    "currencies"]
-    static let routeMembers = ["name", "when", "processors", "weights", "fallbackOn"]
+    static let routeMembers = ["name", "when", "processors", "weights", "fallbackOn", "capture"]
     static let conditionMembers = ["methodType", "cardNetwork", "bin", "issuerCountry", "currency", "amount", "merchant", "customer"]
     static let breakerMembers = ["consecutiveFailures", "failureRate", "window", "coolDownSeconds"]
 
@@ -282,8 +282,14 @@ public enum RoutingFileLoader {
                 issues.add(path + ".fallbackOn", "must be an array of categories")
             }
         }
+        var capture = CaptureMode.automatic
+        if let text = issues.string(members, "capture", path, required: false) {
+            if let mode = CaptureMode(rawValue: text) { capture = mode } else {
+                issues.add(path + ".capture", "must be one of \(CaptureMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
         guard issues.issues.count == before, let name else { return nil }
-        return Route(name: name, when: conditions, processors: processors, weights: weights, fallbackOn: fallbackOn)
+        return Route(name: name, when: conditions, processors: processors, weights: weights, fallbackOn: fallbackOn, capture: capture)
     }
 
     static func conditions(_ value: JSONValue, _ path: String, into issues: inout IssueCollector) -> RouteConditions? {

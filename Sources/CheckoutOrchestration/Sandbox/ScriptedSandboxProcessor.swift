@@ -29,6 +29,28 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
         var key: String?
         var charged: Bool
         var authentication: AuthenticationResult?
+        /// Authorized only, waiting for a capture.
+        var manual = false
+        var authorized = 0
+        var captured = 0
+        var refunded = 0
+        var voided = false
+
+        /// The authorization succeeded: charged at once, or held for a capture.
+        mutating func authorize(_ state: inout State) {
+            if manual { return }
+            captured = authorized
+            charged = true
+            state.charges += 1
+        }
+    }
+
+    private struct Operation: Sendable {
+        var paymentId: String
+        var request: OperationRequest
+        var response: OperationResponse
+        /// A refund accepted as pending whose status will say failed.
+        var failsLater: Bool
     }
 
     private struct State: Sendable {
@@ -37,6 +59,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
         var tokens: [String: PaymentInstrumentData?] = [:]
         var payments: [String: Payment] = [:]
         var byKey: [String: String] = [:]
+        var operations: [String: Operation] = [:]
         var charges = 0
         var createCalls = 0
 
@@ -146,7 +169,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
         }
         let issued: Result<PaymentMethodToken, AttemptFailure> = state.withLock { state in
             switch state.next(.tokenize, behaviour) {
-            case .succeed:
+            case .succeed, .lateFailure:
                 state.counter += 1
                 let token = "\(name)_tok_\(state.counter)"
                 state.tokens[token] = data
@@ -187,13 +210,13 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
             let id = "\(name)_pay_\(state.payments.count + 1)"
             var payment = Payment(response: PaymentResponse(paymentId: id, status: .succeeded), key: request.attemptKey,
                                   charged: false, authentication: request.authentication)
+            payment.authorized = request.payment.session.token.amount + request.payment.surcharge
+            payment.manual = request.capture == .manual
             switch value {
-            case .succeed, .timeoutAfterCharge, .category(.networkError):
-                payment.charged = true
-                state.charges += 1
+            case .succeed, .timeoutAfterCharge, .lateFailure, .category(.networkError):
+                payment.authorize(&state)
             case .category(.authenticationRequired) where request.authentication != nil:
-                payment.charged = true
-                state.charges += 1
+                payment.authorize(&state)
             case .category(.authenticationRequired):
                 payment.response.status = .pending
                 payment.response.requiredAction = .challenge(challengeId: "\(name)_ch_\(state.counter)")
@@ -224,11 +247,10 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
             switch value {
             case .category(.networkError):
                 return .failure(AttemptFailure(rawCode: "NETWORK", sent: false, message: "sandbox \(name): connection refused"))
-            case .succeed, .timeoutAfterCharge:
+            case .succeed, .timeoutAfterCharge, .lateFailure:
                 if resumeToken == "challenge-success" {
                     payment.response.status = .succeeded
-                    payment.charged = true
-                    state.charges += 1
+                    payment.authorize(&state)
                     payment.authentication = AuthenticationResult(version: "2.2.0", transactionId: "ds_\(paymentId)",
                                                                   eci: "05", authenticationValue: "cavv_\(paymentId)")
                 } else {
@@ -287,5 +309,106 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
 
     public func authenticationResult(paymentId: String) async -> AuthenticationResult? {
         state.withLock { $0.payments[paymentId]?.authentication }
+    }
+
+    // MARK: Capture, void, refund
+
+    public func perform(_ operation: OperationRequest) async throws -> OperationResponse {
+        let result: Result<OperationResponse, AttemptFailure> = state.withLock { [name] state in
+            if let existing = state.operations[operation.idempotencyKey] {
+                guard existing.request == operation else {
+                    return .failure(AttemptFailure(rawCode: "idempotency-key-reused", sent: false,
+                                                   message: "sandbox \(name): this key was used for another operation"))
+                }
+                return .success(existing.response)
+            }
+            let kind: SandboxBehaviour.Operation = switch operation.kind {
+            case .capture: .capture
+            case .void: .void
+            case .refund: .refund
+            }
+            let value = state.next(kind, behaviour)
+            if value == .category(.networkError) {
+                return .failure(AttemptFailure(rawCode: "NETWORK", sent: false, message: "sandbox \(name): connection refused"))
+            }
+            state.counter += 1
+            let id = "\(name)_\(operation.kind.rawValue)_\(state.counter)"
+            var response = OperationResponse(status: .succeeded, operationId: id)
+            var failsLater = false
+            if var payment = state.payments[operation.paymentId] {
+                if let refusal = Self.refusal(operation, payment) {
+                    response = OperationResponse(status: .failed, operationId: id, rawCode: refusal)
+                } else {
+                    switch value {
+                    case .category(let category):
+                        response = OperationResponse(status: .failed, operationId: id, rawCode: SandboxDeclineCodes.rawCode(for: category))
+                    case .lateFailure where operation.kind == .refund:
+                        response.status = .pending
+                        failsLater = true
+                    case .succeed, .timeoutAfterCharge, .lateFailure:
+                        switch operation.kind {
+                        case .capture:
+                            payment.captured = operation.amount
+                            payment.charged = true
+                            state.charges += 1
+                        case .void: payment.voided = true
+                        case .refund: payment.refunded += operation.amount
+                        }
+                        state.payments[operation.paymentId] = payment
+                    }
+                }
+            } else {
+                response = OperationResponse(status: .failed, operationId: id, rawCode: "payment-not-found")
+            }
+            state.operations[operation.idempotencyKey] = Operation(paymentId: operation.paymentId, request: operation,
+                                                                   response: response, failsLater: failsLater)
+            if value == .timeoutAfterCharge {
+                return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "sandbox \(name): timed out after sending"))
+            }
+            return .success(response)
+        }
+        return try result.get()
+    }
+
+    /// Why the sandbox refuses `operation` on `payment`, as the processor API's raw code; nil when it may go on.
+    private static func refusal(_ operation: OperationRequest, _ payment: Payment) -> String? {
+        guard payment.response.status == .succeeded else { return "payment-not-authorized" }
+        switch operation.kind {
+        case .capture:
+            if payment.voided { return "already-voided" }
+            if !payment.manual || payment.captured > 0 { return "not-capturable" }
+            if operation.amount < 1 || operation.amount > payment.authorized { return "amount-exceeds-authorized" }
+        case .void:
+            if payment.voided { return "already-voided" }
+            if !payment.manual || payment.captured > 0 { return "not-voidable" }
+        case .refund:
+            if operation.amount < 1 || payment.refunded + operation.amount > payment.captured { return "amount-exceeds-captured" }
+        }
+        return nil
+    }
+
+    public func operationStatus(idempotencyKey: String) async throws -> OperationLookup {
+        let result: Result<OperationLookup, AttemptFailure> = state.withLock { [name] state in
+            if state.next(.operationStatus, behaviour) != .succeed {
+                return .failure(AttemptFailure(rawCode: "NETWORK", sent: false, message: "sandbox \(name): status call failed"))
+            }
+            guard var operation = state.operations[idempotencyKey] else { return .success(.notFound) }
+            if operation.failsLater {
+                // The bank refused the refund after accepting it: nothing is given back.
+                operation.failsLater = false
+                operation.response.status = .failed
+                operation.response.rawCode = "refund-failed"
+                state.operations[idempotencyKey] = operation
+            }
+            return .success(.found(operation.response))
+        }
+        return try result.get()
+    }
+
+    /// Captured, refunded and voided per payment, as the sandbox holds them (for tests and the sandbox ledger).
+    public func money(paymentId: String) -> (authorized: Int, captured: Int, refunded: Int, voided: Bool)? {
+        state.withLock { state in
+            state.payments[paymentId].map { ($0.authorized, $0.captured, $0.refunded, $0.voided) }
+        }
     }
 }

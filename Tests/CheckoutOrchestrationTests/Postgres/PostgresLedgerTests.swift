@@ -76,4 +76,26 @@ struct PostgresLedgerTests {
         })
         try await PaymentSafetyTests.concurrentCalls(ledger: try Self.ledger(schema), file: file, sandboxes: sandboxes)
     }
+
+    @Test("20 concurrent refunds of 100 on a captured 1000 over PostgreSQL: exactly 10 go through; the storage's constraint refuses the rest")
+    func concurrentRefunds() async throws {
+        let schema = try PostgresTestSchema()
+        let ledger = try Self.ledger(schema)
+        let file = try RoutingFileLoader.load(Array(LifecycleTests.file().utf8))
+        let sandboxes = Dictionary(uniqueKeysWithValues: file.processors.map {
+            ($0.name, ScriptedSandboxProcessor(name: $0.name, behaviour: $0.behaviour))
+        })
+        let router = try PaymentRouter(file: file, processors: sandboxes, ledger: ledger)
+        let session = Harness.session()
+        let token = try await router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1, expiryYear: 2031)),
+                                              session: session)
+        let paid = try await router.createPayment(CreatePaymentRequest(token: token, session: session, idempotencyKey: "pg-refunds"))
+        try await LifecycleTests.concurrentRefunds(router: router, ledger: ledger, paymentId: paid.paymentId)
+        let error = await #expect(throws: LedgerError.self) {
+            try await ledger.storage.write { transaction in
+                try transaction.saveBalance(intentId: paid.paymentId, PaymentBalance(authorized: 1000, captured: 1000, refunded: 1001))
+            }
+        }
+        #expect(error?.code == .amountExceedsCaptured)
+    }
 }
