@@ -44,6 +44,12 @@ final class SandboxPSPService: Sendable {
             return method == "GET" ? await byKey(path[2]) : Self.notAllowed("GET")
         case 3 where path[0] == "payments" && path[2] == "resume":
             return method == "POST" ? await resume(path[1], request) : Self.notAllowed("POST")
+        case 3 where path[0] == "payments" && ["captures", "voids", "refunds"].contains(path[2]):
+            guard method == "POST" else { return Self.notAllowed("POST") }
+            let kind: OperationKind = path[2] == "captures" ? .capture : path[2] == "voids" ? .void : .refund
+            return await operate(kind, paymentId: path[1], request)
+        case 3 where path[0] == "operations" && path[1] == "by-idempotency-key":
+            return method == "GET" ? await operationByKey(path[2]) : Self.notAllowed("GET")
         default:
             return .error(404, code: "not-found", message: "no such resource")
         }
@@ -88,14 +94,10 @@ final class SandboxPSPService: Sendable {
     }
 
     private func create(_ request: ServedRequest) async -> ServedResponse {
-        guard let key = request.header(ProcessorAPI.idempotencyKeyHeader), !key.isEmpty else {
-            return .error(400, code: "missing-idempotency-key", message: "Idempotency-Key (1-255 characters) is required")
-        }
-        // The document's maxLength counts characters (code points), and the status call must be able
-        // to name the key as one path segment: "." and ".." cannot be one.
-        guard key.unicodeScalars.count <= 255, key != ".", key != ".." else {
-            return .error(400, code: "invalid-idempotency-key",
-                          message: "Idempotency-Key must be 1-255 characters and neither \".\" nor \"..\"")
+        let key: String
+        switch Self.idempotencyKey(request) {
+        case .key(let value): key = value
+        case .refused(let refusal): return refusal
         }
         guard let body = try? JSONDecoder().decode(ProcessorAPI.CreatePaymentBody.self, from: Data(request.body)) else {
             return .error(400, code: "invalid-request", message: "the body is not a create-payment request")
@@ -114,6 +116,68 @@ final class SandboxPSPService: Sendable {
         }
         if reused { return .error(422, code: "idempotency-key-reused", message: "this key was used with another request") }
         return await answer { try await processor.createAttempt(body.attempt(key: key)) }
+    }
+
+    /// The checks every call that may charge or move money makes on its `Idempotency-Key`.
+    private enum KeyCheck {
+        case key(String)
+        case refused(ServedResponse)
+    }
+
+    private static func idempotencyKey(_ request: ServedRequest) -> KeyCheck {
+        guard let key = request.header(ProcessorAPI.idempotencyKeyHeader), !key.isEmpty else {
+            return .refused(.error(400, code: "missing-idempotency-key", message: "Idempotency-Key (1-255 characters) is required"))
+        }
+        // The document's maxLength counts characters (code points), and a status call must be able
+        // to name the key as one path segment: "." and ".." cannot be one.
+        guard key.unicodeScalars.count <= 255, key != ".", key != ".." else {
+            return .refused(.error(400, code: "invalid-idempotency-key",
+                                   message: "Idempotency-Key must be 1-255 characters and neither \".\" nor \"..\""))
+        }
+        return .key(key)
+    }
+
+    private func operate(_ kind: OperationKind, paymentId: String, _ request: ServedRequest) async -> ServedResponse {
+        let key: String
+        switch Self.idempotencyKey(request) {
+        case .key(let value): key = value
+        case .refused(let refusal): return refusal
+        }
+        let body = request.body.isEmpty ? ProcessorAPI.OperationBody(amount: nil, currency: nil)
+            : try? JSONDecoder().decode(ProcessorAPI.OperationBody.self, from: Data(request.body))
+        guard let body, kind == .void || (body.amount ?? 0) >= 1 else {
+            return .error(400, code: "invalid-request", message: "a capture or refund takes {\"amount\": minor units, 1 or more}")
+        }
+        let operation = OperationRequest(kind: kind, paymentId: paymentId, amount: kind == .void ? 0 : body.amount ?? 0,
+                                         currency: body.currency ?? "", idempotencyKey: key)
+        do {
+            let response = try await processor.perform(operation)
+            if response.rawCode == "idempotency-key-reused" {
+                return .error(422, code: "idempotency-key-reused", message: "this key was used for another operation")
+            }
+            return Self.encode(200, ProcessorAPI.Operation(request: operation, response: response))
+        } catch let failure as AttemptFailure where failure.sent {
+            return .error(504, code: ProcessorAPI.upstreamTimeoutCode, message: "the acquirer timed out; the outcome is unknown")
+        } catch let failure as AttemptFailure where failure.rawCode == "idempotency-key-reused" {
+            return .error(422, code: "idempotency-key-reused", message: "this key was used for another operation")
+        } catch {
+            return .error(503, code: ProcessorAPI.unavailableCode, message: "unavailable; nothing was processed")
+        }
+    }
+
+    private func operationByKey(_ key: String) async -> ServedResponse {
+        do {
+            switch try await processor.operationStatus(idempotencyKey: key) {
+            case .notFound: return .error(404, code: "not-found", message: "no operation under this idempotency key")
+            case .found(let response):
+                guard let request = processor.operationRequest(idempotencyKey: key) else {
+                    return .error(404, code: "not-found", message: "no operation under this idempotency key")
+                }
+                return Self.encode(200, ProcessorAPI.Operation(request: request, response: response))
+            }
+        } catch {
+            return .error(503, code: ProcessorAPI.unavailableCode, message: "the status call failed; nothing changed")
+        }
     }
 
     private func resume(_ id: String, _ request: ServedRequest) async -> ServedResponse {

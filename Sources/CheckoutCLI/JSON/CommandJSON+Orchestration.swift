@@ -35,6 +35,26 @@ extension CommandJSON {
         let error: JSONNullable<Failure.Detail>
     }
 
+    /// `webhooks deliver --json`.
+    struct WebhookDelivery: Encodable {
+        let delivered: Int
+        let retried: Int
+        let abandoned: Int
+        let deferred: Int
+    }
+
+    /// `capture|void|refund --json`.
+    struct Operation: Encodable {
+        let paymentId: String
+        let operation: String
+        let status: String
+        let amount: Int
+        let currency: String
+        let captured: Int
+        let refunded: Int
+        let error: JSONNullable<Failure.Detail>
+    }
+
     /// An invalid routing file with `--json`: `{"errors":[{"path","message"}]}`.
     struct RoutingErrors: Encodable {
         /// One problem, at its JSON path.
@@ -88,12 +108,35 @@ extension CommandJSON {
             let type: String
         }
 
+        /// One capture, void or refund.
+        struct Operation: Encodable {
+            let sequence: Int
+            let kind: String
+            let amount: Int
+            let status: String
+            let processor: String
+            let rawCode: JSONNullable<String>
+            let createdAt: String
+
+            init(_ operation: OperationRecord) {
+                sequence = operation.sequence
+                kind = operation.kind.rawValue
+                amount = operation.amount
+                status = operation.status.rawValue
+                processor = operation.processor
+                rawCode = JSONNullable(operation.rawCode)
+                createdAt = ISO8601DateFormatter().string(from: operation.createdAt)
+            }
+        }
+
         let summary: IntentSummary
         let attempts: [Attempt]
         let events: [Event]
+        let intent: IntentRecord
 
         private enum CodingKeys: String, CodingKey {
             case id, state, route, amount, currency, methodType, card, attempts, createdAt, updatedAt, events
+            case captureMode, captured, refunded, operations
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -109,6 +152,10 @@ extension CommandJSON {
             try container.encode(summary.createdAt, forKey: .createdAt)
             try container.encode(summary.updatedAt, forKey: .updatedAt)
             try container.encode(events, forKey: .events)
+            try container.encode(intent.captureMode.rawValue, forKey: .captureMode)
+            try container.encode(intent.balance?.captured ?? 0, forKey: .captured)
+            try container.encode(intent.refundedAmount, forKey: .refunded)
+            try container.encode(intent.operations.map(Operation.init), forKey: .operations)
         }
     }
 
@@ -121,7 +168,17 @@ extension CommandJSON {
             let to: String
         }
 
+        /// One capture, void or refund looked at.
+        struct OperationEntry: Encodable {
+            let paymentId: String
+            let sequence: Int
+            let operation: String
+            let from: String
+            let to: String
+        }
+
         let reconciled: [Entry]
+        let operations: [OperationEntry]
         let stillOpen: Int
     }
 

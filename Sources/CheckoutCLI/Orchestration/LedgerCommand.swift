@@ -15,10 +15,12 @@ enum LedgerCommand: DeclaredCommand {
         about: """
             list       The newest payment intents first: id, state, route, amount, attempts.
             show ID    One intent with every attempt (processor, idempotency key, status, category, raw
-                       code, note such as circuit-open) and the events written to its outbox.
+                       code, note such as circuit-open), its captures, voids and refunds, and the events
+                       written to its outbox.
             reconcile  After a crash: every intent that is not terminal is settled through its open
                        attempt's processor status call (never sent to another processor). Charged:
                        succeeded; declined or not found: failed; status call down: stays unknown.
+                       Captures, voids and refunds left pending or unknown are settled the same way.
             """,
         options: [
             OrchestrationSetup.ledgerOption.isRequired(),
@@ -26,10 +28,12 @@ enum LedgerCommand: DeclaredCommand {
                 .only("reconcile", refusing: { _ in "--routing is only for ledger reconcile" }),
             .integer("--limit", "N", range: 1...10_000, help: "Intents to list (default 50, at most 10000)."),
             .flag("--json", help: "list: {\"intents\":[...]}; show: the intent with \"attempts\" and \"events\";",
-                  "reconcile: {\"reconciled\":[{\"paymentId\",\"from\",\"to\"}],\"stillOpen\":N}."),
+                  "reconcile: {\"reconciled\":[{\"paymentId\",\"from\",\"to\"}],\"operations\":[{\"paymentId\",",
+                  "\"sequence\",\"operation\",\"from\",\"to\"}],\"stillOpen\":N}."),
         ],
         footer: """
-            STATES: processing, requires_action, unknown, succeeded (terminal), failed (terminal).
+            STATES: processing, requires_action, unknown, succeeded, failed, requires-capture, captured,
+            partially-captured, voided, refunded, partially-refunded.
             ATTEMPTS: pending, requires_action, unknown, succeeded, declined, failed, skipped.
 
             EXIT CODES: 0 ok (reconcile: nothing left open); 1 not found, a still-open payment after
@@ -70,10 +74,15 @@ enum LedgerCommand: DeclaredCommand {
             if json {
                 try output.json(CommandJSON.IntentDetail(summary: CommandJSON.IntentSummary(intent),
                                                          attempts: intent.attempts.map(CommandJSON.Attempt.init),
-                                                         events: events.map { .init(id: $0.id, type: $0.type) }))
+                                                         events: events.map { .init(id: $0.id, type: $0.type) }, intent: intent))
             } else {
                 output.line("\(intent.id)  \(intent.state.rawValue)  route \(intent.route)  \(intent.amount) \(intent.currency)  \(intent.card ?? "")")
                 for attempt in intent.attempts { output.line(OrchestrationSetup.attemptLine(attempt)) }
+                for operation in intent.operations {
+                    var line = "  \(operation.kind.rawValue) \(operation.sequence)  \(operation.status.rawValue)  \(operation.amount) \(intent.currency)"
+                    if let raw = operation.rawCode { line += "  raw \(raw)" }
+                    output.line(line)
+                }
                 for event in events { output.line("  event \(event.type)  \(event.id)") }
             }
             return 0
@@ -84,8 +93,15 @@ enum LedgerCommand: DeclaredCommand {
             if json {
                 try output.json(CommandJSON.Reconciliation(
                     reconciled: report.entries.map { .init(paymentId: $0.intentId, from: $0.from.rawValue, to: $0.to.rawValue) },
+                    operations: report.operations.map {
+                        .init(paymentId: $0.intentId, sequence: $0.sequence, operation: $0.kind.rawValue, from: $0.from.rawValue,
+                              to: $0.to.rawValue)
+                    },
                     stillOpen: report.stillOpen))
             } else {
+                for entry in report.operations {
+                    output.line("\(entry.intentId)  \(entry.kind.rawValue) \(entry.sequence)  \(entry.from.rawValue) -> \(entry.to.rawValue)")
+                }
                 for entry in report.entries {
                     if entry.to.isTerminal {
                         output.line("\(entry.intentId)  \(entry.from.rawValue) -> \(entry.to.rawValue)")
@@ -93,7 +109,7 @@ enum LedgerCommand: DeclaredCommand {
                         output.line("\(entry.intentId)  \(entry.to.rawValue), still open: the processor's status call did not settle it")
                     }
                 }
-                let settled = report.entries.count - report.stillOpen
+                let settled = report.entries.count + report.operations.count - report.stillOpen
                 output.line("\(settled) settled, \(report.stillOpen) still open"
                             + (report.stillOpen > 0 ? " (run ledger reconcile again later)" : ""))
             }

@@ -13,7 +13,8 @@ enum RoutedPayCommand {
         usage: """
             USAGE: checkout pay --routing FILE --ledger DB --number N --expiry MM/YY --cvv C [--name S]
                                 [--amount MINOR] [--currency CODE] [--country CODE] [--key KEY] [--seed N]
-                                [--merchant K=V]... [--customer K=V]... [--challenge success|fail] [--json]
+                                [--merchant K=V]... [--customer K=V]... [--challenge success|fail]
+                                [--capture automatic|manual] [--json]
             """,
         about: """
             Pays by card through the router: the first route of FILE whose conditions hold picks the
@@ -37,9 +38,11 @@ enum RoutedPayCommand {
             OptionSpec.valued("--customer", "K=V", help: "Customer metadata for `when.customer` (repeatable).").isRepeatable()
                 .checked { _ = try OrchestrationSetup.metadata([$0], option: "--customer") },
             .valued("--challenge", "R", help: "How the shopper completes a 3-D Secure challenge: success (default) or fail."),
+            .valued("--capture", "MODE", help: "automatic (the route's default) takes the money at once; manual authorizes only:",
+                    "the payment waits in requires-capture for `checkout capture` or `checkout void`."),
             .flag("--json", help: #"Print {"route","outcome","paymentId","amount","currency","#,
                   #""attempts":[{"processor","category","rawCode","status",...}],"error"}"#,
-                  "(outcome: succeeded, failed, unknown, requires_action)."),
+                  "(outcome: succeeded, requires-capture, failed, unknown, requires_action)."),
             // Read but not listed: only PAYMENT_CARD is accepted, and the card rules come from the configuration.
             OptionSpec(name: "--method", value: "TYPE", help: []).isHidden().checked { method in
                 guard method == "PAYMENT_CARD" else {
@@ -49,7 +52,7 @@ enum RoutedPayCommand {
             ConfigLocation.option.isHidden(),
         ],
         footer: """
-            EXIT CODES: 0 paid; 1 not paid (declined, failed, unknown, or a --key already used for
+            EXIT CODES: 0 paid (or, with --capture manual, authorized); 1 not paid (declined, failed, unknown, or a --key already used for
             another payment: idempotency-key-reused), an invalid routing file (every
             error with its JSON path) or an unusable ledger; 2 usage error.
             """,
@@ -72,6 +75,7 @@ enum RoutedPayCommand {
         var merchant: [String: String]
         var customer: [String: String]
         var challengeSucceeds: Bool
+        var capture: CaptureMode?
         var json: Bool
         var defaults: CheckoutDefaults
     }
@@ -89,7 +93,7 @@ enum RoutedPayCommand {
         let session = ClientSession(token: token, paymentMethods: token.paymentMethods)
         var failure: (any Error)?
         do {
-            var response = try await payWithRetries(router, card: card, session: session, key: request.key)
+            var response = try await payWithRetries(router, card: card, session: session, key: request.key, capture: request.capture)
             if response.status == .pending, case .challenge? = response.requiredAction {
                 response = try await router.resumePayment(paymentId: response.paymentId,
                                                           resumeToken: request.challengeSucceeds ? "challenge-success" : "challenge-failed")
@@ -101,15 +105,15 @@ enum RoutedPayCommand {
         let reused = (failure as? CheckoutError)?.code == .idempotencyKeyReused
         let intent = reused ? nil : try await ledger.intent(stableKey: request.key)
         try write(intent, request: request, failure: failure, output: output)
-        return intent?.state == .succeeded ? 0 : 1
+        return intent?.state == .succeeded || intent?.state == .requiresCapture ? 0 : 1
     }
 
     /// Creates the payment, retrying a network error with the same key as a session's pipeline does
     /// (the router then asks the same processor's status first).
-    private static func payWithRetries(_ router: PaymentRouter, card: CardDetails, session: ClientSession, key: String) async throws
-        -> PaymentResponse {
+    private static func payWithRetries(_ router: PaymentRouter, card: CardDetails, session: ClientSession, key: String,
+                                       capture: CaptureMode?) async throws -> PaymentResponse {
         let token = try await router.tokenize(.card(card), session: session)
-        return try await router.createPayment(CreatePaymentRequest(token: token, session: session, idempotencyKey: key))
+        return try await router.createPayment(CreatePaymentRequest(token: token, session: session, idempotencyKey: key), capture: capture)
     }
 
     /// Reads the parsed command line (each option's own checks already ran as it was read).
@@ -126,6 +130,7 @@ enum RoutedPayCommand {
         let merchant = try OrchestrationSetup.metadata(arguments.values("--merchant"), option: "--merchant")
         let customer = try OrchestrationSetup.metadata(arguments.values("--customer"), option: "--customer")
         let challenge = arguments.value("--challenge") ?? "success"
+        let captureText = arguments.value("--capture")
         let defaults = try ConfigLocation.defaults(arguments)
         try arguments.finish()
         _ = try CommandSupport.currency(currency)
@@ -136,6 +141,13 @@ enum RoutedPayCommand {
             guard let value = UInt64(seedText) else { throw UsageError(message: "--seed must be an unsigned integer") }
             seed = value
         }
+        var capture: CaptureMode?
+        if let captureText {
+            guard let mode = CaptureMode(rawValue: captureText) else {
+                throw UsageError(message: "--capture must be automatic or manual, got \(CommandSupport.quote(captureText))")
+            }
+            capture = mode
+        }
         guard challenge == "success" || challenge == "fail" else {
             throw UsageError(message: "--challenge must be success or fail, got \(CommandSupport.quote(challenge))")
         }
@@ -144,7 +156,7 @@ enum RoutedPayCommand {
         }
         return Request(routing: routing, ledger: ledger, card: try card.readingStandardInput(), amount: amount, currency: currency,
                        country: country, key: key, seed: seed, merchant: merchant, customer: customer,
-                       challengeSucceeds: challenge == "success", json: json, defaults: defaults)
+                       challengeSucceeds: challenge == "success", capture: capture, json: json, defaults: defaults)
     }
 
     /// The card, validated by the configuration's card rules (the number is never printed).

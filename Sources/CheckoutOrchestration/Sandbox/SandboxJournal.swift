@@ -17,6 +17,20 @@ public final class SandboxJournal: Sendable {
         public var status: PaymentResponse.Status
         public var reason: String?
         public var charged: Bool
+        /// Authorized only (capture manual), and the money: authorized, captured, refunded, voided.
+        public var manual = false
+        public var authorized = 0
+        public var captured = 0
+        public var refunded = 0
+        public var voided = false
+    }
+
+    /// One stored capture, void or refund.
+    public struct OperationRow: Sendable, Equatable {
+        public var key: String
+        public var request: OperationRequest
+        public var response: OperationResponse
+        public var failsLater: Bool
     }
 
     /// `@unchecked Sendable`: the connection is only used inside `connection.withLock`.
@@ -36,7 +50,12 @@ public final class SandboxJournal: Sendable {
         let database = try Database(path: path, configuration: configuration)
         try database.execute("""
             CREATE TABLE IF NOT EXISTS sandbox_payment (key TEXT PRIMARY KEY, payment_id TEXT NOT NULL UNIQUE,
-              status TEXT NOT NULL, reason TEXT, charged INTEGER NOT NULL)
+              status TEXT NOT NULL, reason TEXT, charged INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS sandbox_money (payment_id TEXT PRIMARY KEY, manual INTEGER NOT NULL,
+              authorized INTEGER NOT NULL, captured INTEGER NOT NULL, refunded INTEGER NOT NULL, voided INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS sandbox_operation (key TEXT PRIMARY KEY, kind TEXT NOT NULL, payment_id TEXT NOT NULL,
+              amount INTEGER NOT NULL, currency TEXT NOT NULL, status TEXT NOT NULL, operation_id TEXT, raw_code TEXT,
+              fails_later INTEGER NOT NULL)
             """)
         connection = Locked(Connection(database))
     }
@@ -44,14 +63,66 @@ public final class SandboxJournal: Sendable {
     /// Every stored payment.
     public func rows() throws -> [Row] {
         try connection.withLock { connection in
-            try connection.database.withStatement("SELECT key, payment_id, status, reason, charged FROM sandbox_payment ORDER BY key") { statement in
+            try connection.database.withStatement("""
+                SELECT p.key, p.payment_id, p.status, p.reason, p.charged, coalesce(m.manual, 0), coalesce(m.authorized, 0),
+                  coalesce(m.captured, 0), coalesce(m.refunded, 0), coalesce(m.voided, 0)
+                FROM sandbox_payment p LEFT JOIN sandbox_money m ON m.payment_id = p.payment_id ORDER BY p.key
+                """) { statement in
                 var rows: [Row] = []
                 while try statement.step() {
                     rows.append(Row(key: statement.string(at: 0), paymentId: statement.string(at: 1),
                                     status: PaymentResponse.Status(rawValue: statement.string(at: 2)) ?? .failed,
-                                    reason: statement.optionalString(at: 3), charged: statement.bool(at: 4)))
+                                    reason: statement.optionalString(at: 3), charged: statement.bool(at: 4), manual: statement.bool(at: 5),
+                                    authorized: statement.int(at: 6), captured: statement.int(at: 7), refunded: statement.int(at: 8),
+                                    voided: statement.bool(at: 9)))
                 }
                 return rows
+            }
+        }
+    }
+
+    /// Every stored capture, void or refund.
+    public func operationRows() throws -> [OperationRow] {
+        try connection.withLock { connection in
+            try connection.database.withStatement("""
+                SELECT key, kind, payment_id, amount, currency, status, operation_id, raw_code, fails_later FROM sandbox_operation
+                """) { statement in
+                var rows: [OperationRow] = []
+                while try statement.step() {
+                    guard let kind = OperationKind(rawValue: statement.string(at: 1)),
+                          let status = OperationStatus(rawValue: statement.string(at: 5)) else { continue }
+                    let request = OperationRequest(kind: kind, paymentId: statement.string(at: 2), amount: statement.int(at: 3),
+                                                   currency: statement.string(at: 4), idempotencyKey: statement.string(at: 0))
+                    rows.append(OperationRow(key: statement.string(at: 0), request: request,
+                                             response: OperationResponse(status: status, operationId: statement.optionalString(at: 6),
+                                                                         rawCode: statement.optionalString(at: 7)),
+                                             failsLater: statement.bool(at: 8)))
+                }
+                return rows
+            }
+        }
+    }
+
+    /// Inserts or replaces one operation and its payment's money, in one transaction.
+    func save(_ operation: OperationRow, money row: Row?) throws {
+        try connection.withLock { connection in
+            try connection.database.transaction(.immediate) {
+                try connection.database.run("""
+                    INSERT INTO sandbox_operation (key, kind, payment_id, amount, currency, status, operation_id, raw_code, fails_later)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET status = excluded.status, raw_code = excluded.raw_code, fails_later = excluded.fails_later
+                    """) { statement in
+                    try statement.bind(operation.key, at: 1)
+                    try statement.bind(operation.request.kind.rawValue, at: 2)
+                    try statement.bind(operation.request.paymentId, at: 3)
+                    try statement.bind(operation.request.amount, at: 4)
+                    try statement.bind(operation.request.currency, at: 5)
+                    try statement.bind(operation.response.status.rawValue, at: 6)
+                    try statement.bind(operation.response.operationId, at: 7)
+                    try statement.bind(operation.response.rawCode, at: 8)
+                    try statement.bind(operation.failsLater, at: 9)
+                }
+                if let row { try Self.saveMoney(row, connection.database) }
             }
         }
     }
@@ -69,6 +140,22 @@ public final class SandboxJournal: Sendable {
                 try statement.bind(row.reason, at: 4)
                 try statement.bind(row.charged, at: 5)
             }
+            try Self.saveMoney(row, connection.database)
+        }
+    }
+
+    private static func saveMoney(_ row: Row, _ database: Database) throws {
+        try database.run("""
+            INSERT INTO sandbox_money (payment_id, manual, authorized, captured, refunded, voided) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(payment_id) DO UPDATE SET manual = excluded.manual, authorized = excluded.authorized,
+              captured = excluded.captured, refunded = excluded.refunded, voided = excluded.voided
+            """) { statement in
+            try statement.bind(row.paymentId, at: 1)
+            try statement.bind(row.manual, at: 2)
+            try statement.bind(row.authorized, at: 3)
+            try statement.bind(row.captured, at: 4)
+            try statement.bind(row.refunded, at: 5)
+            try statement.bind(row.voided, at: 6)
         }
     }
 }

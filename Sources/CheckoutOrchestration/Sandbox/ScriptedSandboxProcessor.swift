@@ -78,7 +78,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
     private let journal: SandboxJournal?
 
     private init(name: String, behaviour: SandboxBehaviour, declineTable: DeclineTable, journal: SandboxJournal?,
-                 rows: [SandboxJournal.Row]) {
+                 rows: [SandboxJournal.Row], operations: [SandboxJournal.OperationRow] = []) {
         self.name = name
         self.behaviour = behaviour
         self.declineTable = declineTable
@@ -86,9 +86,16 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
         state.withLock { state in
             for row in rows {
                 let response = PaymentResponse(paymentId: row.paymentId, status: row.status, reason: row.reason)
-                state.payments[row.paymentId] = Payment(response: response, key: row.key, charged: row.charged, authentication: nil)
+                state.payments[row.paymentId] = Payment(response: response, key: row.key, charged: row.charged, authentication: nil,
+                                                        manual: row.manual, authorized: row.authorized, captured: row.captured,
+                                                        refunded: row.refunded, voided: row.voided)
                 state.byKey[row.key] = row.paymentId
                 if row.charged { state.charges += 1 }
+                state.counter += 1
+            }
+            for row in operations {
+                state.operations[row.key] = Operation(paymentId: row.request.paymentId, request: row.request, response: row.response,
+                                                      failsLater: row.failsLater)
                 state.counter += 1
             }
         }
@@ -104,7 +111,8 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
     public convenience init(name: String, behaviour: SandboxBehaviour = SandboxBehaviour(),
                             declineTable: DeclineTable = ScriptedSandboxProcessor.builtInDeclineTable,
                             journal: SandboxJournal) throws {
-        self.init(name: name, behaviour: behaviour, declineTable: declineTable, journal: journal, rows: try journal.rows())
+        self.init(name: name, behaviour: behaviour, declineTable: declineTable, journal: journal, rows: try journal.rows(),
+                  operations: try journal.operationRows())
     }
 
     /// Runs `body`, which takes the state lock and may write the journal (a SQLite commit and an
@@ -118,8 +126,26 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
     private func persist(_ payment: Payment) -> AttemptFailure? {
         guard let journal, let key = payment.key else { return nil }
         do {
-            try journal.save(SandboxJournal.Row(key: key, paymentId: payment.response.paymentId, status: payment.response.status,
-                                                reason: payment.response.reason, charged: payment.charged))
+            try journal.save(Self.row(payment, key: key))
+            return nil
+        } catch {
+            return AttemptFailure(rawCode: "JOURNAL", sent: true, message: "sandbox \(name): the journal could not be written")
+        }
+    }
+
+    private static func row(_ payment: Payment, key: String) -> SandboxJournal.Row {
+        SandboxJournal.Row(key: key, paymentId: payment.response.paymentId, status: payment.response.status,
+                           reason: payment.response.reason, charged: payment.charged, manual: payment.manual,
+                           authorized: payment.authorized, captured: payment.captured, refunded: payment.refunded, voided: payment.voided)
+    }
+
+    /// Writes an operation and its payment's money to the journal, when there is one.
+    private func persist(_ key: String, _ operation: Operation, _ payment: Payment?) -> AttemptFailure? {
+        guard let journal else { return nil }
+        do {
+            try journal.save(SandboxJournal.OperationRow(key: key, request: operation.request, response: operation.response,
+                                                         failsLater: operation.failsLater),
+                             money: payment.flatMap { payment in payment.key.map { Self.row(payment, key: $0) } })
             return nil
         } catch {
             return AttemptFailure(rawCode: "JOURNAL", sent: true, message: "sandbox \(name): the journal could not be written")
@@ -314,7 +340,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
     // MARK: Capture, void, refund
 
     public func perform(_ operation: OperationRequest) async throws -> OperationResponse {
-        let result: Result<OperationResponse, AttemptFailure> = state.withLock { [name] state in
+        let result: Result<OperationResponse, AttemptFailure> = await withJournal { [self] in state.withLock { state in
             if let existing = state.operations[operation.idempotencyKey] {
                 guard existing.request == operation else {
                     return .failure(AttemptFailure(rawCode: "idempotency-key-reused", sent: false,
@@ -360,13 +386,14 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
             } else {
                 response = OperationResponse(status: .failed, operationId: id, rawCode: "payment-not-found")
             }
-            state.operations[operation.idempotencyKey] = Operation(paymentId: operation.paymentId, request: operation,
-                                                                   response: response, failsLater: failsLater)
+            let record = Operation(paymentId: operation.paymentId, request: operation, response: response, failsLater: failsLater)
+            state.operations[operation.idempotencyKey] = record
+            if let failure = persist(operation.idempotencyKey, record, state.payments[operation.paymentId]) { return .failure(failure) }
             if value == .timeoutAfterCharge {
                 return .failure(AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "sandbox \(name): timed out after sending"))
             }
             return .success(response)
-        }
+        } }
         return try result.get()
     }
 
@@ -388,7 +415,7 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
     }
 
     public func operationStatus(idempotencyKey: String) async throws -> OperationLookup {
-        let result: Result<OperationLookup, AttemptFailure> = state.withLock { [name] state in
+        let result: Result<OperationLookup, AttemptFailure> = await withJournal { [self] in state.withLock { state in
             if state.next(.operationStatus, behaviour) != .succeed {
                 return .failure(AttemptFailure(rawCode: "NETWORK", sent: false, message: "sandbox \(name): status call failed"))
             }
@@ -399,10 +426,16 @@ public final class ScriptedSandboxProcessor: RoutableProcessor, Sendable {
                 operation.response.status = .failed
                 operation.response.rawCode = "refund-failed"
                 state.operations[idempotencyKey] = operation
+                if let failure = persist(idempotencyKey, operation, nil) { return .failure(failure) }
             }
             return .success(.found(operation.response))
-        }
+        } }
         return try result.get()
+    }
+
+    /// The operation made under `idempotencyKey`, if any (for the processor API's status answer).
+    public func operationRequest(idempotencyKey: String) -> OperationRequest? {
+        state.withLock { $0.operations[idempotencyKey]?.request }
     }
 
     /// Captured, refunded and voided per payment, as the sandbox holds them (for tests and the sandbox ledger).

@@ -129,6 +129,52 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
         (try? await lookup("/v1/payments/\(Self.segment(paymentId))"))??.authentication
     }
 
+    public func perform(_ operation: OperationRequest) async throws -> OperationResponse {
+        let path = "/v1/payments/\(Self.segment(operation.paymentId))/\(ProcessorAPI.Operation.collection(operation.kind))"
+        let body = ProcessorAPI.OperationBody(amount: operation.kind == .void ? nil : operation.amount,
+                                              currency: operation.kind == .void ? nil : operation.currency)
+        let response: HTTPResponse
+        do {
+            response = try await send("POST", path, body: body,
+                                      headers: [HTTPHeaderField(name: ProcessorAPI.idempotencyKeyHeader, value: operation.idempotencyKey)])
+        } catch {
+            throw AttemptFailure(rawCode: Self.mayHaveArrived(error) ? Self.unknownOutcomeCode : Self.notSentCode,
+                                 sent: Self.mayHaveArrived(error), message: "processor \(name): \(error.code)")
+        }
+        switch response.status {
+        case 200, 201:
+            guard let answer = try? JSONDecoder().decode(ProcessorAPI.Operation.self, from: Data(response.body)), let value = answer.value else {
+                throw AttemptFailure(rawCode: Self.unknownOutcomeCode, sent: true, message: "processor \(name): the answer is not the API's JSON")
+            }
+            return value
+        case 400, 404, 422:
+            // Refused before anything was processed: the API's own code is the raw code.
+            return OperationResponse(status: .failed, rawCode: Self.errorCode(response) ?? "http-\(response.status)")
+        case 503 where Self.errorCode(response) == ProcessorAPI.unavailableCode:
+            throw AttemptFailure(rawCode: ProcessorAPI.unavailableCode, sent: false, message: "processor \(name): unavailable, nothing processed")
+        default:
+            throw AttemptFailure(rawCode: Self.errorCode(response) ?? "http-\(response.status)", sent: true,
+                                 message: "processor \(name): answered HTTP \(response.status); the outcome is unknown")
+        }
+    }
+
+    public func operationStatus(idempotencyKey: String) async throws -> OperationLookup {
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(HTTPRequest(method: "GET", path: "/v1/operations/by-idempotency-key/\(Self.segment(idempotencyKey))",
+                                                            headers: [Self.accept]))
+        } catch {
+            throw AttemptFailure(rawCode: Self.notSentCode, sent: false, message: "processor \(name): status call failed: \(error.code)")
+        }
+        if response.status == 404 { return .notFound }
+        guard response.status == 200, let answer = try? JSONDecoder().decode(ProcessorAPI.Operation.self, from: Data(response.body)),
+              let value = answer.value else {
+            throw AttemptFailure(rawCode: Self.errorCode(response) ?? Self.notSentCode, sent: false,
+                                 message: "processor \(name): operation status answered HTTP \(response.status)")
+        }
+        return .found(value)
+    }
+
     // MARK: Wire
 
     /// A GET of one payment: nil for 404; a failure to get an answer is an `AttemptFailure` (not sent: a read).

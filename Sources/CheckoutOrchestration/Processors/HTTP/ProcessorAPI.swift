@@ -7,7 +7,9 @@ import Foundation
 ///
 /// Endpoints: `POST /v1/tokens`, `POST /v1/payments` (with `Idempotency-Key`),
 /// `GET /v1/payments/by-idempotency-key/{key}`, `GET /v1/payments/{id}`,
-/// `POST /v1/payments/{id}/resume`; the sandbox adds `GET /v1/sandbox/ledger`. A declined or
+/// `POST /v1/payments/{id}/resume`, `POST /v1/payments/{id}/captures|voids|refunds` (with
+/// `Idempotency-Key`), `GET /v1/operations/by-idempotency-key/{key}`; the sandbox adds
+/// `GET /v1/sandbox/ledger`. A declined or
 /// failed payment is a 200 `Payment` whose `rawCode` is the processor's own code (mapped to a
 /// category by the processor's decline table, never by the wire). Errors use the package's
 /// JSON error format `{"error": {"code", "message"}}`; 503 `processor-unavailable` promises
@@ -110,6 +112,8 @@ public enum ProcessorAPI {
         public var vaultOnSuccess: Bool
         /// A 3-D Secure result from an earlier attempt at another processor: not challenged again.
         public var authentication: AuthenticationResult?
+        /// `automatic` (absent) or `manual`: authorize only, the money taken by a later capture.
+        public var capture: CaptureMode?
 
         /// The body of one attempt (the vault access of the client token is never sent).
         public init(_ request: AttemptRequest) {
@@ -124,6 +128,7 @@ public enum ProcessorAPI {
             customerId = token.customerId
             vaultOnSuccess = payment.vaultOnSuccess
             authentication = request.authentication
+            capture = request.capture == .manual ? .manual : nil
         }
 
         /// The attempt the body stands for at the processor, under `key`.
@@ -133,7 +138,50 @@ public enum ProcessorAPI {
                                           paymentMethods: [])
             let payment = CreatePaymentRequest(token: token.value, session: ClientSession(token: clientToken, paymentMethods: []),
                                                idempotencyKey: key, surcharge: surcharge, vaultOnSuccess: vaultOnSuccess)
-            return AttemptRequest(payment: payment, attemptKey: key, authentication: authentication)
+            return AttemptRequest(payment: payment, attemptKey: key, authentication: authentication, capture: capture ?? .automatic)
+        }
+    }
+
+    /// `POST /v1/payments/{id}/captures` and `/refunds` (a void's body is `{}`): minor units.
+    public struct OperationBody: Codable, Sendable, Equatable {
+        public var amount: Int?
+        public var currency: String?
+        public init(amount: Int?, currency: String?) { self.amount = amount; self.currency = currency }
+    }
+
+    /// A capture, void or refund as the processor holds it. A refusal is a 200 with status
+    /// `failed` and the processor's raw code.
+    public struct Operation: Codable, Sendable, Equatable {
+        public var id: String?
+        public var paymentId: String
+        /// `capture`, `void` or `refund`.
+        public var kind: OperationKind
+        /// `pending` (accepted, settled later), `succeeded` or `failed`.
+        public var status: OperationStatus
+        public var amount: Int
+        public var rawCode: String?
+
+        public init(request: OperationRequest, response: OperationResponse) {
+            id = response.operationId
+            paymentId = request.paymentId
+            kind = request.kind
+            status = response.status
+            amount = request.kind == .void ? 0 : request.amount
+            rawCode = response.rawCode
+        }
+
+        /// The core value; nil for `unknown`, which is never an answer of the wire.
+        public var value: OperationResponse? {
+            status == .unknown ? nil : OperationResponse(status: status, operationId: id, rawCode: rawCode)
+        }
+
+        /// The path segment of each kind under `/v1/payments/{id}/`.
+        public static func collection(_ kind: OperationKind) -> String {
+            switch kind {
+            case .capture: "captures"
+            case .void: "voids"
+            case .refund: "refunds"
+            }
         }
     }
 
