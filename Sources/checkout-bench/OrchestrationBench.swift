@@ -12,6 +12,7 @@ enum OrchestrationBench {
         var figures = [try decision(options)]
         figures += try await overhead(options)
         figures += try await ledgerWrites(options)
+        figures += try await authRate(options)
         return figures
     }
 

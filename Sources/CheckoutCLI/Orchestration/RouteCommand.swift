@@ -91,7 +91,8 @@ enum RouteCommand: DeclaredCommand {
         let planner: RoutePlanner
         if let ledger {
             let router = try await OrchestrationSetup.router(file, ledger: ledger, seed: seed)
-            planner = RoutePlanner(file: file, table: router.table, picker: router.picker, breakers: router.breakers)
+            planner = RoutePlanner(file: file, table: router.table, picker: router.picker, breakers: router.breakers,
+                                   authRates: router.authRates)
         } else {
             planner = RoutePlanner(file: file, picker: WeightedPicker(seed: seed))
         }
@@ -141,6 +142,9 @@ enum RouteCommand: DeclaredCommand {
         for (index, step) in explanation.steps.enumerated() {
             var line = "  \(index + 1). \(step.processor)"
             if let weight = step.weight { line += "  weight \(weight)" }
+            if let rate = step.authRate {
+                line += "  auth rate \(String(format: "%.3f", rate)) (\(Int((step.observations ?? 0).rounded())) recent outcomes)"
+            }
             if step.currencyNotTaken {
                 line += "  SKIPPED: does not take \(explanation.facts.currency)"
             } else if step.skipped {

@@ -67,7 +67,7 @@ extension PaymentRouter {
         var authentication = intent.attempts.compactMap(\.authentication).last
         var lastResponse: PaymentResponse?
         let currency = flight.token.facts.currency
-        for name in picker.order(route, paymentKey: stableKey) where !tried.contains(name) {
+        for name in order(route, paymentKey: stableKey) where !tried.contains(name) {
             guard let processor = processors[name], file.processors.first(where: { $0.name == name })?.takes(currency: currency) ?? true
             else { continue }
             guard let method = flight.token.request else {
@@ -198,6 +198,9 @@ extension PaymentRouter {
             settlement.category = .authenticationFailed
         }
         breakers.record(processor.name, failure: unhealthy, now: clock.now)
+        if [.succeeded, .declined, .failed].contains(settlement.status) {
+            learn(processor.name, authorized: settlement.status == .succeeded)
+        }
         var continueRouting = false
         if intentState == nil {
             let decided = AttemptRecord(intentId: intent.id, sequence: attempt.sequence, processor: attempt.processor,

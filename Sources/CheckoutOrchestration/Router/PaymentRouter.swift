@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutLocking
+import CheckoutVault
 import Foundation
 
 /// A `PaymentProcessor` that routes each payment over named processors, so a `CheckoutSession`
@@ -78,6 +79,9 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         var token: TokenRecord
     }
 
+    /// What `"strategy": "auth-rate"` routes learned, with the randomness of their picks.
+    let learned: Locked<(model: AuthRateModel, generator: RetryPolicy.Generator)>
+
     let tokens = Locked<[String: TokenRecord]>([:])
     let inFlight = Locked<[String: InFlight]>([:])
 
@@ -110,6 +114,23 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         self.clock = clock
         self.notFoundGrace = notFoundGrace
         self.concurrentCallWait = concurrentCallWait
+        self.learned = Locked((AuthRateModel(), RetryPolicy.Generator(seed: picker.seed ^ 0x6175_7468_7261_7465)))
+    }
+
+    /// Each processor's learned authorization rate (what `"strategy": "auth-rate"` routes pick by).
+    public var authRates: [String: AuthRateModel.Estimate] { learned.withLock { $0.model.estimates } }
+
+    /// Records a final attempt outcome for the auth-rate model.
+    func learn(_ processor: String, authorized: Bool) {
+        learned.withLock { $0.model.record(processor, authorized: authorized) }
+    }
+
+    /// The processors of `route` in the order to try them for the payment with `paymentKey`.
+    func order(_ route: Route, paymentKey: String) -> [String] {
+        guard route.strategy == .authRate else { return picker.order(route, paymentKey: paymentKey) }
+        let now = clock.now
+        let skipped = Set(route.processors.filter { breakers.wouldSkip($0, now: now) != nil })
+        return learned.withLock { state in state.model.order(route.processors, skipped: skipped, using: &state.generator) }
     }
 
     /// Builds every processor of `file` through `factory` and a router over them.
@@ -130,6 +151,15 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
                 _ = breakers.admit(name, now: attempt.startedAt)
                 breakers.record(name, failure: Self.isFailure(attempt), now: attempt.updatedAt)
             }
+        }
+        // The auth-rate model, from the last attempts of every processor, oldest first.
+        var outcomes: [AttemptRecord] = []
+        for name in processors.keys {
+            outcomes += try await ledger.recentAttempts(processor: name, limit: 1000)
+                .filter { [.succeeded, .declined, .failed].contains($0.status) }
+        }
+        for attempt in outcomes.sorted(by: { ($0.updatedAt, $0.intentId, $0.sequence) < ($1.updatedAt, $1.intentId, $1.sequence) }) {
+            learn(attempt.processor, authorized: attempt.status == .succeeded)
         }
     }
 
@@ -155,7 +185,8 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     /// pays nothing and changes nothing. With `paymentKey` (a payment's stable key), the weighted
     /// first pick is that payment's.
     public func explain(_ facts: RoutingFacts, paymentKey: String? = nil) -> RouteExplanation {
-        RoutePlanner(file: file, table: table, picker: picker, breakers: breakers, clock: clock).explain(facts, paymentKey: paymentKey)
+        RoutePlanner(file: file, table: table, picker: picker, breakers: breakers, clock: clock, authRates: authRates)
+            .explain(facts, paymentKey: paymentKey)
     }
 
     // MARK: PaymentProcessor

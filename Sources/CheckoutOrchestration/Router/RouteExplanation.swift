@@ -14,6 +14,9 @@ public struct RouteExplanation: Sendable, Equatable {
         /// Set when the processor does not take the payment's currency (its `currencies`): it is
         /// never tried for this payment, whatever its circuit.
         public var currencyNotTaken: Bool = false
+        /// On an auth-rate route: the learned authorization rate, and the faded number of outcomes behind it.
+        public var authRate: Double? = nil
+        public var observations: Double? = nil
     }
 
     /// The facts the decision used.

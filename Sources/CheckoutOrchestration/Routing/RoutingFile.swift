@@ -17,6 +17,15 @@ public struct RoutingFile: Sendable, Equatable {
     }
 }
 
+/// How a route orders its processors for a payment.
+public enum RouteStrategy: String, Sendable, CaseIterable, Equatable {
+    /// List order, or by `weights` for the first pick (the default).
+    case ordered
+    /// By each processor's recent authorization rate (`AuthRateModel`), exploring now and then so a
+    /// processor that recovers is found again; never a processor whose circuit is open.
+    case authRate = "auth-rate"
+}
+
 /// One route: conditions, and the processors to try in order.
 public struct Route: Sendable, Equatable {
     /// The route's name (unique), shown in `route explain`, the ledger and `pay` output.
@@ -34,15 +43,19 @@ public struct Route: Sendable, Equatable {
     /// When the route's payments are captured (`automatic` unless the file says `"capture": "manual"`);
     /// a payment may ask for its own.
     public var capture: CaptureMode
+    /// How the processors are ordered for each payment.
+    public var strategy: RouteStrategy
 
     public init(name: String, when: RouteConditions = RouteConditions(), processors: [String],
-                weights: [String: Int]? = nil, fallbackOn: Set<DeclineCategory> = [], capture: CaptureMode = .automatic) {
+                weights: [String: Int]? = nil, fallbackOn: Set<DeclineCategory> = [], capture: CaptureMode = .automatic,
+                strategy: RouteStrategy = .ordered) {
         self.name = name
         self.when = when
         self.processors = processors
         self.weights = weights
         self.fallbackOn = fallbackOn
         self.capture = capture
+        self.strategy = strategy
     }
 }
 

@@ -24,7 +24,7 @@ public enum RoutingFileLoader {
     static let topMembers = ["processors", "routes", "breaker"]
     static let processorMembers = ["name", "kind", "behaviour", "baseURL", "declineTable", "caBundle", "timeoutSeconds", "journal",
                                    "currencies"]
-    static let routeMembers = ["name", "when", "processors", "weights", "fallbackOn", "capture"]
+    static let routeMembers = ["name", "when", "processors", "weights", "fallbackOn", "capture", "strategy"]
     static let conditionMembers = ["methodType", "cardNetwork", "bin", "issuerCountry", "currency", "amount", "merchant", "customer"]
     static let breakerMembers = ["consecutiveFailures", "failureRate", "window", "coolDownSeconds"]
 
@@ -288,8 +288,18 @@ public enum RoutingFileLoader {
                 issues.add(path + ".capture", "must be one of \(CaptureMode.allCases.map(\.rawValue).joined(separator: ", "))")
             }
         }
+        var strategy = RouteStrategy.ordered
+        if let text = issues.string(members, "strategy", path, required: false) {
+            if let value = RouteStrategy(rawValue: text) { strategy = value } else {
+                issues.add(path + ".strategy", "must be one of \(RouteStrategy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if strategy == .authRate && members["weights"] != nil {
+                issues.add(path + ".strategy", "auth-rate learns the split itself: a route with it takes no weights")
+            }
+        }
         guard issues.issues.count == before, let name else { return nil }
-        return Route(name: name, when: conditions, processors: processors, weights: weights, fallbackOn: fallbackOn, capture: capture)
+        return Route(name: name, when: conditions, processors: processors, weights: weights, fallbackOn: fallbackOn, capture: capture,
+                     strategy: strategy)
     }
 
     static func conditions(_ value: JSONValue, _ path: String, into issues: inout IssueCollector) -> RouteConditions? {
