@@ -199,6 +199,8 @@ extension CommandJSON {
             let skippedUntil: JSONNullable<String>
             /// Why it would be skipped: `circuit-open`, `currency` (it does not take the payment's), or null.
             let skippedFor: JSONNullable<String>
+            /// On an auth-rate route: the learned authorization rate (with --ledger), else null.
+            let authRate: JSONNullable<Double>
         }
 
         /// The facts the routes were matched against.

@@ -42,8 +42,8 @@ enum RouteCommand: DeclaredCommand {
             .valued("--ledger", "DB", help: "Rebuild the circuits from this ledger (see `checkout pay --routing`)."),
             ConfigLocation.option.isHidden(),
             .flag("--json", help: "Print {\"route\",\"reasons\",\"routes\":[{\"name\",\"matched\",\"reasons\"}],",
-                  "\"processors\":[{\"name\",\"weight\",\"skipped\",\"skippedUntil\",\"skippedFor\"}],\"fallbackOn\",",
-                  "\"neverFallBack\",\"weighted\",\"facts\"}."),
+                  "\"processors\":[{\"name\",\"weight\",\"skipped\",\"skippedUntil\",\"skippedFor\",\"authRate\"}],",
+                  "\"fallbackOn\",\"neverFallBack\",\"weighted\",\"facts\"}."),
         ],
         footer: """
             EXIT CODES: 0 a route matched; 1 no route matched or the routing file is invalid (every error
@@ -120,7 +120,8 @@ enum RouteCommand: DeclaredCommand {
                 processors: explanation.steps.map { step in
                     .init(name: step.processor, weight: JSONNullable(step.weight), skipped: step.skipped,
                           skippedUntil: JSONNullable(step.skippedUntil.map { formatter.string(from: $0) }),
-                          skippedFor: JSONNullable(step.currencyNotTaken ? "currency" : step.skipped ? "circuit-open" : nil))
+                          skippedFor: JSONNullable(step.currencyNotTaken ? "currency" : step.skipped ? "circuit-open" : nil),
+                          authRate: JSONNullable(step.authRate))
                 },
                 fallbackOn: explanation.fallbackOn.map(\.rawValue), neverFallBack: never, weighted: explanation.weighted,
                 facts: .init(methodType: facts.methodType, cardNetwork: JSONNullable(facts.cardNetwork),
