@@ -56,7 +56,7 @@ build: deps
 ## (Sources/CheckoutLocking) show its lock to the sanitizer; any report fails the run (the
 ## sanitizer exits 66). CI runs this.
 TSAN_FLAGS = --sanitize=thread -Xswiftc -DCHECKOUTKIT_TSAN --scratch-path .build/tsan
-TSAN_SUITES = ReliabilityTests.Concurrency|ReliabilityTests.CooperativeThreads|CheckoutCoreTests|CardPaymentMethodTests|PaymentMethodsTests|SQLiteKitTests|CheckoutVaultTests|SyncEngineTests|VaultServerTests|VaultServerPostgresTests|CheckoutOrchestrationTests.OrchestrationConcurrency
+TSAN_SUITES = ReliabilityTests.Concurrency|ReliabilityTests.CooperativeThreads|CheckoutCoreTests|CardPaymentMethodTests|PaymentMethodsTests|SQLiteKitTests|CheckoutVaultTests|SyncEngineTests|VaultServerTests|VaultServerPostgresTests|CheckoutOrchestrationTests.OrchestrationConcurrency|CheckoutOrchestrationTests.PaymentSafetyTests|CheckoutOrchestrationTests.LifecycleTests
 ## The HTTP transport's own tests are left out: they pin deadlines and connection counts that the
 ## sanitizer's slowdown breaks; the client still runs sanitized under the sync and server suites.
 ## So are the suites that drive the server from outside processes or replay hours of writes

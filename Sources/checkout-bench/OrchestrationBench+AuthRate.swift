@@ -12,40 +12,24 @@ import Foundation
 extension OrchestrationBench {
     /// A processor whose authorization rate the router cannot see: it authorizes payment `i` iff
     /// `draws[i] < rate(i)`, and declines with the sandbox's hard-decline code otherwise.
-    final class HiddenRateProcessor: RoutableProcessor, Sendable {
-        let name: String
-        let declineTable = ScriptedSandboxProcessor.builtInDeclineTable
-        private let inner: ScriptedSandboxProcessor
+    final class HiddenRateProcessor: ForwardingProcessor, Sendable {
+        let base: ScriptedSandboxProcessor
         private let draws: [Double]
         private let rate: @Sendable (Int) -> Double
 
         init(name: String, draws: [Double], rate: @escaping @Sendable (Int) -> Double) {
-            self.name = name
             self.draws = draws
             self.rate = rate
-            inner = ScriptedSandboxProcessor(name: name)
+            base = ScriptedSandboxProcessor(name: name)
         }
 
-        func clientSession(for token: ClientToken) async throws -> ClientSession { try await inner.clientSession(for: token) }
-        func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
-            try await inner.tokenize(request, session: session)
-        }
         func createAttempt(_ request: AttemptRequest) async throws -> PaymentResponse {
             let index = Int(request.payment.session.token.customerId.dropFirst(4)) ?? 0
             guard draws[index] < rate(index) else {
                 return PaymentResponse(paymentId: "\(name)_declined_\(index)", status: .declined, reason: "05")
             }
-            return try await inner.createAttempt(request)
+            return try await base.createAttempt(request)
         }
-        func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse { try await inner.createPayment(request) }
-        func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
-            try await inner.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
-        }
-        func paymentStatus(paymentId: String) async throws -> PaymentResponse { try await inner.paymentStatus(paymentId: paymentId) }
-        func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
-            try await inner.exchangeVaulted(request, session: session)
-        }
-        func attemptStatus(idempotencyKey: String) async throws -> AttemptLookup { try await inner.attemptStatus(idempotencyKey: idempotencyKey) }
     }
 
     static func authRate(_ options: BenchOptions) async throws -> [Figure] {

@@ -8,40 +8,24 @@ import Testing
 /// `"strategy": "auth-rate"`: routes that learn each processor's authorization rate.
 @Suite struct AuthRateRoutingTests {
     /// A processor that authorizes with a rate the test sets and the router cannot see (hard decline otherwise).
-    final class RateProcessor: RoutableProcessor, Sendable {
-        let name: String
-        let declineTable = ScriptedSandboxProcessor.builtInDeclineTable
+    final class RateProcessor: ForwardingProcessor, Sendable {
+        let base: ScriptedSandboxProcessor
         let rate: Locked<Double>
         let attempts = Locked(0)
-        private let inner: ScriptedSandboxProcessor
         private let random: Locked<RetryPolicy.Generator>
 
         init(name: String, rate: Double, seed: UInt64) {
-            self.name = name
+            base = ScriptedSandboxProcessor(name: name)
             self.rate = Locked(rate)
-            inner = ScriptedSandboxProcessor(name: name)
             random = Locked(RetryPolicy.Generator(seed: seed))
         }
 
-        func clientSession(for token: ClientToken) async throws -> ClientSession { try await inner.clientSession(for: token) }
-        func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
-            try await inner.tokenize(request, session: session)
-        }
         func createAttempt(_ request: AttemptRequest) async throws -> PaymentResponse {
             attempts.withLock { $0 += 1 }
             let draw = random.withLock { Double.random(in: 0..<1, using: &$0) }
             guard draw < rate.withLock({ $0 }) else { return PaymentResponse(paymentId: "\(name)_d", status: .declined, reason: "05") }
-            return try await inner.createAttempt(request)
+            return try await base.createAttempt(request)
         }
-        func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse { try await inner.createPayment(request) }
-        func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
-            try await inner.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
-        }
-        func paymentStatus(paymentId: String) async throws -> PaymentResponse { try await inner.paymentStatus(paymentId: paymentId) }
-        func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
-            try await inner.exchangeVaulted(request, session: session)
-        }
-        func attemptStatus(idempotencyKey: String) async throws -> AttemptLookup { try await inner.attemptStatus(idempotencyKey: idempotencyKey) }
     }
 
     static let routing = """

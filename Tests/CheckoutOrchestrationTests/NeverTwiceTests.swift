@@ -114,31 +114,18 @@ import Testing
 }
 
 /// A processor whose requests vanish: every create throws "outcome unknown", its status call finds nothing.
-final class LossyProcessor: RoutableProcessor {
-    let name: String
-    let declineTable = ScriptedSandboxProcessor.builtInDeclineTable
+final class LossyProcessor: ForwardingProcessor {
+    let base: ScriptedSandboxProcessor
     let statusCalls = Locked(0)
-    private let inner: ScriptedSandboxProcessor
 
     init(name: String) {
-        self.name = name
-        inner = ScriptedSandboxProcessor(name: name)
+        base = ScriptedSandboxProcessor(name: name)
     }
 
-    func clientSession(for token: ClientToken) async throws -> ClientSession { try await inner.clientSession(for: token) }
-    func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
-        try await inner.tokenize(request, session: session)
-    }
-    func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse {
+    func createAttempt(_ request: AttemptRequest) async throws -> PaymentResponse {
         throw AttemptFailure(rawCode: "TIMEOUT", sent: true, message: "connection cut")
     }
-    func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
-        throw CheckoutError(.invalidReturn, "no")
-    }
-    func paymentStatus(paymentId: String) async throws -> PaymentResponse { throw CheckoutError(.paymentFailed, "no") }
-    func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
-        throw CheckoutError(.paymentFailed, "no")
-    }
+
     func attemptStatus(idempotencyKey: String) async throws -> AttemptLookup {
         statusCalls.withLock { $0 += 1 }
         return .notFound

@@ -189,18 +189,15 @@ import Testing
 }
 
 /// A sandbox whose attempts wait at a gate the test opens, counting status calls.
-final class GatedProcessor: RoutableProcessor, Sendable {
-    let name: String
-    let declineTable = ScriptedSandboxProcessor.builtInDeclineTable
+final class GatedProcessor: ForwardingProcessor, Sendable {
+    let base: ScriptedSandboxProcessor
     let statusCalls = Locked(0)
     let attemptsArrived = Locked(0)
-    private let inner: ScriptedSandboxProcessor
     /// nil once open; the held attempts otherwise.
     private let held = Locked<[CheckedContinuation<Void, Never>]?>([])
 
     init(name: String) {
-        self.name = name
-        inner = ScriptedSandboxProcessor(name: name)
+        base = ScriptedSandboxProcessor(name: name)
     }
 
     /// Lets every held attempt (and every later one) through.
@@ -208,10 +205,6 @@ final class GatedProcessor: RoutableProcessor, Sendable {
         for waiter in held.withLock({ held in defer { held = nil }; return held ?? [] }) { waiter.resume() }
     }
 
-    func clientSession(for token: ClientToken) async throws -> ClientSession { try await inner.clientSession(for: token) }
-    func tokenize(_ request: TokenizationRequest, session: ClientSession) async throws -> PaymentMethodToken {
-        try await inner.tokenize(request, session: session)
-    }
     func createAttempt(_ request: AttemptRequest) async throws -> PaymentResponse {
         attemptsArrived.withLock { $0 += 1 }
         await withCheckedContinuation { waiter in
@@ -222,19 +215,12 @@ final class GatedProcessor: RoutableProcessor, Sendable {
             }
             if !wait { waiter.resume() }
         }
-        return try await inner.createAttempt(request)
+        return try await base.createAttempt(request)
     }
-    func createPayment(_ request: CreatePaymentRequest) async throws -> PaymentResponse { try await inner.createPayment(request) }
-    func resumePayment(paymentId: String, resumeToken: String) async throws -> PaymentResponse {
-        try await inner.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
-    }
-    func paymentStatus(paymentId: String) async throws -> PaymentResponse { try await inner.paymentStatus(paymentId: paymentId) }
-    func exchangeVaulted(_ request: VaultedExchangeRequest, session: ClientSession) async throws -> PaymentMethodToken {
-        try await inner.exchangeVaulted(request, session: session)
-    }
+
     func attemptStatus(idempotencyKey: String) async throws -> AttemptLookup {
         statusCalls.withLock { $0 += 1 }
-        return try await inner.attemptStatus(idempotencyKey: idempotencyKey)
+        return try await base.attemptStatus(idempotencyKey: idempotencyKey)
     }
 }
 
@@ -369,5 +355,29 @@ extension PaymentSafetyTests {
         let result = await harness.pay(key: "zzz", currency: code)
         #expect((try? result.get()) == nil)
         #expect(try await harness.ledger.intents().isEmpty)
+    }
+}
+
+/// The card a router holds between tokenizing and paying.
+@Suite struct HeldCardTests {
+    @Test("a token unused for tokenLifetime is dropped with its card: paying with it is refused, and nothing is tried")
+    func unusedTokensExpire() async throws {
+        let harness = try Harness(PaymentSafetyTests.twoProcessors(a: "{}"))
+        let session = Harness.session()
+        let stale = try await harness.router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1, expiryYear: 2031,
+                                                                        network: .visa)), session: session)
+        harness.clock.advance(PaymentRouter.tokenLifetime + 1)
+        // Tokenizing again sweeps the expired one.
+        let fresh = try await harness.router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1,
+                                                                        expiryYear: 2031, network: .visa)), session: session)
+        #expect(harness.router.tokens.withLock { $0[stale.token] } == nil)
+        await #expect(throws: CheckoutError.self) {
+            _ = try await harness.router.createPayment(CreatePaymentRequest(token: stale, session: session, idempotencyKey: "stale"))
+        }
+        #expect(harness.sandboxes.values.allSatisfy { $0.tokenizeCallCount == 0 })
+        #expect(try await harness.router.createPayment(CreatePaymentRequest(token: fresh, session: session, idempotencyKey: "fresh"))
+                .status == .succeeded)
+        // A payment that ended holds no card any more.
+        #expect(harness.router.tokens.withLock { $0[fresh.token]?.request } == nil)
     }
 }

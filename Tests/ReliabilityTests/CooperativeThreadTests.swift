@@ -74,15 +74,20 @@ struct CooperativeThreads {
 
         let attempts = max(8, 4 * ProcessInfo.processInfo.activeProcessorCount)
         let started = StartedCount()
-        let token = PaymentMethodToken(token: "tok", paymentMethodType: .paymentCard, instrumentType: .paymentCard, instrumentData: nil)
         let session = ClientSession(token: try Self.token(), paymentMethods: [])
-        let charges = Task {
+        // Each charge needs a token the sandbox issued (tokenizing takes its lock, not the journal's).
+        var tokens: [PaymentMethodToken] = []
+        for _ in 0..<attempts {
+            tokens.append(try await sandbox.tokenize(.card(CardDetails(number: "4242424242424242", cvv: "123", expiryMonth: 12,
+                                                                       expiryYear: 2039)), session: session))
+        }
+        let charges = Task { [tokens] in
             try await withThrowingTaskGroup(of: PaymentResponse.self) { group in
                 for index in 0..<attempts {
                     group.addTask {
                         started.value.add(1, ordering: .relaxed)
                         return try await sandbox.createAttempt(AttemptRequest(
-                            payment: CreatePaymentRequest(token: token, session: session, idempotencyKey: nil),
+                            payment: CreatePaymentRequest(token: tokens[index], session: session, idempotencyKey: nil),
                             attemptKey: "coop-\(index)", authentication: nil))
                     }
                 }

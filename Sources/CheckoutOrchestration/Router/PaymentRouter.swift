@@ -71,7 +71,13 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         var card: String?
         /// Used as the stable key when the session gives no idempotency key.
         var fallbackKey: String
+        /// When it was issued: a token unused for `tokenLifetime` is dropped, card and all.
+        var issuedAt: Date
     }
+
+    /// How long a token the router issued stays usable (and its card held in memory) when no payment
+    /// uses it; a payment that ends drops its card at once.
+    public static let tokenLifetime: TimeInterval = 3600
 
     /// The request of each payment still in flight in this process, for a fallback after a challenge.
     struct InFlight: Sendable {
@@ -82,7 +88,36 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
     /// What `"strategy": "auth-rate"` routes learned, with the randomness of their picks.
     let learned: Locked<(model: AuthRateModel, generator: RetryPolicy.Generator)>
 
-    let tokens = Locked<[String: TokenRecord]>([:])
+    /// The tokens the router issued, oldest first in `issued` (so expired ones go in O(1) each).
+    struct TokenTable: Sendable {
+        var records: [String: TokenRecord] = [:]
+        var issued: [(token: String, at: Date)] = []
+        var head = 0
+
+        subscript(token: String) -> TokenRecord? {
+            get { records[token] }
+            set { records[token] = newValue }
+        }
+
+        mutating func insert(_ token: String, _ record: TokenRecord) {
+            records[token] = record
+            issued.append((token, record.issuedAt))
+        }
+
+        /// Drops every token issued `lifetime` or longer before `now`.
+        mutating func expire(now: Date, lifetime: TimeInterval) {
+            while head < issued.count, now.timeIntervalSince(issued[head].at) >= lifetime {
+                records[issued[head].token] = nil
+                head += 1
+            }
+            if head > 1024 && head * 2 > issued.count {
+                issued.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
+    let tokens = Locked(TokenTable())
     let inFlight = Locked<[String: InFlight]>([:])
 
     /// The default metadata: `merchant.merchantId`, `merchant.country`, `customer.customerId`.
@@ -216,9 +251,13 @@ public final class PaymentRouter: PaymentProcessor, Sendable {
         }
         let masked = card.map { CardMask.mask(digits: $0.number.utf8.compactMap { $0 >= 48 && $0 <= 57 ? $0 - 48 : nil }) }
         let token = SafeIdentifier.random(prefix: "rt_")
+        let now = clock.now
         let record = TokenRecord(routeIndex: index, facts: facts, request: request, card: masked,
-                                 fallbackKey: SafeIdentifier.random(prefix: "pk_"))
-        tokens.withLock { $0[token] = record }
+                                 fallbackKey: SafeIdentifier.random(prefix: "pk_"), issuedAt: now)
+        tokens.withLock { tokens in
+            tokens.expire(now: now, lifetime: Self.tokenLifetime)
+            tokens.insert(token, record)
+        }
         let data = card.map { card in
             PaymentInstrumentData(network: card.network, first6Digits: card.first6, last4Digits: card.last4,
                                   expirationMonth: card.expiryMonth, expirationYear: card.expiryYear)
