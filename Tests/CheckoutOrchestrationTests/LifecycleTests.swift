@@ -214,3 +214,22 @@ import Testing
         #expect(error?.code == .idempotencyKeyReused)
     }
 }
+
+extension LifecycleTests {
+    @Test("a payment that succeeded before the ledger kept balances can still be refunded, up to its amount")
+    func refundAPaymentFromBeforeBalances() async throws {
+        let harness = try Harness(Self.file())
+        let paid = try await harness.pay(key: "old").get()
+        // What a ledger migrated from before ledger-3 holds: the intent, no balance row.
+        try await harness.ledger.storage.write { transaction in
+            try (transaction as? SQLiteLedgerTransaction)?.database.execute("DELETE FROM payment_balance")
+        }
+        #expect(try await harness.ledger.intent(id: paid.paymentId)?.balance == nil)
+        #expect(try await harness.router.refund(paymentId: paid.paymentId, amount: 1001, idempotencyKey: "r0").errorCode
+                == "amount-exceeds-captured")
+        let refund = try await harness.router.refund(paymentId: paid.paymentId, idempotencyKey: "r1")
+        #expect(refund.status == .succeeded)
+        #expect(refund.amount == 1000)
+        #expect(try await harness.ledger.intent(id: paid.paymentId)?.state == .refunded)
+    }
+}

@@ -40,7 +40,7 @@ extension PaymentLedger {
                 return .existing(existing, intent)
             }
             let open = intent.operations.first { !$0.status.isFinal && $0.kind != .refund }
-            var balance = intent.balance ?? PaymentBalance(authorized: intent.amount, captured: 0, refunded: 0)
+            var balance = intent.balance ?? Self.balanceBeforeOperations(intent)
             let value: Int
             switch kind {
             case .capture, .void:
@@ -117,7 +117,7 @@ extension PaymentLedger {
             try transaction.updateOperation(operation)
             intent.operations[index] = operation
             guard answer.status.isFinal else { return intent }
-            var balance = intent.balance ?? PaymentBalance(authorized: intent.amount, captured: 0, refunded: 0)
+            var balance = intent.balance ?? Self.balanceBeforeOperations(intent)
             var next: IntentState?
             var event: String?
             switch (operation.kind, answer.status) {
@@ -158,6 +158,12 @@ extension PaymentLedger {
             }
             return intent
         }
+    }
+
+    /// The money of a payment written before the ledger kept balances (an automatic payment that
+    /// succeeded then had taken its whole amount).
+    static func balanceBeforeOperations(_ intent: IntentRecord) -> PaymentBalance {
+        PaymentBalance(authorized: intent.amount, captured: intent.state == .succeeded ? intent.amount : 0, refunded: 0)
     }
 
     /// The payments with a capture, void or refund still `pending` or `unknown` (what `reconcile()` settles).
