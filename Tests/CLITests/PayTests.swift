@@ -66,6 +66,17 @@ import Testing
         #expect((error["message"] as? String)?.contains("cardholderName: required") == true, "\(report)")
     }
 
+    @Test("a type the configuration does not list is refused with the closest one it does, never paid by the redirect handler",
+          arguments: [("PAYPALL", "did you mean 'PAYPAL'?"), ("KLARNE", "did you mean 'KLARNA'?"), ("CASH_ON_DELIVERY", nil)])
+    func unknownMethodType(type: String, suggestion: String?) async throws {
+        let result = try await CLI.run(["pay", "--method", type, "--json"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("unknown payment-method type '\(type)': the configuration lists PAYMENT_CARD, VAULTED"),
+                "\(result)")
+        if let suggestion { #expect(result.stderr.contains(suggestion), "\(result)") }
+        #expect(!result.stdout.contains("success"))
+    }
+
     @Test func payPalSuccess() async throws {
         let result = try await CLI.run(["pay", "--method", "PAYPAL", "--json"])
         try Self.expectPlainSuccess(result)

@@ -94,6 +94,22 @@ enum PayCommand: DeclaredCommand {
         }
     }
 
+    /// The types `pay` can run whatever the configuration lists: they have handlers of their own.
+    static let builtInTypes: [PaymentMethodType] = [.paymentCard, .vaulted, .applePay, .googlePay]
+
+    /// Refuses a type that is neither built in nor listed by the configuration (a typo such as
+    /// `PAYPALL` would otherwise go to the redirect handler and "succeed"), with the closest known one.
+    private static func checkKnown(_ method: PaymentMethodType, _ configuration: CheckoutConfiguration) throws {
+        let known = builtInTypes.map(\.rawValue) + configuration.paymentMethods.map(\.type.rawValue).filter {
+            !builtInTypes.map(\.rawValue).contains($0)
+        }
+        guard !known.contains(method.rawValue) else { return }
+        var message = "unknown payment-method type \(CommandSupport.quote(method.rawValue)): the configuration lists "
+            + known.joined(separator: ", ")
+        if let suggestion = EditDistance.suggestion(for: method.rawValue, among: known) { message += "; did you mean '\(suggestion)'?" }
+        throw UsageError(message: message)
+    }
+
     /// Everything parsed from the command line.
     struct Request: Sendable {
         var json: Bool
@@ -165,6 +181,7 @@ enum PayCommand: DeclaredCommand {
 
         _ = try CommandSupport.currency(currency)
         try CommandSupport.checkCountry(country)
+        try checkKnown(method, defaults.configuration)
         let isCard = method == .paymentCard
         let isVaulted = method == .vaulted
         for (option, value) in [("--expiry", expiry), ("--name", name)] where value != nil && !isCard {
@@ -343,8 +360,7 @@ enum PayCommand: DeclaredCommand {
 
     // MARK: Configuration
 
-    /// The configuration's `checkout.json`, with `--vault` applied to the card entry and a redirect
-    /// entry added for a method type it does not list.
+    /// The configuration's `checkout.json`, with `--vault` applied to the card entry.
     private static func configuration(for request: Request) -> CheckoutConfiguration {
         var configuration = request.defaults.configuration
         if request.method == .paymentCard {
@@ -354,10 +370,6 @@ enum PayCommand: DeclaredCommand {
                 configuration.paymentMethods.append(.init(type: .paymentCard,
                                                           options: ["vaultOnSuccess": .bool(request.vault)]))
             }
-        }
-        let ownHandlers: Set<PaymentMethodType> = [.paymentCard, .vaulted, .applePay, .googlePay]
-        if !ownHandlers.contains(request.method) && configuration.method(request.method) == nil {
-            configuration.paymentMethods.append(.init(type: request.method, handler: RedirectPaymentHandler.factoryName))
         }
         return configuration
     }
