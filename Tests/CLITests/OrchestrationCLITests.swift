@@ -97,6 +97,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("l.sqlite").path))
     }
 
+    @Test("pay --routing takes --billing as pay does: checked by the card form's rules, a bad field is exit 2, a bad value exit 1")
+    func payRoutedWithBilling() async throws {
+        let directory = try Self.setUp()
+        let pay = ["pay", "--routing", "routing.json", "--ledger", "l.sqlite"] + Self.card
+        let good = try await CLI.run(pay + ["--billing", "postalCode=1011AB", "--billing", "countryCode=NL", "--json"], in: directory)
+        #expect(good.status == 0, "\(good)")
+        let badValue = try await CLI.run(pay + ["--billing", "postalCode=ABCDEFGHIJKL", "--billing", "countryCode=NL", "--json"],
+                                         in: directory)
+        #expect(badValue.status == 1, "\(badValue)")
+        #expect(badValue.stderr.contains("the billing address is not valid (postalCode:"), "\(badValue)")
+        let badField = try await CLI.run(pay + ["--billing", "colour=red"], in: directory)
+        #expect(badField.status == 2, "\(badField)")
+        #expect(badField.stderr.contains("--billing must be FIELD=VALUE"), "\(badField)")
+    }
+
     @Test("suspected fraud: exit 1, one attempt, no fallback")
     func payFraud() async throws {
         let directory = try Self.setUp()

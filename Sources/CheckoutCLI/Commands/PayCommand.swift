@@ -110,6 +110,18 @@ enum PayCommand: DeclaredCommand {
         throw UsageError(message: message)
     }
 
+    /// The `--billing FIELD=VALUE` options, in order (here and with `--routing`).
+    static func billingFields(_ texts: [String]) throws -> [(BillingField, String)] {
+        try texts.map { text in
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            let fields = BillingField.allCases.map(\.rawValue).joined(separator: ", ")
+            guard parts.count == 2, let field = BillingField(rawValue: parts[0]) else {
+                throw UsageError(message: "--billing must be FIELD=VALUE with FIELD one of \(fields), got '\(text)'")
+            }
+            return (field, parts[1])
+        }
+    }
+
     /// Everything parsed from the command line.
     struct Request: Sendable {
         var json: Bool
@@ -198,15 +210,7 @@ enum PayCommand: DeclaredCommand {
             }
         }
         if isVaulted && number == nil { throw UsageError(message: "--method VAULTED needs --number (the saved card)") }
-        var billing: [(BillingField, String)] = []
-        for text in billingTexts {
-            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            let fields = BillingField.allCases.map(\.rawValue).joined(separator: ", ")
-            guard parts.count == 2, let field = BillingField(rawValue: parts[0]) else {
-                throw UsageError(message: "--billing must be FIELD=VALUE with FIELD one of \(fields), got '\(text)'")
-            }
-            billing.append((field, parts[1]))
-        }
+        let billing = try billingFields(billingTexts)
         let wallet: SandboxWalletAuthorizer.Behaviour
         switch walletText {
         case nil, "approve": wallet = .approve

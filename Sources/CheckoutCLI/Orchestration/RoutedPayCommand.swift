@@ -14,7 +14,7 @@ enum RoutedPayCommand {
             USAGE: checkout pay --routing FILE --ledger DB --number N --expiry MM/YY --cvv C [--name S]
                                 [--amount MINOR] [--currency CODE] [--country CODE] [--key KEY] [--seed N]
                                 [--merchant K=V]... [--customer K=V]... [--challenge success|fail]
-                                [--capture automatic|manual] [--json]
+                                [--billing F=V]... [--capture automatic|manual] [--json]
             """,
         about: """
             Pays by card through the router: the first route of FILE whose conditions hold picks the
@@ -38,6 +38,8 @@ enum RoutedPayCommand {
             OptionSpec.valued("--customer", "K=V", help: "Customer metadata for `when.customer` (repeatable).").isRepeatable()
                 .checked { _ = try OrchestrationSetup.metadata([$0], option: "--customer") },
             .valued("--challenge", "R", help: "How the shopper completes a 3-D Secure challenge: success (default) or fail."),
+            OptionSpec.valued("--billing", "F=V", help: "A billing field, e.g. postalCode=1011AB (repeatable; checked as `pay` checks it).")
+                .isRepeatable(),
             .valued("--capture", "MODE", help: "automatic (the route's default) takes the money at once; manual authorizes only:",
                     "the payment waits in requires-capture for `checkout capture` or `checkout void`."),
             .flag("--json", help: #"Print {"route","outcome","paymentId","amount","currency","#,
@@ -76,6 +78,7 @@ enum RoutedPayCommand {
         var customer: [String: String]
         var challengeSucceeds: Bool
         var capture: CaptureMode?
+        var billing: [(BillingField, String)]
         var json: Bool
         var defaults: CheckoutDefaults
     }
@@ -87,6 +90,7 @@ enum RoutedPayCommand {
         let ledger = try OrchestrationSetup.ledger(request.ledger)
         let router = try await OrchestrationSetup.router(file, ledger: ledger, seed: request.seed)
         let card = try cardDetails(request)
+        try checkBilling(request)
         let token = ClientToken(merchantId: "m_cli", customerId: "c_cli", amount: request.amount, currency: request.currency,
                                 country: request.country, allowedCardNetworks: [], expiresAt: WallClock.system.now.addingTimeInterval(3600),
                                 paymentMethods: [AdvertisedPaymentMethod(id: "pm_cli", type: .paymentCard)])
@@ -131,6 +135,7 @@ enum RoutedPayCommand {
         let customer = try OrchestrationSetup.metadata(arguments.values("--customer"), option: "--customer")
         let challenge = arguments.value("--challenge") ?? "success"
         let captureText = arguments.value("--capture")
+        let billing = try PayCommand.billingFields(arguments.values("--billing"))
         let defaults = try ConfigLocation.defaults(arguments)
         try arguments.finish()
         _ = try CommandSupport.currency(currency)
@@ -156,7 +161,20 @@ enum RoutedPayCommand {
         }
         return Request(routing: routing, ledger: ledger, card: try card.readingStandardInput(), amount: amount, currency: currency,
                        country: country, key: key, seed: seed, merchant: merchant, customer: customer,
-                       challengeSucceeds: challenge == "success", capture: capture, json: json, defaults: defaults)
+                       challengeSucceeds: challenge == "success", capture: capture, billing: billing, json: json, defaults: defaults)
+    }
+
+    /// The billing fields given, each checked by the card form's rules (the router sends none of
+    /// them to the processors; they are checked so `pay` and `pay --routing` take the same options).
+    private static func checkBilling(_ request: Request) throws {
+        var address = BillingAddress()
+        for (field, value) in request.billing { address[field] = value }
+        let given = Dictionary(request.billing.map { ($0.0, CardFormConfiguration.Requirement.optional) }) { first, _ in first }
+        let errors = BillingValidator.validate(address, requirements: given, defaultCountry: request.country)
+        guard errors.isEmpty else {
+            let codes = errors.map { "\($0.field.rawValue): \($0.code.rawValue)" }.joined(separator: ", ")
+            throw CommandFailure(message: "the billing address is not valid (\(codes))")
+        }
     }
 
     /// The card, validated by the configuration's card rules (the number is never printed).
