@@ -26,6 +26,8 @@ public struct MethodScaffolder: Sendable {
         case invalidType(String)
         case alreadyExists(String)
         case manifestMarkerMissing(String)
+        /// No `Package.swift` at the package root: not a Swift package (or not its root).
+        case notAPackage(String)
         case io(String)
 
         public var description: String {
@@ -36,6 +38,9 @@ public struct MethodScaffolder: Sendable {
                 "invalid type '\(type)': use upper-case letters, digits and underscores (e.g. GIFT_CARD)"
             case .alreadyExists(let path): "\(path) already exists; choose another name"
             case .manifestMarkerMissing(let marker): "Package.swift has no '\(marker)' marker line"
+            case .notAPackage(let root):
+                "\(root) has no Package.swift: run new-method in the root of the Swift package that holds your "
+                    + "checkout (the folder with Package.swift and Plugins/), or name it with --package-path DIR"
             case .io(let message): message
             }
         }
@@ -64,6 +69,7 @@ public struct MethodScaffolder: Sendable {
             throw Failure.alreadyExists(directory.path)
         }
         let manifestURL = packageRoot.appendingPathComponent("Package.swift")
+        guard fileManager.fileExists(atPath: manifestURL.path) else { throw Failure.notAPackage(packageRoot.path) }
         let manifest: String
         do {
             manifest = try String(contentsOf: manifestURL, encoding: .utf8)

@@ -25,6 +25,18 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: package.path).isEmpty, "\(testCase) wrote files")
     }
 
+    @Test("new-method outside a Swift package says what to do, exit 1, and writes nothing")
+    func newMethodOutsideAPackage() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await CLI.run(["new-method", "GiftCard", "--type", "GIFT_CARD"], in: directory)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("has no Package.swift: run new-method in the root of the Swift package"), "\(result)")
+        #expect(result.stderr.contains("--package-path DIR"), "\(result)")
+        #expect(!result.stderr.contains("could not be completed"), "\(result)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test func demoRunsToTheEnd() async throws {
         let result = try await CLI.run(["demo"])
         #expect(result.status == 0, "\(result)")
