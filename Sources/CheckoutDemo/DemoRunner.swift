@@ -215,7 +215,10 @@ public final class DemoRunner: Sendable {
         if options.verbose { detail("card form: \(form.state)") }
         let result = try expectSuccess(await form.submit(), session: session)
         let report = try await context.engine.syncNow(scope: context.scope)
-        line("paid \(amount(context)) by card (\(result.paymentId)); card saved as \(result.vaultedToken.map(VaultTokenMask.mask) ?? "-")"
+        // The saved card as a shopper knows it: its network and last four digits.
+        let saved = try await context.store.nonblocking.instruments(scope: context.scope).first { $0.id == result.vaultedToken }
+        let card = saved.map { "\($0.paymentInstrumentData.network?.rawValue ?? "card") ••••\($0.paymentInstrumentData.last4Digits ?? "")" }
+        line("paid \(amount(context)) by card (\(result.paymentId)); saved the \(card ?? "card")"
              + "; synced to the server (pushed \(report.pushed), pending \(report.pending))")
     }
 

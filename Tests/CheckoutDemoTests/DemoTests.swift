@@ -29,6 +29,7 @@ import Testing
             "session ready: 6 payment methods",
             "Choose a payment method",
             "paid €49.99 by card",
+            "saved the VISA ••••4242; synced to the server",
             "declined as expected (Do not honor), failure delivered, session still ready",
             "paid with PayPal by redirect",
             "after CVV recapture",
