@@ -325,7 +325,7 @@ final class CardForm: Sendable, CustomReflectable {
                 ? nil : Self.country(storage.billing.countryCode),
             selectedNetwork: selected,
             availableNetworks: available, allowsNetworkSelection: !eftpos && coBadged,
-            surchargeAmountRaw: surcharge,
+            surchargeAmountRaw: surcharge == 0 ? nil : surcharge,
             surchargeAmount: surcharge.flatMap { amount in
                 currency.flatMap { context.strings.surcharge(minorUnits: amount, currency: $0) }
             },

@@ -55,7 +55,8 @@ public struct CardFormState: Sendable, Equatable {
     /// True when the shopper may choose among `availableNetworks` (co-badged, and not EFTPOS).
     public var allowsNetworkSelection: Bool
     /// The surcharge of the network the card is paid with, in minor units (the flat surcharge
-    /// when no network is known); the seed's `surchargeAmountRaw`.
+    /// when no network is known); nil when no surcharge applies (none, or zero), as the seed's
+    /// `surchargeAmountRaw`.
     public var surchargeAmountRaw: Int?
     /// The surcharge formatted with the session currency, e.g. `+ €1.50`; nil when zero or none
     /// (the seed's `surchargeAmount`).

@@ -368,7 +368,7 @@ struct CardFormSessionTests {
         #expect(form.state.surchargeAmount == "+ €1.50")
         try form.selectCardNetwork(.cartesBancaires)
         #expect(form.state.selectedNetwork == .cartesBancaires)
-        #expect(form.state.surchargeAmountRaw == 0)
+        #expect(form.state.surchargeAmountRaw == nil, "no surcharge applies: nil, as the seed says, like surchargeAmount")
         #expect(form.state.surchargeAmount == nil)
         #expect(throws: CheckoutError.self) { try form.selectCardNetwork(.amex) }
         let final = await form.submit()
@@ -397,7 +397,7 @@ struct CardFormSessionTests {
                       formatted: nil),
         SurchargeCase(currency: "EUR", flat: 25, perNetwork: ["AMEX": 150], number: "4242424242424242", raw: 25,
                       formatted: "+ €0.25"),
-        SurchargeCase(currency: "EUR", flat: 25, perNetwork: ["VISA": 0], number: "4242424242424242", raw: 0,
+        SurchargeCase(currency: "EUR", flat: 25, perNetwork: ["VISA": 0], number: "4242424242424242", raw: nil,
                       formatted: nil),
         SurchargeCase(currency: "GBP", flat: nil, perNetwork: ["MASTERCARD": 1234], number: "5555555555554444",
                       raw: 1234, formatted: "+ £12.34"),
