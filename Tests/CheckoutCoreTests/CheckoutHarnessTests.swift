@@ -44,6 +44,8 @@ struct CheckoutHarnessTests {
         let (_, _, harness) = try await Self.readyFlow()
         await withKnownIssue("the flow's .idle was never received") {
             await harness.finish()
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("Flow state ") && $0.rawValue.hasSuffix("was published but not received") }
         }
     }
 
@@ -81,6 +83,8 @@ struct CheckoutHarnessTests {
         let (_, _, harness) = try await Self.readyFlow()
         await withKnownIssue("the next state is .idle") {
             await harness.receive(.processing)
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("Received flow state ") && $0.rawValue.contains(", expected ") }
         }
         await harness.finish()
     }
@@ -90,9 +94,13 @@ struct CheckoutHarnessTests {
         await harness.receive(.idle)
         await withKnownIssue("nothing was submitted") {
             await harness.receive(.processing, timeout: .milliseconds(100))
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("No flow state was published within") }
         }
         await withKnownIssue("no outcome either") {
             await harness.receiveOutcome(timeout: .milliseconds(100)) { _ in true }
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.hasPrefix("No outcome was delivered within") }
         }
         await harness.finish()
     }
