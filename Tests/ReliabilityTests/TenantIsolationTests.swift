@@ -135,6 +135,8 @@ extension Reliability {
                 }
                 checks += 1
             }
+            // 9 endpoints × 2 of B's customers, written out: a probe list that shrank would pass unnoticed.
+            #expect(checks == 18, "\(checks) cross-tenant probes ran")
             // B still sees all of its data.
             let b = server.remote(key: ReliabilityServer.keyB)
             let live = try await b.instruments(scope: VaultScope(merchantId: ReliabilityServer.merchantB, customerId: "cust-b"))
@@ -246,19 +248,26 @@ extension Reliability {
         @Test("ConstantTime.equals (CRYPTO_memcmp) refuses a difference at the first, middle or last byte and a length mismatch")
         func constantTimeComparison() {
             let key = Array(ReliabilityServer.keyA.utf8)
-            #expect(ConstantTime.equals(key, key))
-            #expect(ConstantTime.equals(ReliabilityServer.keyA, ReliabilityServer.keyA))
+            // Each comparison counts once it has given its verdict: 2 equal, 6 one-bit differences, 4 lengths.
+            var judged = 0
+            func check(_ equal: Bool, _ expected: Bool, _ what: String) {
+                #expect(equal == expected, "\(what)")
+                judged += 1
+            }
+            check(ConstantTime.equals(key, key), true, "the same bytes")
+            check(ConstantTime.equals(ReliabilityServer.keyA, ReliabilityServer.keyA), true, "the same text")
             for position in [0, key.count / 2, key.count - 1] {
                 var other = key
                 other[position] ^= 0x01
-                #expect(!ConstantTime.equals(key, other), "a difference at byte \(position) was missed")
-                #expect(!ConstantTime.equals(other, key), "a difference at byte \(position) was missed")
+                check(ConstantTime.equals(key, other), false, "a difference at byte \(position) was missed")
+                check(ConstantTime.equals(other, key), false, "a difference at byte \(position) was missed")
             }
-            #expect(!ConstantTime.equals(key, Array(key.dropLast())))
-            #expect(!ConstantTime.equals(Array(key.dropLast()), key))
-            #expect(!ConstantTime.equals(key, key + [0]))
-            #expect(!ConstantTime.equals([UInt8](), key))
-            ReliabilityCounters.shared.add("isolation.constantTimeCases", 9)
+            check(ConstantTime.equals(key, Array(key.dropLast())), false, "a shorter right side")
+            check(ConstantTime.equals(Array(key.dropLast()), key), false, "a shorter left side")
+            check(ConstantTime.equals(key, key + [0]), false, "a trailing NUL")
+            check(ConstantTime.equals([UInt8](), key), false, "an empty side")
+            #expect(judged == 12)
+            ReliabilityCounters.shared.add("isolation.constantTimeCases", judged)
         }
     }
 }
