@@ -32,8 +32,8 @@ public enum PaymentDataByteScanner {
         var hits = Set<Hit>()
         for encoding in Encoding.allCases {
             let text = decode(bytes, encoding)
-            for run in digitRuns(text) where run.count >= 13 {
-                for length in 13...min(19, run.count) {
+            for run in digitRuns(text) where run.count >= 12 {
+                for length in 12...min(19, run.count) {
                     for start in 0...(run.count - length) {
                         let candidate = String(decoding: run[start..<(start + length)].map { $0 + 0x30 }, as: UTF8.self)
                         if numbers.contains(candidate) { hits.insert(Hit(maskedNumber: mask(candidate), encoding: encoding)) }

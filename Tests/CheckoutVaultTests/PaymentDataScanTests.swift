@@ -55,6 +55,8 @@ struct PaymentDataScanTests {
             #expect(found.filter { $0.encoding == encoding }.count == 2, "\(encoding)")
         }
         #expect(Self.findNumbers(in: Data("4111-1111-1111-1112 and 3782 822463 1000".utf8), numbers: numbers).isEmpty)
+        // The shortest card numbers (12 digits, as its doc says) are found too.
+        #expect(Self.findNumbers(in: Data("id 5018 0000 0009 end".utf8), numbers: ["501800000009"]).count == 1)
     }
 
     @Test("10,000 instruments from real-looking cards leave no full number in the db, WAL or shm")
