@@ -88,7 +88,7 @@ let package = Package(
         // Orchestration (issue 18): PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events;
         // its PostgreSQL ledger in a separate target like VaultServerPostgres.
         .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
-                                                              "CheckoutLocking", "CheckoutVault"],
+                                                              "CheckoutLocking", "CheckoutVault", "CheckoutJSON"],
                 path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
         .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "VaultServerPostgres", "CLibPQ",
                                                                       "CheckoutLocking", "CheckoutCore"],

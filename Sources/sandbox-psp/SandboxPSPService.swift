@@ -143,19 +143,14 @@ final class SandboxPSPService: Sendable {
         case .key(let value): key = value
         case .refused(let refusal): return refusal
         }
-        let body = request.body.isEmpty ? ProcessorAPI.OperationBody(amount: nil, currency: nil)
-            : try? JSONDecoder().decode(ProcessorAPI.OperationBody.self, from: Data(request.body))
+        let body = try? ProcessorAPI.OperationBody.read(request.body)
         guard let body, kind == .void || (body.amount ?? 0) >= 1 else {
             return .error(400, code: "invalid-request", message: "a capture or refund takes {\"amount\": minor units, 1 or more}")
         }
         let operation = OperationRequest(kind: kind, paymentId: paymentId, amount: kind == .void ? 0 : body.amount ?? 0,
                                          currency: body.currency ?? "", idempotencyKey: key)
         do {
-            let response = try await processor.perform(operation)
-            if response.rawCode == "idempotency-key-reused" {
-                return .error(422, code: "idempotency-key-reused", message: "this key was used for another operation")
-            }
-            return Self.encode(200, ProcessorAPI.Operation(request: operation, response: response))
+            return Self.encode(200, ProcessorAPI.Operation(request: operation, response: try await processor.perform(operation)))
         } catch let failure as AttemptFailure where failure.sent {
             return .error(504, code: ProcessorAPI.upstreamTimeoutCode, message: "the acquirer timed out; the outcome is unknown")
         } catch let failure as AttemptFailure where failure.rawCode == "idempotency-key-reused" {

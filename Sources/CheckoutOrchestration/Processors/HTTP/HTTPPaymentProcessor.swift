@@ -143,7 +143,7 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
         }
         switch response.status {
         case 200, 201:
-            guard let answer = try? JSONDecoder().decode(ProcessorAPI.Operation.self, from: Data(response.body)), let value = answer.value else {
+            guard let answer = try? ProcessorAPI.Operation.read(response.body), let value = answer.value else {
                 throw AttemptFailure(rawCode: Self.unknownOutcomeCode, sent: true, message: "processor \(name): the answer is not the API's JSON")
             }
             return value
@@ -167,7 +167,7 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
             throw AttemptFailure(rawCode: Self.notSentCode, sent: false, message: "processor \(name): status call failed: \(error.code)")
         }
         if response.status == 404 { return .notFound }
-        guard response.status == 200, let answer = try? JSONDecoder().decode(ProcessorAPI.Operation.self, from: Data(response.body)),
+        guard response.status == 200, let answer = try? ProcessorAPI.Operation.read(response.body),
               let value = answer.value else {
             throw AttemptFailure(rawCode: Self.errorCode(response) ?? Self.notSentCode, sent: false,
                                  message: "processor \(name): operation status answered HTTP \(response.status)")

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutJSON
 import Foundation
 
 /// The JSON bodies of the processor API (`Config/processor-api.openapi.yaml`), shared by its
@@ -147,6 +148,16 @@ public enum ProcessorAPI {
         public var amount: Int?
         public var currency: String?
         public init(amount: Int?, currency: String?) { self.amount = amount; self.currency = currency }
+
+        /// Reads a request body (untrusted) through CheckoutJSON; an empty body is `{}`.
+        public static func read(_ bytes: [UInt8]) throws(JSONDecodeError) -> OperationBody {
+            if bytes.isEmpty { return OperationBody(amount: nil, currency: nil) }
+            return try JSONReader.decode(bytes) { value throws(JSONShapeError) in
+                let fields = try JSONFields(value)
+                return OperationBody(amount: try fields.optional("amount", JSONFields.int),
+                                     currency: try fields.optional("currency", JSONFields.string))
+            }
+        }
     }
 
     /// A capture, void or refund as the processor holds it. A refusal is a 200 with status
@@ -168,6 +179,32 @@ public enum ProcessorAPI {
             status = response.status
             amount = request.kind == .void ? 0 : request.amount
             rawCode = response.rawCode
+        }
+
+        /// Reads an answer (untrusted) through CheckoutJSON.
+        public static func read(_ bytes: [UInt8]) throws(JSONDecodeError) -> Operation {
+            try JSONReader.decode(bytes) { value throws(JSONShapeError) in
+                let fields = try JSONFields(value)
+                func member<T: RawRepresentable<String>>(_ key: String) throws(JSONShapeError) -> T {
+                    let text = try fields.required(key, JSONFields.string)
+                    guard let known = T(rawValue: text) else {
+                        throw JSONShapeError(path: fields.path(of: key), problem: "unknown value")
+                    }
+                    return known
+                }
+                return Operation(id: try fields.optional("id", JSONFields.string), paymentId: try fields.required("paymentId", JSONFields.string),
+                                 kind: try member("kind"), status: try member("status"),
+                                 amount: try fields.required("amount", JSONFields.int), rawCode: try fields.optional("rawCode", JSONFields.string))
+            }
+        }
+
+        init(id: String?, paymentId: String, kind: OperationKind, status: OperationStatus, amount: Int, rawCode: String?) {
+            self.id = id
+            self.paymentId = paymentId
+            self.kind = kind
+            self.status = status
+            self.amount = amount
+            self.rawCode = rawCode
         }
 
         /// The core value; nil for `unknown`, which is never an answer of the wire.
