@@ -92,7 +92,7 @@ simulate: deps
 	swift build -c release --product vault-sim
 	swift run -c release --skip-build vault-sim --seeds $(SEEDS) --from $(FROM)
 
-## The README's preview pictures (issue 19): the payment-method list, the saved methods and the card
+## The README's preview pictures: the payment-method list, the saved methods and the card
 ## form with errors, light and dark, screenshotted with headless Chromium (installed when missing)
 ## into docs/images/. All seven pages of each mode are written to .build/preview/<mode>/.
 PREVIEW_SCREENS = payment-methods vaulted card-form-errors

@@ -35,7 +35,7 @@ out[-1:] = ["}", ""]
 (ROOT / "Sources" / "CheckoutKit" / "EmbeddedConfig.swift").write_text("\n".join(out), encoding="utf-8")
 print("wrote Sources/CheckoutKit/EmbeddedConfig.swift")
 
-# Localized texts (issue 19): Config/strings/<locale>.json, one entry per locale, in their own
+# Localized texts: Config/strings/<locale>.json, one entry per locale, in their own
 # generated file so that adding a locale touches nothing else.
 strings = sorted((ROOT / "Config" / "strings").glob("*.json"))
 out = [

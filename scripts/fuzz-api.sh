@@ -68,7 +68,7 @@ for kind in merchant ephemeral; do
     fi
 done
 
-# Issue 18: sandbox-psp against Config/processor-api.openapi.yaml, over HTTPS with the same PKI.
+# Sandbox-psp against Config/processor-api.openapi.yaml, over HTTPS with the same PKI.
 # positive_data_acceptance is left out: a schema-valid card number that fails Luhn is 400
 # invalid-payment-data by design.
 kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true

@@ -24,7 +24,7 @@ public struct CheckoutDefaults: Sendable {
     public let vaultServerJSON: Data
     /// Where the values came from.
     public let source: Source
-    /// `strings/<locale>.json`: every shopper-visible text, per locale (issue 19).
+    /// `strings/<locale>.json`: every shopper-visible text, per locale.
     public let strings: StringCatalog
 
     /// The embedded defaults.

@@ -3,7 +3,7 @@ import CheckoutOrchestration
 import CheckoutOrchestrationPostgres
 import Foundation
 
-/// Orchestration (issue 18): the routing decision over 100 routes; the router with its SQLite
+/// Orchestration: the routing decision over 100 routes; the router with its SQLite
 /// ledger against a direct call of the same sandbox processor (paired, alternated); and the
 /// ledger's write transactions per second on SQLite and, when `CHECKOUTKIT_POSTGRES_URL` is set,
 /// PostgreSQL.

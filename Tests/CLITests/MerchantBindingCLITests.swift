@@ -2,7 +2,7 @@ import Foundation
 import TLSTestSupport
 import Testing
 
-/// Issue 17, items 4 and 9 through the command line, against a real `vault-server` over HTTPS:
+/// Merchant binding and bounded rounds through the command line, against a real `vault-server` over HTTPS:
 /// a key syncs only its own merchant, rounds are bounded, tokens and URL credentials are never
 /// printed where people read.
 @Suite(.timeLimit(.minutes(5))) struct MerchantBindingCLITests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Item 8: `checkout pay --routing`, `route explain`, `ledger list|show|reconcile`, as a user runs them.
+/// `checkout pay --routing`, `route explain`, `ledger list|show|reconcile`, as a user runs them.
 @Suite struct OrchestrationCLITests {
     static let routing = """
         { "processors": [ { "name": "psp-a", "kind": "sandbox", "behaviour": { "createPayment": "processor-error" } },

@@ -2,7 +2,7 @@ import Foundation
 import CheckoutTestSupport
 import Testing
 
-/// `checkout vault add/list/default/delete --db` round trip, with the JSON shapes of issue 5.
+/// `checkout vault add/list/default/delete --db` round trip, with its JSON shapes.
 @Suite struct VaultTests {
     static let itemKeys: Set<String> = ["id", "paymentMethodType", "paymentInstrumentType", "paymentInstrumentData",
                                         "analyticsId", "isDefault"]

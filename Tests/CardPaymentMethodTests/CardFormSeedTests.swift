@@ -3,7 +3,7 @@ import CheckoutCore
 import Foundation
 import Testing
 
-/// Issue 22 items 4, 6, 7 and 8 in the card form: the seed's `selectedNetwork`, `binData` and
+/// The seed's `selectedNetwork`, `binData` and
 /// `selectedCountry`, and a card paid after a 3-D Secure challenge being saved.
 @Suite("Card form as the seed SDK describes it")
 struct CardFormSeedTests {

@@ -344,7 +344,7 @@ struct CardFormSessionTests {
         }
     }
 
-    @Test("the card form's published surcharge follows the session's locale (issue 19)",
+    @Test("the card form's published surcharge follows the session's locale",
           arguments: [("nl", "EUR", "+ €1,50"), ("de", "EUR", "+ 1,50 €"), ("en-US", "USD", "+ $1.50")])
     func surchargeIsLocalized(locale: String, currency: String, formatted: String) async throws {
         let checkout = try await CardCheckout.make(currency: currency, surcharge: 150, locale: locale)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Texts the sessions publish come from the session's `StringCatalog` in the session's locale
-/// (token, then configuration, then en); the stable codes stay as they are (issue 19 item 2).
+/// (token, then configuration, then en); the stable codes stay as they are.
 @Suite struct PublishedStringsTests {
     static let scope = VaultScope(merchantId: "merchant_a", customerId: "customer_1")
 

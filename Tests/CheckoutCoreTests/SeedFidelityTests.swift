@@ -73,7 +73,7 @@ func collectUntilFinished(_ stream: AsyncStream<CheckoutOutcome>) async -> [Chec
 
 // A backstop only: every stream read is raced against `TestWait.finished`, so a stream that never
 // finishes fails its test within that bound; the limit catches any other wait that goes wrong.
-/// Issue 22, items 2-5, 9 and 10 in the core: the seed SDK's semantics.
+/// The seed SDK's semantics.
 @Suite(.timeLimit(.minutes(2)))
 struct SeedFidelityTests {
     static let declined = CheckoutError(.paymentDeclined, "Do not honor")

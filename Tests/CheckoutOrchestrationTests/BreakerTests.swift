@@ -3,7 +3,7 @@ import CheckoutCore
 import Foundation
 import Testing
 
-/// Item 5: the circuit per processor opens under a scripted failure rate and closes after a probe.
+/// The circuit per processor opens under a scripted failure rate and closes after a probe.
 @Suite struct BreakerTests {
     static func file(script: String, breaker: String) -> String {
         """

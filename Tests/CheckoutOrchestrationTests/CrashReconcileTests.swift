@@ -6,7 +6,7 @@ import Foundation
 import Spawning
 import Testing
 
-/// Item 3 and 4 under SIGKILL: a child process paying through the router is killed in the middle of
+/// A child process paying through the router is killed in the middle of
 /// attempts 20 times; after each kill, `reconcile()` against the processors' journals leaves every
 /// payment terminal, and no payment is charged twice.
 @Suite(.serialized) struct CrashReconcileTests {

@@ -3,7 +3,7 @@ import CheckoutCore
 import Foundation
 import Testing
 
-/// Item 2: the decline taxonomy drives the fallback; fraud and lost/stolen never fall back; 3-D Secure
+/// The decline taxonomy drives the fallback; fraud and lost/stolen never fall back; 3-D Secure
 /// results travel to the fallback.
 @Suite struct FallbackTests {
     static func threeProcessors(a: String, b: String = "{}", c: String = "{}", fallbackOn: String) -> String {

@@ -4,7 +4,7 @@ import CheckoutTestSupport
 import Foundation
 import Testing
 
-/// Item 4 and 6: the ledger's state machines, checked moves and the outbox written with each change.
+/// The ledger's state machines, checked moves and the outbox written with each change.
 @Suite struct LedgerTests {
     /// The allowed intent moves, written out (not computed from the implementation).
     static let intentMoves: Set<String> = [

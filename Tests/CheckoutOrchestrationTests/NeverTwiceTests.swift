@@ -5,7 +5,7 @@ import CheckoutTestSupport
 import Foundation
 import Testing
 
-/// Item 3 and 4: an unknown outcome is asked about first, never sent elsewhere, and reconciled.
+/// An unknown outcome is asked about first, never sent elsewhere, and reconciled.
 @Suite struct NeverTwiceTests {
     static func file(a: String) -> String {
         """

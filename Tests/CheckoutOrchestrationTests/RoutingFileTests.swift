@@ -4,7 +4,7 @@ import CheckoutTestSupport
 import Foundation
 import Testing
 
-/// Item 1 and 8: the routing file is validated at load, every error with its JSON path.
+/// The routing file is validated at load, every error with its JSON path.
 @Suite struct RoutingFileTests {
     static let configDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Config", isDirectory: true)

@@ -5,7 +5,7 @@ import CheckoutKit
 import Foundation
 import Testing
 
-/// Item 1: the router is a `PaymentProcessor`, so a checkout session's card form pays through it unchanged.
+/// The router is a `PaymentProcessor`, so a checkout session's card form pays through it unchanged.
 @Suite struct SessionOverRouterTests {
     @Test("a CheckoutSession card payment goes through the router: fallback after a processor error, one charge")
     func sessionUsesRouter() async throws {

@@ -4,7 +4,7 @@ import CheckoutTestSupport
 import Foundation
 import Testing
 
-/// Item 1: a route split by weights, over 10,000 routed payments with a deterministic seed.
+/// A route split by weights, over 10,000 routed payments with a deterministic seed.
 @Suite struct WeightedSplitTests {
     static let file = """
         { "processors": [ { "name": "psp-a", "kind": "sandbox" }, { "name": "psp-b", "kind": "sandbox" },

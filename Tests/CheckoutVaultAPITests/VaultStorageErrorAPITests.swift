@@ -1,6 +1,6 @@
 // This target imports CheckoutVault and CheckoutCore only, never SQLiteKit: it compiles and passes
 // only while a host can open a store, tune it and handle its storage failures with the vault's own
-// types (issue 21, "Honest edges"). Were `VaultStore` to take SQLiteKit's configuration again, this
+// types ("Honest edges"). Were `VaultStore` to take SQLiteKit's configuration again, this
 // file would not compile; were it to throw SQLiteKit's error, every `#require(throws:)` would fail.
 // (CheckoutVault imports SQLiteKit `internal`ly, so the compiler already refuses a public declaration
 // that names one of its types; these tests hold the behaviour: which errors come out.)

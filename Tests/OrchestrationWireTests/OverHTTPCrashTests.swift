@@ -4,7 +4,7 @@ import Foundation
 import Spawning
 import Testing
 
-/// Items 3 and 4 under SIGKILL across process boundaries: `orchestration-crash-child` pays through a
+/// Unknown outcomes and reconcile under SIGKILL across process boundaries: `orchestration-crash-child` pays through a
 /// router whose processors are `kind: "http"` (two `sandbox-psp` processes that outlive it) and is
 /// killed in the middle of attempts 20 times; after each kill a restarted router on the same ledger
 /// reconciles through the processes' status calls, and the charges the processes count show no

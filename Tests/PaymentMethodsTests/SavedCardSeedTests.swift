@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import VaultedPaymentMethod
 
-/// Issue 22 items 1, 3 and 4 through the real `VAULTED` handler: the seed's CVV binding, and a
+/// The seed's CVV binding, and a
 /// saved card that needs 3-D Secure paid end to end through the selection session.
 @Suite("Saved cards as the seed SDK uses them")
 struct SavedCardSeedTests {

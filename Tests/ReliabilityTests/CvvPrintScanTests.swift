@@ -3,7 +3,7 @@ import CheckoutKit
 import Foundation
 import Testing
 
-/// Issue 22 item 1: with the seed's CVV binding working, the CVV still appears in no printable
+/// With the seed's CVV binding working, the CVV still appears in no printable
 /// form of any state: `description`, `debugDescription` and `dump` of every state type and
 /// session, after the CVV was typed into the card form and into saved-card recapture, while a
 /// saved-card payment awaits its challenge, and after it finished. The check scans the bytes of

@@ -5,7 +5,7 @@ import CheckoutVaultTesting
 import Foundation
 import Testing
 
-/// Issue 17, item 9: a server that always answers `hasMore` cannot keep a round running. Each
+/// A server that always answers `hasMore` cannot keep a round running. Each
 /// round ends after `maxPagesPerRound` pages or `roundTimeBudget`, says it is partial, and the
 /// next round resumes from the stored cursor.
 ///

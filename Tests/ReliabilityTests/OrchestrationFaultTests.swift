@@ -7,7 +7,7 @@ import Spawning
 import Testing
 
 extension Reliability {
-    /// Issue 18 across a process boundary with faults: a router pays through the fault proxy
+    /// A router pays through the fault proxy
     /// (drops before and after forwarding, truncation, duplicates, 5xx, 429, delays, reordering)
     /// to a `sandbox-psp` child process, with a second one as the fallback. Once the faults stop
     /// and `reconcile()` runs, every payment is terminal, and the sandboxes' own counts show each

@@ -3,7 +3,7 @@ import CheckoutCore
 import Foundation
 import Testing
 
-/// The reliability and security suite (issue 10): hostile input, tenant isolation, crash safety,
+/// The reliability and security suite: hostile input, tenant isolation, crash safety,
 /// fault injection, and a payment-data scan of everything the suite wrote.
 ///
 /// Serialized, so the process kills and proxies never compete with each other for the two CPUs.

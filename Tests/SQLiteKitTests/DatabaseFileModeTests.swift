@@ -2,7 +2,7 @@ import Foundation
 import SQLiteKit
 import Testing
 
-/// Issue 17, finding 7: the vault's databases held tokens and the server's cursor secret in
+/// The vault's databases held tokens and the server's cursor secret in
 /// files created 0644. SQLiteKit, the one place that opens databases, creates them 0600, and
 /// SQLite gives the `-wal` and `-shm` files the database's mode.
 struct DatabaseFileModeTests {

@@ -7,7 +7,7 @@ import HTTPTransport
 import Testing
 import TLSTestSupport
 
-/// Issue 17, item 4: the engine syncs a scope only with credentials of the scope's merchant,
+/// The engine syncs a scope only with credentials of the scope's merchant,
 /// checked with the server's `GET /v1/whoami` once per connection epoch. Over HTTPS, against
 /// the real server.
 @Suite(.timeLimit(.minutes(5))) struct MerchantBindingTests {

@@ -4,7 +4,7 @@ import Foundation
 import HTTPTransport
 import Testing
 
-/// Issue 17: no URL credential in any message (item 1), vault tokens masked where people read
+/// No URL credential in any message (item 1), vault tokens masked where people read
 /// (item 9). `--json` output keeps tokens whole: see MerchantBindingCLITests.
 struct MessageRedactionTests {
     struct RedactionCase: Sendable, CustomTestStringConvertible {

@@ -5,7 +5,7 @@ import TLSTestSupport
 import Testing
 @testable import VaultServer
 
-/// Issue 17, findings 2 and 3: a wrong credential costs the server no body memory, closes its
+/// A wrong credential costs the server no body memory, closes its
 /// connection, is logged without the key, and an address that keeps guessing is throttled.
 @Suite(.timeLimit(.minutes(2))) struct AuthenticationAbuseTests {
     /// The log lines a server wrote.

@@ -6,7 +6,7 @@ import HTTPTransport
 import Testing
 @testable import VaultServer
 
-/// Issue 17, part 5: quotas that keep sync alive. Every test here failed before the quotas: the
+/// Quotas that keep sync alive. Every test here failed before the quotas: the
 /// field limits, the digit-run screen, the instrument cap, the byte bound of feed pages and the
 /// background purge did not exist.
 @Suite("Quotas that keep sync alive")

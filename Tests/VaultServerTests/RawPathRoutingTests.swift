@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import VaultServer
 
-/// Issue 17, finding 9: the server routes on the raw path and decodes each segment after, so a
+/// The server routes on the raw path and decodes each segment after, so a
 /// proxy or firewall rule written against the raw path agrees with it.
 struct RawPathRoutingTests {
     struct Case: Sendable, CustomTestStringConvertible {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import VaultServer
 
-/// Issue 17, finding 7: the server database holds `cursor_secret` and every customer's tokens.
+/// The server database holds `cursor_secret` and every customer's tokens.
 struct ServerFileModeTests {
     @Test("the server's SQLite database, -wal and -shm are created 0600")
     func serverDatabaseOwnerOnly() async throws {

@@ -2,7 +2,7 @@ import CheckoutLocking
 import Foundation
 import Testing
 
-/// Issue 17, finding 2: request bodies were buffered before authentication, so 300 connections
+/// Request bodies were buffered before authentication, so 300 connections
 /// with a wrong key, each sending 1 MiB, took the server from 29 MB to 472 MB. Now the head alone
 /// decides: the body of a refused request is never read.
 @Suite(.enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"),

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 import Testing
 
-/// Issue 17, finding 1: no shipped key, no config read unless named, keys from a file or the
+/// No shipped key, no config read unless named, keys from a file or the
 /// environment, and short keys refused at start.
 @Suite(.enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"),
        .timeLimit(.minutes(2)))

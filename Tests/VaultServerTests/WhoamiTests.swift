@@ -3,7 +3,7 @@ import CheckoutVault
 import Foundation
 import Testing
 
-/// `GET /v1/whoami` (issue 17, item 4): the tenant behind a credential, for the client's
+/// `GET /v1/whoami`: the tenant behind a credential, for the client's
 /// merchant binding check. Against every storage (PostgreSQL when configured).
 struct WhoamiTests {
     @Test("a merchant API key: 200 with the key's merchant and no customer", arguments: StorageKind.available)
