@@ -24,7 +24,7 @@ test: deps
 	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build --skip "$(FLOOD_SUITES)"
 	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) swift test --skip-build --filter "$(FLOOD_SUITES)"
 
-## Runs the benchmarks in release mode (see README for the figures); the PostgreSQL section runs
+## Runs the benchmarks in release mode (see the Benchmarks guide for the figures); the PostgreSQL section runs
 ## on a throwaway cluster (and its op batches also on a durable one: fsync=on) when a PostgreSQL server
 ## is installed, and says it was skipped otherwise.
 bench: deps
@@ -83,7 +83,7 @@ test-long: deps
 		bash scripts/with-postgres.sh swift run -c release --skip-build vault-sim --seeds 500 --storage postgres; \
 	fi
 
-## The deterministic sync simulator (vault-sim, README "Convergence, proved by simulation") in
+## The deterministic sync simulator (vault-sim; the guide "Saved payment methods", "Convergence, proved by simulation") in
 ## release: SEEDS seeds from FROM, one per core. Ends with "N seeds passed", or with the failing
 ## seed, its shrunk schedule and the one command that replays it (exit 1).
 SEEDS ?= 2000
@@ -92,7 +92,7 @@ simulate: deps
 	swift build -c release --product vault-sim
 	swift run -c release --skip-build vault-sim --seeds $(SEEDS) --from $(FROM)
 
-## The README's preview pictures: the payment-method list, the saved methods and the card
+## The preview pictures of the README and the guides: the payment-method list, the saved methods and the card
 ## form with errors, light and dark, screenshotted with headless Chromium (installed when missing)
 ## into docs/images/. All seven pages of each mode are written to .build/preview/<mode>/.
 PREVIEW_SCREENS = payment-methods vaulted card-form-errors

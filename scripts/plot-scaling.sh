@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Draws the README's "How costs grow" charts from a checkout-bench JSON document that holds the
+# Draws the Benchmarks guide's "How costs grow" charts from a checkout-bench JSON document that holds the
 # scaling section: docs/images/scaling-{vault,feed,sync,sessions,theme}.png.
 #   usage: scripts/plot-scaling.sh bench-results/scaling.json [OUTPUT_DIR]
 # matplotlib comes from PyPI into a virtual environment under .build/ (made on first use;

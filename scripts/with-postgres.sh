@@ -9,7 +9,7 @@
 # exit status. TCP connections need a password (scram-sha-256, a random one per cluster) that is
 # in no URL: the script writes it to a password file and exports PGPASSFILE, so every PostgreSQL
 # test, and every vault-server they start, gets its password the way a deployment should (libpq
-# reads PGPASSFILE; README: Storage and API). The cluster is stopped and removed on every exit path (trap), even when CMD fails or
+# reads PGPASSFILE; the vault guide: Storage and API). The cluster is stopped and removed on every exit path (trap), even when CMD fails or
 # the script is interrupted. initdb refuses to run as root, so as root the server runs as the
 # `postgres` system user (created by the postgresql-15 package) via runuser.
 #

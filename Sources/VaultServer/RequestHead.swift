@@ -4,7 +4,7 @@
 /// pages (414, 431). The server gives it `connectionMemoryBytes` per connection, room for heads far
 /// beyond `maxRequestLineBytes` and `maxHeadBytes`, so that every head between our limits and its
 /// own reaches this check and gets the JSON error format. Heads over its memory still get its
-/// HTML (the README's known limits give the exact bounds, pinned by `RequestHeadLimitTests`).
+/// HTML (the known limits in the guide "Deploying the vault" give the exact bounds, pinned by `RequestHeadLimitTests`).
 ///
 /// Framing (RFC 9112 §6): a request with both `Content-Length` and `Transfer-Encoding`, a repeated
 /// `Content-Length`, or a transfer coding other than a single `chunked` is refused, and the server

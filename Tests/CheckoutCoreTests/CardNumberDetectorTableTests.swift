@@ -146,7 +146,7 @@ struct CardNumberDetectorTableTests {
     }
 
     @Test func theTableIsLargeAndCoversBothAnswers() {
-        #expect(Self.cases.count == 99, "the README names the table's size")
+        #expect(Self.cases.count == 99, "the guide What the tests try names the table's size")
         #expect(Self.cases.filter(\.isCard).count >= 30)
         #expect(Self.cases.filter { !$0.isCard }.count >= 20)
     }

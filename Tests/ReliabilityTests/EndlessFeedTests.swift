@@ -106,8 +106,8 @@ struct EndlessFeed {
         let report = try await engine.syncNow(scope: Self.scope)
         #expect(report.partial == .pageLimit(pages: SyncEngine.Configuration.defaultMaxPagesPerRound))
         #expect(report.pulled == 1000)
-        #expect(SyncEngine.Configuration.defaultMaxPagesPerRound == 1000, "the README documents 1,000")
-        #expect(SyncEngine.Configuration.defaultRoundTimeBudget == .seconds(120), "the README documents 120 s")
+        #expect(SyncEngine.Configuration.defaultMaxPagesPerRound == 1000, "the docs give 1,000")
+        #expect(SyncEngine.Configuration.defaultRoundTimeBudget == .seconds(120), "the docs give 120 s")
     }
 
     @Test("a round that reaches the end of the feed is not partial, and clears the status")

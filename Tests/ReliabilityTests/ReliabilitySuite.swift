@@ -60,7 +60,7 @@ struct FuzzFailures {
     /// Counts one case that ran.
     mutating func ranCase() { ran += 1 }
 
-    /// Adds the cases that ran to `counters` (what the README quotes), asserts that they are the
+    /// Adds the cases that ran to `counters` (what the docs quote), asserts that they are the
     /// `planned` number, and records the collected failures as one issue.
     func verify(counters: [String], planned: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         for counter in counters { ReliabilityCounters.shared.add(counter, ran) }

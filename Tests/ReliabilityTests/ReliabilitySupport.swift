@@ -136,7 +136,7 @@ enum PaymentDataScanner {
     }
 }
 
-/// Counts what the suite tried, printed at the end so the README can quote the last run.
+/// Counts what the suite tried, printed at the end so the docs can quote the last run.
 final class ReliabilityCounters: Sendable {
     static let shared = ReliabilityCounters()
     private let counts = Locked<[String: Int]>([:])

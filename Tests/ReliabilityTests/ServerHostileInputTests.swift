@@ -69,10 +69,10 @@ extension Reliability.HostileInput {
     /// Every one but 200 must carry the JSON error format, 414 and 431 included.
     static let documentedStatuses: Set<Int> = [200, 400, 401, 404, 405, 409, 413, 414, 422, 431]
     /// libmicrohttpd's memory per connection: a head larger than this never reaches the server,
-    /// and libmicrohttpd answers it with its own HTML 414/431 (README: known limits).
+    /// and libmicrohttpd answers it with its own HTML 414/431 (the vault guide's known limits).
     static let libmicrohttpdHeadBytes = 320 * 1024
     /// At most this many cases may lose their connection without an answer: libmicrohttpd drops
-    /// some malformed request lines (README: known limits), only a small share of the hostile paths.
+    /// some malformed request lines (the vault guide's known limits), only a small share of the hostile paths.
     static let droppedConnectionBound = max(1, cases / 50)
 
     @Test("vault server JSON endpoints over HTTP: documented errors, no echo, no crash, no stored card number")

@@ -61,7 +61,7 @@ struct RequestFramingTests {
     ])
     func malformedLengthClosed(_ value: String) throws {
         // libmicrohttpd 0.9.75 parses Content-Length before the server sees the request and
-        // answers a bad one itself (README: known limits); what matters here is that it closes.
+        // answers a bad one itself (the vault guide's known limits); what matters here is that it closes.
         let server = try TestServer(.memory)
         let exchange = try RawExchange.run(port: server.port, Self.request(fields: "Content-Length: \(value)\r\n", body: "abc"))
         #expect(exchange.responses.first?.status == 400, "\(exchange.text.prefix(300))")
@@ -75,7 +75,7 @@ struct RequestFramingTests {
         "GET /health\r\nHost: 127.0.0.1\r\n\r\n",
     ])
     func refusedByLibmicrohttpd(_ request: String) throws {
-        // README: known limits (its own HTML page, not the JSON error).
+        // The vault guide's known limits (its own HTML page, not the JSON error).
         let server = try TestServer(.memory)
         let exchange = try RawExchange.run(port: server.port, Array((request + Self.smuggled).utf8))
         #expect([400, 505].contains(exchange.responses.first?.status ?? 0), "\(exchange.text.prefix(300))")

@@ -5,7 +5,7 @@ import Testing
 /// Over-long request lines and over-large heads get the JSON error format (414 `uri-too-long`,
 /// 431 `headers-too-large`) with the connection closed, from the server's limits up to where
 /// libmicrohttpd's own memory ends; the bounds beyond which libmicrohttpd still answers with its
-/// own HTML page are pinned here and stated in the README's known limits.
+/// own HTML page are pinned here and stated in the vault guide's known limits.
 struct RequestHeadLimitTests {
     /// `GET /health?<padding> HTTP/1.1` with a request line of exactly `lineBytes` (CRLF included),
     /// then Host, `fields` and the blank line.
@@ -60,7 +60,7 @@ struct RequestHeadLimitTests {
     }
 
     /// Where libmicrohttpd's own refusals start with `RequestHead.connectionMemoryBytes` (320 KiB),
-    /// as measured with these requests; the README's known limits quote these numbers.
+    /// as measured with these requests; the vault guide's known limits quote these numbers.
     static let lastJSONLine = 327_389
     static let lastJSONHead = 327_328
     static let lastJSONTinyFields = 4_813

@@ -50,7 +50,7 @@ import Testing
                                       body: Self.batch("r2", count: 100, delete: false)).status == 200)
     }
 
-    /// The documented bound (README, "Write budgets"): one device key adds at most
+    /// The documented bound (vault guide, "Write budgets"): one device key adds at most
     /// `burst + rate × 1 h` ops in its first hour (4,600 by default) and `rate` ops an hour after;
     /// each op leaves at most one instrument or tombstone row and one op record.
     @Test("the reported flood, replayed for one hour on the server's clock with SQLite: one device key applies at most 4,600 ops, and the database grows by less than the README's bound")
@@ -82,7 +82,7 @@ import Testing
         print("one device key, one hour of the flood: \(applied) ops applied, \(refusals) refusals, database +\(grownBytes) bytes")
         #expect(applied <= 4_600, "\(applied) ops applied in an hour")
         #expect(applied >= 4_000, "the flood was refused more than the budget says: \(applied)")
-        // README: at most 5 MB per device key in its first hour (4,600 ops of at most ~1 KiB each on disk).
+        // The vault guide: at most 5 MB per device key in its first hour (4,600 ops of at most ~1 KiB each on disk).
         #expect(grownBytes < 5_000_000, "the database grew by \(grownBytes) bytes")
     }
 

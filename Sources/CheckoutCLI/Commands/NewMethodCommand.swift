@@ -11,7 +11,7 @@ enum NewMethodCommand: DeclaredCommand {
             Creates Plugins/<NAME>PaymentMethod/ (a handler implementing PaymentMethodHandler and a flow
             stubbed to fail with "not implemented"), Tests/<NAME>PaymentMethodTests/, and the Package.swift
             entries, so `swift build` passes straight away. Then fill in the flow and register the handler
-            (see README, "Adding a payment method").
+            (see the guide "Adding a payment method").
             """,
         arguments: [OptionSpec(name: "NAME", value: nil, help: ["UpperCamelCase module name, e.g. GiftCard"])],
         options: [

@@ -31,7 +31,7 @@ enum ThemeCommand: DeclaredCommand {
                   "\"backgroundColor\",\"ratio\",\"kind\",\"required\",\"passes\",\"seedPasses\"}],",
                   "\"failures\",\"broken\"}. Exit 1 when the overrides break a pair that passes",
                   "with the configuration's own tokens (\"broken\"); failures of the defaults",
-                  "themselves are reported (see the README) but do not fail the command."),
+                  "themselves are reported (see the previews guide) but do not fail the command."),
             .showHelp,
         ],
         footer: """
