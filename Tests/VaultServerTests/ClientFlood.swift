@@ -114,17 +114,21 @@ async def bodies():
             w.write(head.encode() + b"\r\n"); await w.drain()
             # The answer to the head alone: a server that waits for the body gives none in time.
             try:
-                answer = await asyncio.wait_for(r.read(), 3)
+                answer = await asyncio.wait_for(r.readuntil(b"\r\n"), 10)
+            except asyncio.IncompleteReadError as e:
+                answer = e.partial
+                why = "none: closed before answering the head"
             except asyncio.TimeoutError:
                 answer = b""
+                why = "none: no answer to the head in 10 s"
             if not answer:
                 try:
                     for start in range(0, len(body), 65536):
                         w.write(body[start:start + 65536]); await w.drain()
                     answer = await asyncio.wait_for(r.read(), 15)
-                except Exception:
-                    pass
-            status = answer.split(b" ")[1].decode() if answer.startswith(b"HTTP/1.1 ") else "none"
+                except Exception as e:
+                    why += ", then %s sending the body" % type(e).__name__
+            status = answer.split(b" ")[1].decode() if answer.startswith(b"HTTP/1.1 ") else why
             w.close()
         except Exception as e:
             status = type(e).__name__

@@ -105,9 +105,13 @@ struct SlowClientFloodTests {
             if !route.key.isEmpty { arguments["key"] = route.key }
             let result = try await ClientFlood.run("bodies", port: server.port, tls: true, arguments)
             let statuses = try #require(result["statuses"] as? [String: Int])
-            // A client still sending its body may see a reset instead of the answer; none is served.
-            #expect(statuses[route.refusal, default: 0] > 0 && statuses["200"] == nil && statuses["none"] == nil,
+            // None is served, and no answer but the refusal is given. A connection may end without
+            // an answer (a reset while the client sends its body, on a loaded machine): the client
+            // reports why, and the peak RSS below shows the body was not read either way.
+            let unanswered = statuses.filter { $0.key.hasPrefix("none") }.values.reduce(0, +)
+            #expect(statuses[route.refusal, default: 0] > 0 && statuses[route.refusal, default: 0] + unanswered == 150,
                     "\(route.method) \(route.path): \(statuses)")
+            if unanswered > 0 { print("\(route.method) \(route.path): \(statuses)") }
             growth["\(route.method) \(route.path)"] = try Self.peakResidentKB(server) - before
         }
         print("peak RSS growth in kB, cumulative, after each route's 150 bodies: \(growth)")
