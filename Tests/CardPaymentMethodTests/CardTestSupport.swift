@@ -65,21 +65,11 @@ enum Fixtures {
         return String(number.dropLast()) + String((last + delta) % 10)
     }
 
-    /// The reference (slow, obviously correct) longest-prefix detection used as an oracle.
+    /// The reference longest-prefix detection used as an oracle: `ReferenceCardRules`, which
+    /// reads the table's JSON itself and shares no code with `CardNetworkTable`.
     static func referenceDetect(_ digits: String) -> CardNetwork? {
-        var best: (network: CardNetwork, digits: Int, width: UInt32)?
-        for rule in table.rules {
-            for prefix in rule.prefixes where prefix.digitCount <= digits.count {
-                guard let value = UInt32(digits.prefix(prefix.digitCount)) else { continue }
-                let width = prefix.upperBound - prefix.lowerBound + 1
-                // Longest prefix first; at one digit count, the narrower range.
-                let better = best.map { prefix.digitCount > $0.digits || (prefix.digitCount == $0.digits && width < $0.width) } ?? true
-                if prefix.lowerBound <= value && value <= prefix.upperBound && better {
-                    best = (rule.network, prefix.digitCount, width)
-                }
-            }
-        }
-        return best?.network
+        let values = digits.unicodeScalars.compactMap { ("0"..."9").contains($0) ? Int($0.value) - 48 : nil }
+        return CardPropertyTests.reference.network(ofDigits: values).map { CardNetwork($0) }
     }
 }
 

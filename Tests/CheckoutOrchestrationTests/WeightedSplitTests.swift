@@ -13,7 +13,16 @@ import Testing
                         "weights": { "psp-a": 60, "psp-b": 30, "psp-c": 10 } } ] }
         """
 
-    @Test("10,000 routed payments follow the weights within 2 points, and the same seed routes them the same way")
+    /// Pearson's chi-square statistic of `observed` counts against `expected` shares.
+    static func chiSquare(_ observed: [Int], _ expected: [Double]) -> Double {
+        let total = Double(observed.reduce(0, +))
+        return zip(observed, expected).reduce(0) { sum, pair in
+            let wanted = pair.1 * total
+            return sum + (Double(pair.0) - wanted) * (Double(pair.0) - wanted) / wanted
+        }
+    }
+
+    @Test("10,000 routed payments follow the weights (chi-square, 2 degrees of freedom, p > 0.001), and the same seed routes them the same way")
     func weightedSplit() async throws {
         let seed = TestSeed.seed(18_001, for: "weightedSplit")
         let harness = try Harness(Self.file, seed: seed)
@@ -24,17 +33,28 @@ import Testing
         for key in keys { _ = try await harness.pay(key: key).get() }
         let charges = ["psp-a", "psp-b", "psp-c"].map { harness.sandboxes[$0]?.chargeCount ?? 0 }
         #expect(charges.reduce(0, +) == count)
-        for (share, expected) in zip(charges.map { Double($0) / Double(count) }, [0.6, 0.3, 0.1]) {
-            #expect(abs(share - expected) < 0.02, "share \(share), expected \(expected) (seed \(seed))")
+        // 13.82 is the chi-square quantile for p = 0.001 at 2 degrees of freedom: a split this far
+        // from 60/30/10 happens once in a thousand seeds by chance.
+        let statistic = Self.chiSquare(charges, [0.6, 0.3, 0.1])
+        #expect(statistic < 13.82, "charges \(charges), chi-square \(statistic) (seed \(seed))")
+        // Deterministic: two routers on the same seed, built from scratch, charge the same
+        // processor for each of 1,000 keys; a router on another seed does not.
+        let names = ["psp-a", "psp-b", "psp-c"]
+        func charged(_ harness: Harness, _ key: String) async throws -> String? {
+            let before = names.map { harness.sandboxes[$0]?.chargeCount ?? 0 }
+            _ = try await harness.pay(key: key).get()
+            let after = names.map { harness.sandboxes[$0]?.chargeCount ?? 0 }
+            return zip(names, zip(before, after)).first { $0.1.0 != $0.1.1 }?.0
         }
-        // Deterministic: the picker alone gives the same first processor for every key, twice.
-        let route = harness.router.file.routes[0]
-        let picker = WeightedPicker(seed: seed)
-        let digests = keys.map(LedgerText.stableKeyDigest)
-        let firsts = digests.map { picker.order(route, paymentKey: $0)[0] }
-        #expect(firsts == digests.map { WeightedPicker(seed: seed).order(route, paymentKey: $0)[0] })
-        #expect(["psp-a", "psp-b", "psp-c"].map { name in firsts.filter { $0 == name }.count } == charges)
-        // The rest follow in list order as fallbacks.
-        #expect(picker.order(route, paymentKey: digests[0]).count == 3)
+        let (first, again, other) = (try Harness(Self.file, seed: seed), try Harness(Self.file, seed: seed),
+                                     try Harness(Self.file, seed: seed &+ 1))
+        var same = 0, differ = 0
+        for key in keys.prefix(1_000) {
+            let chosen = try await charged(first, key)
+            if chosen != nil, try await charged(again, key) == chosen { same += 1 }
+            if try await charged(other, key) != chosen { differ += 1 }
+        }
+        #expect(same == 1_000)
+        #expect(differ > 250, "another seed changed only \(differ) of 1,000 choices")
     }
 }

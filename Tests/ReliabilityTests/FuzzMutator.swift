@@ -30,6 +30,57 @@ struct FuzzMutator {
         return bytes
     }
 
+    /// A mutation that keeps `json` (a valid document) JSON: 1–3 edits of its tree (a value
+    /// replaced by a hostile string, an extreme number, another type; a member removed or an
+    /// unknown one added; an array element dropped or doubled), written back by Foundation with
+    /// sorted keys. The inputs that get past the first parse step and reach the field checks.
+    mutating func mutateStructure(_ json: [UInt8]) -> [UInt8] {
+        guard var tree = try? JSONSerialization.jsonObject(with: Data(json), options: [.fragmentsAllowed]) else { return mutate(json) }
+        for _ in 0..<(1 + random.below(3)) { tree = edit(tree, depth: 0) }
+        guard let data = try? JSONSerialization.data(withJSONObject: tree, options: [.sortedKeys, .fragmentsAllowed]) else { return json }
+        return Array(data)
+    }
+
+    /// One edit somewhere under `node`: descends into a random member or element, or edits here.
+    private mutating func edit(_ node: Any, depth: Int) -> Any {
+        if var object = node as? [String: Any], !object.isEmpty, depth < 8, random.chance(3, in: 4) {
+            let key = random.pick(object.keys.sorted())
+            switch random.below(8) {
+            case 0: object[key] = nil
+            case 1: object[random.pick(["extra", "$value", "unknownField", key.uppercased()])] = hostileValue()
+            default: object[key] = edit(object[key]!, depth: depth + 1)
+            }
+            return object
+        }
+        if var array = node as? [Any], !array.isEmpty, depth < 8, random.chance(3, in: 4) {
+            let index = random.below(array.count)
+            switch random.below(6) {
+            case 0: array.remove(at: index)
+            case 1: array.append(array[index])
+            default: array[index] = edit(array[index], depth: depth + 1)
+            }
+            return array
+        }
+        if let text = node as? String, random.chance(1, in: 2) {
+            return random.chance(1, in: 2) ? text.uppercased() : text + random.pick(["", "x", "0", " ", "-1"])
+        }
+        return hostileValue()
+    }
+
+    /// A value of any JSON type, often out of a field's range.
+    private mutating func hostileValue() -> Any {
+        switch random.below(8) {
+        case 0: return hostileString()
+        case 1: return random.pick([-1, 0, 1, 13, 99, 1_000_000, Int.max, Int.min])
+        case 2: return random.pick([0.5, -0.0, 1e308, .leastNonzeroMagnitude, 9_007_199_254_740_993.0])
+        case 3: return random.chance(1, in: 2)
+        case 4: return NSNull()
+        case 5: return [Any]()
+        case 6: return [String: Any]()
+        default: return random.pick(["", "VISA", "EUR", "#ffffff", "{color.primary}", "12/30", "2030", "psp-a"])
+        }
+    }
+
     /// A random byte string (sometimes JSON-ish, sometimes binary).
     mutating func randomBytes(maxLength: Int = 512) -> [UInt8] {
         let count = random.below(maxLength + 1)

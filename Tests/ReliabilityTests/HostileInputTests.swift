@@ -37,25 +37,31 @@ extension Reliability {
             let payload = Array(try encoder.encode(token))
             #expect(try ClientToken.decode(encoded, now: Self.now) == token)
             for index in 0..<Self.cases {
-                failures.ranCase()
                 let text: String
-                switch index % 3 {
+                switch index % 4 {
                 case 0: text = String(decoding: mutator.mutate(Array(encoded.utf8)), as: UTF8.self)
                 case 1: text = ClientToken.prefix + Base64URL.encode(Data(mutator.mutate(payload)))
+                case 2: text = ClientToken.prefix + Base64URL.encode(Data(mutator.mutateStructure(payload)))
                 default: text = ClientToken.prefix + String(decoding: mutator.randomBytes(), as: UTF8.self)
                 }
+                let reached = IndependentParse.tokenPayloadIsJSONObject(text) ? ["payload is a JSON object"] : []
                 do {
                     _ = try ClientToken.decode(text, now: Self.now)
+                    failures.verdict("accepted", reached: reached)
                 } catch let error as CheckoutError {
                     if error.code != .invalidClientToken && error.code != .clientTokenExpired {
                         failures.fail(index, "unexpected code \(error.code)")
                     }
                     failures.checkStrings(of: error, index)
+                    failures.verdict("refused \(error.code.rawValue)", reached: reached)
                 } catch {
                     failures.fail(index, "untyped error \(type(of: error))")
+                    failures.verdict("untyped error", reached: reached)
                 }
             }
-            failures.verify(counters: ["fuzz.clientToken"], planned: Self.cases)
+            // Past the base64url and JSON steps: field checks and the expiry ran, and some tokens passed.
+            failures.verify(counters: ["fuzz.clientToken"], planned: Self.cases,
+                            atLeast: ["payload is a JSON object": 0.15, "accepted": 0.01, "refused invalid-client-token": 0.3])
         }
 
         @Test("CheckoutConfiguration.decode: typed errors, no echo")
@@ -66,18 +72,22 @@ extension Reliability {
             let valid = Array(try Reliability.config("checkout.json"))
             _ = try CheckoutConfiguration.decode(Data(valid))
             for index in 0..<Self.cases {
-                failures.ranCase()
-                let input = index % 5 == 4 ? mutator.randomBytes() : mutator.mutate(valid)
+                let input = index % 5 == 4 ? mutator.randomBytes() : index % 5 < 2 ? mutator.mutateStructure(valid) : mutator.mutate(valid)
+                let reached = IndependentParse.isJSONObject(input) ? ["JSON object"] : []
                 do {
                     _ = try CheckoutConfiguration.decode(Data(input))
+                    failures.verdict("accepted", reached: reached)
                 } catch let error as CheckoutError {
                     if error.code != .invalidConfiguration { failures.fail(index, "unexpected code \(error.code)") }
                     failures.checkStrings(of: error, index)
+                    failures.verdict("refused \(error.code.rawValue)", reached: reached)
                 } catch {
                     failures.fail(index, "untyped error \(type(of: error))")
+                    failures.verdict("untyped error", reached: reached)
                 }
             }
-            failures.verify(counters: ["fuzz.checkoutConfiguration"], planned: Self.cases)
+            failures.verify(counters: ["fuzz.checkoutConfiguration"], planned: Self.cases,
+                            atLeast: ["JSON object": 0.15, "accepted": 0.01, "refused invalid-configuration": 0.3])
         }
 
         @Test("CardNetworkTable(data:): typed errors, no echo")
@@ -88,17 +98,20 @@ extension Reliability {
             let valid = Array(try Reliability.config("card-networks.json"))
             _ = try CardNetworkTable(data: Data(valid))
             for index in 0..<Self.cases {
-                failures.ranCase()
-                let input = index % 5 == 4 ? mutator.randomBytes() : mutator.mutate(valid)
+                let input = index % 5 == 4 ? mutator.randomBytes() : index % 5 < 2 ? mutator.mutateStructure(valid) : mutator.mutate(valid)
+                let reached = IndependentParse.isJSONObject(input) ? ["JSON object"] : []
                 do {
                     _ = try CardNetworkTable(data: Data(input))
+                    failures.verdict("accepted", reached: reached)
                 } catch {
                     // Typed throws: the error can only be CardNetworkTableError.
                     failures.checkStrings(of: error, index)
                     if error.message.isEmpty { failures.fail(index, "empty message for \(error.code)") }
+                    failures.verdict("refused \(error.code)", reached: reached)
                 }
             }
-            failures.verify(counters: ["fuzz.cardNetworkTable"], planned: Self.cases)
+            failures.verify(counters: ["fuzz.cardNetworkTable"], planned: Self.cases,
+                            atLeast: ["JSON object": 0.15, "accepted": 0.01])
         }
 
         @Test("ThemeResolver.resolve(layers:): typed errors, no echo")
@@ -110,21 +123,34 @@ extension Reliability {
             let dark = Array(try Reliability.config("theme.dark.tokens.json"))
             _ = try ThemeResolver.resolve(layers: [ThemeLayer.json(Data(base), name: "base"), .json(Data(dark), name: "dark")])
             for index in 0..<Self.cases {
-                failures.ranCase()
                 var layers = [ThemeLayer.json(Data(base), name: "base")]
+                let mutated: [UInt8]
                 switch index % 4 {
-                case 0: layers = [.json(Data(mutator.mutate(base)), name: "base")]
-                case 1, 2: layers.append(.json(Data(mutator.mutate(dark)), name: "dark"))
-                default: layers.append(.json(Data(mutator.randomBytes()), name: "merchant"))
+                case 0:
+                    mutated = index % 8 == 0 ? mutator.mutateStructure(base) : mutator.mutate(base)
+                    layers = [.json(Data(mutated), name: "base")]
+                case 1:
+                    mutated = mutator.mutateStructure(dark)
+                    layers.append(.json(Data(mutated), name: "dark"))
+                case 2:
+                    mutated = mutator.mutate(dark)
+                    layers.append(.json(Data(mutated), name: "dark"))
+                default:
+                    mutated = mutator.randomBytes()
+                    layers.append(.json(Data(mutated), name: "merchant"))
                 }
+                let reached = IndependentParse.isJSONObject(mutated) ? ["JSON object"] : []
                 do {
                     _ = try ThemeResolver.resolve(layers: layers)
+                    failures.verdict("accepted", reached: reached)
                 } catch {
                     failures.checkStrings(of: error, index)
                     if error.issues.isEmpty { failures.fail(index, "a ThemeError without issues") }
+                    failures.verdict("refused", reached: reached)
                 }
             }
-            failures.verify(counters: ["fuzz.themeResolver"], planned: Self.cases)
+            failures.verify(counters: ["fuzz.themeResolver"], planned: Self.cases,
+                            atLeast: ["JSON object": 0.15, "accepted": 0.01, "refused": 0.3])
         }
 
         /// The reference expiry grammar: spaces ignored; `M/YY`, `MM/YY`, `M/YYYY`, `MM/YYYY`, `MMYY`, `MMYYYY`.
@@ -153,39 +179,33 @@ extension Reliability {
             return (month, year)
         }
 
-        /// The reference number rule for a validator with no merchant restriction.
-        static func referenceNumberIssue(_ number: String, table: CardNetworkTable) -> CardCheck.Issues {
-            let kept = number.utf8.filter { $0 != 32 && $0 != 45 }
-            guard kept.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return .numberInvalid }
-            if kept.isEmpty { return .numberRequired }
-            guard CardValidator.numberLengths.contains(kept.count), Luhn.isValid(kept.map { $0 - 48 }) else { return .numberInvalid }
-            if let network = table.detect(number), let rule = table.rule(for: network), !rule.lengths.contains(kept.count) {
-                return .numberInvalid
-            }
-            return []
-        }
-
         @Test("card validator and expiry parser agree with reference rules and never echo")
         func cardValidator() throws {
             let seed = ReliabilityBudget.seed &+ 5
             var mutator = FuzzMutator(seed: seed)
             var failures = FuzzFailures(target: "CardValidator / CardExpiry", seed: seed)
             let table = try CardNetworkTable(data: try Reliability.config("card-networks.json"))
+            let reference = try ReferenceCardRules(tableJSON: try Reliability.config("card-networks.json"))
             let now = Self.now
             let open = CardValidator(table: table, clock: .fixed(now))
             let restricted = CardValidator(table: table, allowedNetworks: [.visa, .mastercard], clock: .fixed(now))
             let expiries = ["12/30", "1/31", "12/2030", "1230", "122030", " 12 / 30 ", "00/30", "13/30", "", "1/1/30"]
             for index in 0..<Self.cases {
-                failures.ranCase()
                 let baseNumber = TestCards.variant(mutator.random.pick(TestCards.numbers), &mutator.random)
                 let number = index % 4 == 0 ? baseNumber : String(decoding: mutator.mutate(Array(baseNumber.utf8)), as: UTF8.self)
                 let cvv = String(decoding: mutator.mutate(Array(mutator.random.pick(["123", "1234", "", "99"]).utf8)), as: UTF8.self)
-                let expiryText = String(decoding: mutator.mutate(Array(mutator.random.pick(expiries).utf8)), as: UTF8.self)
+                let expiry = mutator.random.pick(expiries)
+                let expiryText = index % 2 == 0 ? expiry : String(decoding: mutator.mutate(Array(expiry.utf8)), as: UTF8.self)
 
                 let check = open.check(number: number, cvv: cvv, expiry: expiryText)
-                let expected = Self.referenceNumberIssue(number, table: table)
+                let verdict = reference.verdict(number)
+                let expected: CardCheck.Issues = switch verdict {
+                case .valid: []
+                case .required: .numberRequired
+                case .invalid: .numberInvalid
+                }
                 if check.issues.intersection(.number) != expected {
-                    failures.fail(index, "number issues \(check.issues.intersection(.number).rawValue), reference \(expected.rawValue)")
+                    failures.fail(index, "number issues \(check.issues.intersection(.number).rawValue), reference \(verdict)")
                 }
                 if let parsed = CardExpiry(parsing: expiryText) {
                     if let reference = Self.referenceExpiry(expiryText) {
@@ -206,8 +226,12 @@ extension Reliability {
                 dump(result, to: &printed)
                 printed += result.errors.map(\.description).joined() + String(describing: result) + String(describing: check)
                 if ReferenceCardNumberDetector.containsCardNumber(printed) { failures.fail(index, "a validation result echoes a card number") }
+                let expiryReached = Self.referenceExpiry(expiryText) != nil ? ["expiry well-formed"] : []
+                failures.verdict("number \(verdict)", reached: expiryReached)
             }
-            failures.verify(counters: ["fuzz.cardValidator", "fuzz.cardExpiry"], planned: Self.cases)
+            // Both verdicts of the reference occurred often, and expiries got past the grammar.
+            failures.verify(counters: ["fuzz.cardValidator", "fuzz.cardExpiry"], planned: Self.cases,
+                            atLeast: ["number valid": 0.1, "number invalid": 0.3, "expiry well-formed": 0.2])
         }
     }
 }

@@ -36,8 +36,14 @@ struct FuzzFailures {
     let seed: UInt64
     private(set) var count = 0
     private(set) var examples: [String] = []
-    /// The cases that actually ran (counted as each one starts), not the cases planned.
+    /// The cases that gave a verdict (`verdict`), not the cases planned: a case that is skipped,
+    /// or a loop that breaks off, is missing here.
     private(set) var ran = 0
+    /// How the cases ended ("accepted", "refused invalid-client-token", ...), counted per verdict.
+    private(set) var outcomes: [String: Int] = [:]
+    /// How far past the first parse step the inputs got, judged by the test itself (an independent
+    /// parser, the reference rules), never by the code under test: stage name → cases.
+    private(set) var stages: [String: Int] = [:]
 
     init(target: String, seed: UInt64) {
         self.target = target
@@ -57,14 +63,33 @@ struct FuzzFailures {
         }
     }
 
-    /// Counts one case that ran.
-    mutating func ranCase() { ran += 1 }
+    /// Counts one case that gave its verdict: how it ended, and the stages its input reached.
+    /// Called after the code under test answered and the answer was checked, never before.
+    mutating func verdict(_ outcome: String, reached: [String] = []) {
+        ran += 1
+        outcomes[outcome, default: 0] += 1
+        for stage in reached { stages[stage, default: 0] += 1 }
+    }
+
+    /// The share of the cases that gave a verdict with this outcome or stage.
+    func share(_ name: String) -> Double {
+        guard ran > 0 else { return 0 }
+        return Double(outcomes[name] ?? stages[name] ?? 0) / Double(ran)
+    }
 
     /// Adds the cases that ran to `counters` (what the docs quote), asserts that they are the
-    /// `planned` number, and records the collected failures as one issue.
-    func verify(counters: [String], planned: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// `planned` number and that each outcome or stage in `atLeast` has at least its share of them,
+    /// and records the collected failures as one issue.
+    func verify(counters: [String], planned: Int, atLeast shares: KeyValuePairs<String, Double> = [:],
+                sourceLocation: SourceLocation = #_sourceLocation) {
         for counter in counters { ReliabilityCounters.shared.add(counter, ran) }
-        #expect(ran == planned, "\(target): \(ran) of \(planned) planned cases ran", sourceLocation: sourceLocation)
+        #expect(ran == planned, "\(target): \(ran) of \(planned) planned cases gave a verdict", sourceLocation: sourceLocation)
+        for (name, minimum) in shares {
+            #expect(share(name) >= minimum,
+                    "\(target): \(name) in \(String(format: "%.1f", share(name) * 100))% of the cases, at least \(minimum * 100)% expected; outcomes \(outcomes.sorted { $0.key < $1.key }), stages \(stages.sorted { $0.key < $1.key })",
+                    sourceLocation: sourceLocation)
+        }
+        print("\(target): \(ran) verdicts; outcomes \(outcomes.sorted { $0.key < $1.key }); stages \(stages.sorted { $0.key < $1.key })")
         verify(sourceLocation: sourceLocation)
     }
 

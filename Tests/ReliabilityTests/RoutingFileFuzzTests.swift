@@ -28,9 +28,9 @@ extension Reliability.HostileInput {
         var failures = FuzzFailures(target: "routing.json", seed: seed)
         var accepted = 0, refused = 0
         for index in 0..<ReliabilityBudget.fuzzCases {
-            failures.ranCase()
             let base = Array(Self.routingSeeds[index % Self.routingSeeds.count].utf8)
-            let bytes = index % 10 == 9 ? mutator.randomBytes() : mutator.mutate(base)
+            let bytes = index % 10 == 9 ? mutator.randomBytes() : index % 2 == 0 ? mutator.mutateStructure(base) : mutator.mutate(base)
+            let reached = IndependentParse.isJSONObject(bytes) ? ["JSON object"] : []
             var outcomes: [RoutingFileError?] = []
             do { _ = try RoutingFileLoader.load(bytes); outcomes.append(nil) } catch { outcomes.append(error) }
             do { _ = try DeclineTableLoader.load(bytes); outcomes.append(nil) } catch { outcomes.append(error) }
@@ -46,8 +46,11 @@ extension Reliability.HostileInput {
                 }
                 failures.checkStrings(of: error, index)
             }
+            // Each input goes to both loaders; one of them at most can take it.
+            failures.verdict(outcomes.contains { $0 == nil } ? "accepted by a loader" : "refused by both", reached: reached)
         }
-        failures.verify(counters: ["fuzz.routingFile"], planned: ReliabilityBudget.fuzzCases)
+        failures.verify(counters: ["fuzz.routingFile"], planned: ReliabilityBudget.fuzzCases,
+                        atLeast: ["JSON object": 0.15, "accepted by a loader": 0.01, "refused by both": 0.3])
         #expect(accepted > 0 && refused > 0, "accepted \(accepted), refused \(refused)")
     }
 }

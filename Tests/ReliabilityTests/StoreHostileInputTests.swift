@@ -54,7 +54,6 @@ extension Reliability.HostileInput {
         var compared = 0
 
         for index in 0..<Self.cases {
-            failures.ranCase()
             let scope = VaultScope(
                 merchantId: mutator.random.chance(1, in: 6) ? mutator.hostileString() : "merchant-\(index % 3)",
                 customerId: mutator.random.chance(1, in: 6) ? mutator.hostileString() : "customer-\(index % 4)")
@@ -68,12 +67,10 @@ extension Reliability.HostileInput {
                 case 0...6:
                     try store.upsert(method, scope: scope)
                     if mustRefuse { failures.fail(index, "a card number was accepted") }
-                    guard let stored = try store.instrument(token: method.id, scope: scope) else {
+                    if let stored = try store.instrument(token: method.id, scope: scope) {
+                        if stored.method != method || stored.isDeleted { failures.fail(index, "the instrument did not round-trip") }
+                    } else {
                         failures.fail(index, "an accepted instrument cannot be read back")
-                        continue
-                    }
-                    if stored.method != method || stored.isDeleted {
-                        failures.fail(index, "the instrument did not round-trip")
                     }
                     if try store.pendingCount(scope: scope) != pendingBefore + 1 {
                         failures.fail(index, "the accepted upsert did not queue exactly one op")
@@ -95,6 +92,7 @@ extension Reliability.HostileInput {
                         failures.fail(index, "a remote page with a card number was accepted")
                     }
                 }
+                failures.verdict("accepted", reached: mustRefuse ? ["a card number, by the reference"] : [])
             } catch let error as CheckoutError {
                 let allowed: [CheckoutError.Code] = [.sensitiveDataRejected, .invalidPaymentData, .vaultFailure]
                 if !allowed.contains(error.code) { failures.fail(index, "unexpected code \(error.code)") }
@@ -103,11 +101,14 @@ extension Reliability.HostileInput {
                     failures.fail(index, "a refused call changed the database")
                 }
                 if before != nil { compared += 1 }
+                failures.verdict("refused \(error.code.rawValue)", reached: mustRefuse ? ["a card number, by the reference"] : [])
             } catch let error as VaultStorageError {
                 failures.checkStrings(of: error, index)
                 failures.fail(index, "SQLite refused hostile text: \(error.code)")
+                failures.verdict("SQLite error")
             } catch {
                 failures.fail(index, "untyped error \(type(of: error))")
+                failures.verdict("untyped error")
             }
         }
         // The outbox stays consistent: unique op ids, each op points at an existing row.
@@ -120,7 +121,9 @@ extension Reliability.HostileInput {
         #expect(compared > 0)
         let hits = PaymentDataScanner.scan(PaymentDataScanner.files(under: directory), for: TestCards.numbers)
         #expect(hits.isEmpty, "card numbers found on disk: \(hits)")
-        failures.verify(counters: ["fuzz.vaultStore"], planned: Self.cases)
+        // Hostile text was stored and read back, and card numbers were refused, both often.
+        failures.verify(counters: ["fuzz.vaultStore"], planned: Self.cases,
+                        atLeast: ["accepted": 0.15, "refused sensitive-data-rejected": 0.02, "a card number, by the reference": 0.02])
     }
 }
 
