@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import Foundation
 import Testing
 
@@ -126,7 +127,7 @@ import Testing
     static let hasChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", ProcessInfo.processInfo.environment["CHROMIUM"] ?? ""]
         .contains { !$0.isEmpty && FileManager.default.isExecutableFile(atPath: $0) }
 
-    @Test(.enabled(if: hasChromium, "Chromium is not installed (scripts/ensure-chromium.sh): --png not exercised"))
+    @Test(.enabled(if: RequiredDependency.chromium.runs(hasChromium), "Chromium is not installed (scripts/ensure-chromium.sh): --png not exercised"))
     func pngScreenshotsAreWrittenNextToThePages() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }

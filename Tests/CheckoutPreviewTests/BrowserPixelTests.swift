@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutKit
 import CheckoutPreview
 import Spawning
@@ -8,7 +9,7 @@ import Testing
 ///
 /// The expected offsets are the numbers (header 20 high, rows 44 high, 12 between header and
 /// list, 8 between rows; 15 and 10 with `space.base` 5), not the engine's output.
-@Suite(.enabled(if: PreviewTestSupport.chromium != nil,
+@Suite(.enabled(if: RequiredDependency.chromium.runs(PreviewTestSupport.chromium != nil),
                 "Chromium is not installed (run scripts/ensure-chromium.sh; .ci/run installs it): browser tests skipped"))
 struct BrowserPixelTests {
     struct Case: Sendable, CustomStringConvertible {

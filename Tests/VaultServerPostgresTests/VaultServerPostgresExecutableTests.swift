@@ -1,8 +1,9 @@
+import CheckoutTestSupport
 import Foundation
 import Testing
 
 /// `vault-server --storage postgres://...`: two processes on one database serve one vault.
-@Suite(.enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"))
+@Suite(.enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"))
 struct VaultServerPostgresExecutableTests {
     static let key = "exe-pg-key-\(UUID().uuidString)"
 

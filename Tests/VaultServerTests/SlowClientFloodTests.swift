@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import Foundation
 import Spawning
 import TLSTestSupport
@@ -10,7 +11,7 @@ import Testing
 /// every 2 seconds, held every connection slot, and a valid request from another address timed
 /// out every time; a head trickled one line every 10 seconds stayed open 5× the request
 /// timeout; 150 concurrent 1 MiB bodies on `GET /health` grew the server by 164 MB.
-@Suite(.enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"),
+@Suite(.enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"),
        .serialized, .timeLimit(.minutes(6)))
 struct SlowClientFloodTests {
     static let key = "flood-test-key-\(UUID().uuidString)"

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutLocking
 import Foundation
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// Request bodies were buffered before authentication, so 300 connections
 /// with a wrong key, each sending 1 MiB, took the server from 29 MB to 472 MB. Now the head alone
 /// decides: the body of a refused request is never read.
-@Suite(.enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"),
+@Suite(.enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"),
        .timeLimit(.minutes(2)))
 struct UnauthenticatedMemoryTests {
     /// A field of /proc/PID/status in kB (`VmRSS`, `VmHWM`: the peak resident size).

@@ -12,7 +12,7 @@ struct VaultServerExecutableTests {
     static let key = "exe-test-key-\(UUID().uuidString)"
 
     @Test("vault-server prints its address, serves, and exits 0 on SIGTERM",
-          .enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"))
+          .enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"))
     func launchAndTerminate() async throws {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-exe-\(UUID().uuidString).sqlite")
         defer {
@@ -32,7 +32,7 @@ struct VaultServerExecutableTests {
     }
 
     @Test("SIGTERM while a request is in flight: new requests get 503, the in-flight one is answered and applied, exit 0",
-          .enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"))
+          .enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"))
     func sigtermDrainsInFlight() async throws {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-drain-\(UUID().uuidString).sqlite")
         defer {
@@ -79,7 +79,7 @@ struct VaultServerExecutableTests {
     }
 
     @Test("--api-key takes sha256:HEX:MERCHANT; a malformed digest exits 2 naming the merchant, not the key",
-          .enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"))
+          .enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"))
     func hashedKeyOption() async throws {
         let database = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-exe-\(UUID().uuidString).sqlite")
         defer {

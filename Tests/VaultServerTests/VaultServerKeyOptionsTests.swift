@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import CheckoutCrypto
 import Foundation
 #if canImport(FoundationNetworking)
@@ -7,7 +8,7 @@ import Testing
 
 /// No shipped key, no config read unless named, keys from a file or the
 /// environment, and short keys refused at start.
-@Suite(.enabled(if: VaultServerBinary.url != nil, "vault-server is not built next to the tests (run `swift build` first)"),
+@Suite(.enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"),
        .timeLimit(.minutes(2)))
 struct VaultServerKeyOptionsTests {
     /// A scratch directory removed at the end.
