@@ -2,16 +2,17 @@ import CBenchBaselines
 import CheckoutKit
 import Foundation
 
-/// `checkout-bench [--quick] [--json FILE] [--only SECTION,...] [--config-dir DIR]`: every figure
+/// `checkout-bench [--quick] [--report-only] [--json FILE] [--only SECTION,...] [--config-dir DIR]`: every figure
 /// against a baseline measured in the same run. Build in release: `swift run -c release checkout-bench`.
 // Line-buffered even into a file or pipe, so a long run shows its progress.
 cbench_line_buffer_stdout()
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
-    USAGE: checkout-bench [--quick] [--json FILE] [--only SECTION,...] [--config-dir DIR]
+    USAGE: checkout-bench [--quick] [--report-only] [--json FILE] [--only SECTION,...] [--config-dir DIR]
 
     Sections: \(BenchSections.all.map(\.name).joined(separator: ", "))
     --quick       smaller inputs, finishes in under a minute (CI smoke use)
+    --report-only a missed target is reported but does not change the exit code
     --json FILE   also write every figure to FILE as one JSON document
     --only LIST   run only the named sections (comma-separated)
     --config-dir  the Config directory (default: ./Config when it exists, else the embedded copies)
@@ -21,8 +22,9 @@ let usage = """
     the ratio is how many times slower than the baseline (1.0 = as fast), and HOW says whether it
     is the median of pair ratios (subject and baseline run alternately) or a ratio of medians.
     Every figure is the median of repeated runs after a warm-up; the spread is (max - min) / median.
-    Exit codes: 0 every figure measured (a missed target does not change it: a shared machine is
-    noisy), 1 a section failed, 2 usage error, 3 a figure is missing (no value or no baseline).
+    Exit codes: 0 every figure measured and every target met, 1 a section failed, 2 usage error,
+    3 a figure is missing (no value or no baseline), 4 a target was missed (0 with --report-only,
+    for a noisy shared machine or the tiny inputs of --quick).
     """
 if arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
@@ -37,7 +39,7 @@ func value(after flag: String) -> String? {
     return arguments[index + 1]
 }
 
-let known: Set<String> = ["--quick", "--json", "--only", "--config-dir"]
+let known: Set<String> = ["--quick", "--report-only", "--json", "--only", "--config-dir"]
 for (index, argument) in arguments.enumerated() where argument.hasPrefix("-") && !known.contains(argument) {
     guard index > 0, ["--json", "--only", "--config-dir"].contains(arguments[index - 1]) else {
         FileHandle.standardError.write(Data("checkout-bench: unknown option '\(argument)'\n\(usage)\n".utf8))
@@ -105,7 +107,10 @@ for (section, figures) in results {
     for figure in figures { if let why = figure.missing { missing.append("\(figure.name): \(why)") } }
 }
 let missedTargets = results.flatMap(\.1).filter { $0.targetMet == false }.map(\.name)
-if !missedTargets.isEmpty { print("targets missed (reported, not an error): \(missedTargets.joined(separator: ", "))") }
+let reportOnly = arguments.contains("--report-only")
+if !missedTargets.isEmpty {
+    print("targets missed\(reportOnly ? " (--report-only: not an error)" : ""): \(missedTargets.joined(separator: ", "))")
+}
 if let path = value(after: "--json") {
     let document: [String: Any] = [
         "quick": options.quick,
@@ -129,4 +134,8 @@ if let path = value(after: "--json") {
 if !missing.isEmpty {
     FileHandle.standardError.write(Data("checkout-bench: missing figures: \(missing.joined(separator: "; "))\n".utf8))
     exit(3)
+}
+if !missedTargets.isEmpty && !reportOnly {
+    FileHandle.standardError.write(Data("checkout-bench: \(missedTargets.count) target(s) missed (--report-only to report them without failing)\n".utf8))
+    exit(4)
 }
