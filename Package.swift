@@ -185,7 +185,7 @@ let package = Package(
                     path: "Tests/VaultSimulationTests", swiftSettings: swift6),
         .testTarget(name: "SyncEngineTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking",
-                                   "Loopback", "HTTPTransport", "Spawning", "TLSTestSupport"],
+                                   "Loopback", "HTTPTransport", "Spawning", "TLSTestSupport", "VaultServerPostgres"],
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["CheckoutTestSupport", "VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking",
                                                            "Spawning", "Loopback", "CheckoutCrypto", "TLSTestSupport", "HTTPTransport",

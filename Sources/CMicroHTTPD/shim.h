@@ -89,6 +89,13 @@ static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
+/// MHD_get_daemon_info again: the connections the daemon has open now (accepted and not yet
+/// closed, whatever their state), or 0 when unknown.
+static inline unsigned int cmhd_current_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
 /// True when this libmicrohttpd was built with TLS (Debian's is, with GnuTLS).
 static inline int cmhd_supports_tls(void) { return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES; }
 

@@ -14,6 +14,12 @@ import Foundation
 /// current version; op ids are idempotency keys (same id and same op replays the first answer,
 /// same id and another op is HTTP 422 and nothing of the batch applies); tombstones older than the
 /// retention are purged and a cursor before a purged tombstone gets HTTP 410; `limit` is capped.
+/// The server's limits too (`Limits`): a customer's live instruments are capped
+/// (`instrument-limit-reached`), a feed page is bounded by bytes as well as rows, instrument fields
+/// by `InstrumentLimits`, a customer's writes by a budget (429 `write-budget-exhausted`, nothing
+/// applied), and its tombstones and op records by caps past which the oldest go early. Op records
+/// expire after `opRecordRetention`, after which a replayed op is applied again. Expired tombstones
+/// and op records are purged at every call, as if the server's background purge had just run.
 ///
 /// Faults: `failNext(_:_:with:)` makes the next calls throw a chosen `RemoteVaultError` (for
 /// example a 500, or a 429 with `Retry-After`) without reaching the vault; `loseNextResponse`
@@ -22,39 +28,46 @@ import Foundation
 /// in `requests` (faulted ones too), like a server's access log.
 public final class InMemoryRemoteVault: RemoteVault {
     /// The calls of the `RemoteVault` protocol.
-    public enum Endpoint: String, Sendable, CaseIterable {
-        /// `changes(scope:cursor:limit:)`.
-        case changes
-        /// `push(scope:ops:)`.
-        case push
-        /// `instruments(scope:)`.
-        case instruments
-    }
-
+    public typealias Endpoint = RemoteFaults.Endpoint
     /// One call as the vault received it.
-    public struct Request: Sendable, Equatable {
-        /// Which call.
-        public var endpoint: Endpoint
-        /// The customer it was for.
-        public var customerId: String
-        /// The cursor sent to `changes`.
-        public var cursor: String?
-        /// The op ids sent to `push`.
-        public var opIds: [String]
-    }
+    public typealias Request = RemoteFaults.Request
 
-    /// Request caps, as in the server's configuration.
+    /// Request caps, as in the server's configuration (`VaultServerConfiguration.Limits`).
     public struct Limits: Sendable, Equatable {
         /// The largest page; a larger `limit` is lowered to this.
         public var maxPageSize: Int
         /// The most ops per batch; more get HTTP 413.
         public var maxOpsPerBatch: Int
+        /// The most live instruments per customer; an upsert creating one more is rejected.
+        public var maxInstrumentsPerCustomer: Int
+        /// The byte bound of a feed page, by the server's measure of a row (`feedBytes`).
+        public var maxFeedPageBytes: Int
+        /// Tombstones kept per customer; past them the oldest are purged early.
+        public var maxTombstonesPerCustomer: Int
+        /// Op records kept per customer; past them the oldest are purged early.
+        public var maxOpRecordsPerCustomer: Int
+        /// A customer's write budget: ops at once, and ops regained per hour (0: no budget).
+        public var customerWriteOpsBurst: Int
+        public var customerWriteOpsPerHour: Double
 
         /// The server's defaults.
-        public init(maxPageSize: Int = 1000, maxOpsPerBatch: Int = 500) {
+        public init(maxPageSize: Int = 1000, maxOpsPerBatch: Int = 500,
+                    maxInstrumentsPerCustomer: Int = InstrumentLimits.maxInstrumentsPerCustomer,
+                    maxFeedPageBytes: Int = 1 << 20, maxTombstonesPerCustomer: Int = 10_000,
+                    maxOpRecordsPerCustomer: Int = 10_000, customerWriteOpsBurst: Int = 5_000,
+                    customerWriteOpsPerHour: Double = 36_000) {
             self.maxPageSize = maxPageSize
             self.maxOpsPerBatch = maxOpsPerBatch
+            self.maxInstrumentsPerCustomer = maxInstrumentsPerCustomer
+            self.maxFeedPageBytes = maxFeedPageBytes
+            self.maxTombstonesPerCustomer = maxTombstonesPerCustomer
+            self.maxOpRecordsPerCustomer = maxOpRecordsPerCustomer
+            self.customerWriteOpsBurst = customerWriteOpsBurst
+            self.customerWriteOpsPerHour = customerWriteOpsPerHour
         }
+
+        /// Ops written between two checks of a customer's caps (the server's amortized check).
+        var capCheckInterval: Int { max(1, min(1_000, min(maxTombstonesPerCustomer, maxOpRecordsPerCustomer) / 10)) }
     }
 
     private struct Record {
@@ -65,6 +78,20 @@ public final class InMemoryRemoteVault: RemoteVault {
         var isDefault: Bool
         var method: VaultedPaymentMethod?
         var deletedAt: Int64?
+
+        /// The server's bound of this row's bytes in a feed page: 64 bytes of keys, version and
+        /// punctuation, the id escaped at worst, and the method's JSON as stored.
+        var feedBytes: Int {
+            guard var stored = method else { return 64 + 6 * id.utf8.count }
+            stored.isDefault = false
+            return 64 + 6 * id.utf8.count + ((try? JSONEncoder().encode(stored).count) ?? 0)
+        }
+    }
+
+    private struct LoggedOp {
+        var op: OutboundOp
+        var result: OpResult
+        var createdAt: Int64
     }
 
     private struct Customer {
@@ -72,20 +99,15 @@ public final class InMemoryRemoteVault: RemoteVault {
         var sequence: Int64 = 0
         var records: [String: Record] = [:]
         var horizon: Int64 = 0
-        var opLog: [String: (op: OutboundOp, result: OpResult)] = [:]
-    }
-
-    private struct Fault {
-        var endpoint: Endpoint?
-        var error: RemoteVaultError
-        var losesResponse: Bool
+        var opLog: [String: LoggedOp] = [:]
+        /// Ops written since the caps were last checked.
+        var writesSinceCapCheck = 0
+        /// The write budget's tokens and when they were last topped up.
+        var budget: (tokens: Double, updatedAt: Int64)?
     }
 
     private struct State {
         var customers: [String: Customer] = [:]
-        var requests: [Request] = []
-        var faults: [Fault] = []
-        var holds: [Endpoint: [RemoteVaultHold]] = [:]
     }
 
     /// The merchant behind the credentials, as `identity(scope:)` answers it: one instance is one merchant's view.
@@ -93,57 +115,50 @@ public final class InMemoryRemoteVault: RemoteVault {
     /// Request caps.
     public let limits: Limits
     private let retentionMillis: Int64
+    private let opRetentionMillis: Int64
     private let clock: WallClock
     private let state = Locked(State())
+    /// The fault switches and the access log (`failNext`, `hold`, `requests`, ...).
+    public let faults = RemoteFaults()
 
-    /// Creates an empty vault. `clock` is the server's wall clock (tombstone retention); pass a
-    /// test clock (e.g. a `ManualSyncClock`'s `wallClock`) to expire cursors without waiting.
+    /// Creates an empty vault. `clock` is the server's wall clock (tombstone and op-record
+    /// retention, the write budget); pass a test clock (e.g. a `ManualSyncClock`'s `wallClock`)
+    /// to expire cursors and op records without waiting.
     public init(merchantId: String = "merchant", limits: Limits = Limits(), tombstoneRetention: Duration = .seconds(30 * 24 * 3600),
-                clock: WallClock = .system) {
+                opRecordRetention: Duration = .seconds(7 * 24 * 3600), clock: WallClock = .system) {
         self.merchantId = merchantId
         self.limits = limits
-        let parts = tombstoneRetention.components
-        self.retentionMillis = parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
+        func millis(_ duration: Duration) -> Int64 {
+            duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        }
+        self.retentionMillis = millis(tombstoneRetention)
+        // Never longer than tombstones, as the server's `effectiveOpRecordRetentionSeconds`.
+        self.opRetentionMillis = min(millis(opRecordRetention), retentionMillis)
         self.clock = clock
     }
 
     // MARK: Fault injection and inspection
 
     /// The next `count` calls (to `endpoint`, or to any endpoint when nil) throw `error` without
-    /// reaching the vault. Faults queue up in the order they were added.
+    /// reaching the vault (`RemoteFaults.failNext`).
     public func failNext(_ count: Int = 1, _ endpoint: Endpoint? = nil, with error: RemoteVaultError) {
-        state.withLock { state in
-            for _ in 0..<max(0, count) { state.faults.append(Fault(endpoint: endpoint, error: error, losesResponse: false)) }
-        }
+        faults.failNext(count, endpoint, with: error)
     }
 
     /// The next push is applied and then throws `unreachable`: the answer was lost on the way back.
-    public func loseNextResponse() {
-        state.withLock {
-            $0.faults.append(Fault(endpoint: .push, error: .unreachable(reason: "connection lost after the request was sent"),
-                                   losesResponse: true))
-        }
-    }
+    public func loseNextResponse() { faults.loseNextResponse() }
 
     /// Parks the next call to `endpoint` until the returned hold is released.
-    public func hold(_ endpoint: Endpoint) -> RemoteVaultHold {
-        let hold = RemoteVaultHold()
-        state.withLock { $0.holds[endpoint, default: []].append(hold) }
-        return hold
-    }
+    public func hold(_ endpoint: Endpoint) -> RemoteVaultHold { faults.hold(endpoint) }
 
     /// Every call received, in order.
-    public var requests: [Request] { state.withLock { $0.requests } }
+    public var requests: [Request] { faults.requests }
 
     /// How many calls were received (to `endpoint`, or in total when nil).
-    public func requestCount(_ endpoint: Endpoint? = nil) -> Int {
-        state.withLock { state in state.requests.filter { endpoint == nil || $0.endpoint == endpoint }.count }
-    }
+    public func requestCount(_ endpoint: Endpoint? = nil) -> Int { faults.requestCount(endpoint) }
 
     /// Forgets the recorded requests.
-    public func resetRequestLog() {
-        state.withLock { $0.requests.removeAll() }
-    }
+    public func resetRequestLog() { faults.resetRequestLog() }
 
     /// The customer's live instruments (default first, then by id), read without recording a request.
     public func snapshot(customerId: String) -> [RemoteInstrument] {
@@ -157,10 +172,15 @@ public final class InMemoryRemoteVault: RemoteVault {
         let now = clock.nowMillis
         return state.withLock { state in
             var customer = state.customers[customerId] ?? Customer()
-            guard let record = customer.records[id], !record.deleted else { return false }
+            purgeExpired(&customer, now: now)
+            guard let record = customer.records[id], !record.deleted else {
+                state.customers[customerId] = customer
+                return false
+            }
             var sequence = customer.sequence
             Self.tombstone(record, in: &customer, sequence: &sequence, now: now)
             customer.sequence = sequence
+            trimIfDue(&customer, writes: 1)
             state.customers[customerId] = customer
             return true
         }
@@ -177,7 +197,7 @@ public final class InMemoryRemoteVault: RemoteVault {
 
     /// One page of the compacted feed after `cursor` (410 before a purged tombstone, 400 for a bad cursor or limit).
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
-        try await admit(Request(endpoint: .changes, customerId: scope.customerId, cursor: cursor, opIds: []))
+        try await faults.admit(Request(endpoint: .changes, customerId: scope.customerId, cursor: cursor, opIds: []))
         let now = clock.nowMillis
         return try state.withLock { state throws(RemoteVaultError) -> ChangePage in
             try Self.checkCustomer(scope.customerId)
@@ -192,27 +212,35 @@ public final class InMemoryRemoteVault: RemoteVault {
                 (after, issuedAtHorizon) = position
             }
             var customer = state.customers[scope.customerId] ?? Customer()
-            for record in customer.records.values where record.deleted && (record.deletedAt ?? .max) <= now - retentionMillis {
-                customer.records[record.id] = nil
-                customer.horizon = max(customer.horizon, record.sequence)
-            }
+            purgeExpired(&customer, now: now)
             state.customers[scope.customerId] = customer
             // Expired only when tombstones after the cursor were purged since it was issued (the server's rule).
             if !(cursor ?? "").isEmpty, customer.horizon > after, customer.horizon > issuedAtHorizon {
                 throw RemoteVaultError.cursorExpired
             }
             let feed = customer.records.values.filter { $0.sequence > after }.sorted { $0.sequence < $1.sequence }
-            let page = feed.prefix(pageSize)
+            var page = Array(feed.prefix(pageSize))
+            var hasMore = feed.count > pageSize
+            // The byte bound: the row that crosses it waits for the next page, unless it is the only one.
+            var total = 0
+            for (index, record) in page.enumerated() {
+                total += record.feedBytes
+                if total > limits.maxFeedPageBytes {
+                    page.removeLast(page.count - max(1, index))
+                    hasMore = true
+                    break
+                }
+            }
             let changes = page.map { RemoteChange(token: $0.id, version: $0.version, method: Self.method(of: $0)) }
             return ChangePage(changes: changes, cursor: Self.encodeCursor(page.last?.sequence ?? after,
                                                                          horizon: max(customer.horizon, issuedAtHorizon)),
-                              hasMore: feed.count > pageSize)
+                              hasMore: hasMore)
         }
     }
 
     /// Applies the batch atomically and answers one result per op, in order (422 for a reused op id).
     public func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
-        let losesResponse = try await admit(Request(endpoint: .push, customerId: scope.customerId, cursor: nil,
+        let losesResponse = try await faults.admit(Request(endpoint: .push, customerId: scope.customerId, cursor: nil,
                                                     opIds: ops.map(\.opId)))
         let now = clock.nowMillis
         let results = try state.withLock { state throws(RemoteVaultError) -> [OpResult] in
@@ -233,6 +261,8 @@ public final class InMemoryRemoteVault: RemoteVault {
             }
             // The batch is atomic: work on a copy and publish it only when every op went through.
             var customer = state.customers[scope.customerId] ?? Customer()
+            purgeExpired(&customer, now: now)
+            try spendWriteBudget(&customer, ops: ops.count, now: now)
             var sequence = customer.sequence
             var results: [OpResult] = []
             for op in ops {
@@ -246,6 +276,10 @@ public final class InMemoryRemoteVault: RemoteVault {
                                             message: "instrumentId must be 1–128 letters, digits or -._:"))
                     continue
                 }
+                if let method = op.method, let violation = InstrumentLimits.violation(of: method) {
+                    results.append(OpResult(opId: op.opId, status: .rejected, reason: violation.reason, message: violation.message))
+                    continue
+                }
                 if let logged = customer.opLog[op.opId] {
                     guard logged.op == op else {
                         throw .httpStatus(status: 422, code: "idempotency-key-reused",
@@ -254,57 +288,89 @@ public final class InMemoryRemoteVault: RemoteVault {
                     results.append(logged.result)
                     continue
                 }
-                let result = Self.apply(op, to: &customer, sequence: &sequence, now: now)
-                customer.opLog[op.opId] = (op, result)
+                let result = Self.apply(op, to: &customer, sequence: &sequence, now: now,
+                                        maxInstruments: limits.maxInstrumentsPerCustomer)
+                customer.opLog[op.opId] = LoggedOp(op: op, result: result, createdAt: now)
                 results.append(result)
             }
             customer.sequence = sequence
+            trimIfDue(&customer, writes: ops.count)
             state.customers[scope.customerId] = customer
             return results
         }
-        if losesResponse {
-            throw RemoteVaultError.unreachable(reason: "connection lost after the request was sent")
-        }
+        if losesResponse { throw RemoteFaults.lostResponse }
         return results
     }
 
     /// The customer's live instruments, default first, then by id.
     public func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
-        try await admit(Request(endpoint: .instruments, customerId: scope.customerId, cursor: nil, opIds: []))
+        try await faults.admit(Request(endpoint: .instruments, customerId: scope.customerId, cursor: nil, opIds: []))
+        let now = clock.nowMillis
         return try state.withLock { state throws(RemoteVaultError) -> [RemoteInstrument] in
             try Self.checkCustomer(scope.customerId)
-            return Self.live(state.customers[scope.customerId] ?? Customer())
+            var customer = state.customers[scope.customerId] ?? Customer()
+            purgeExpired(&customer, now: now)
+            state.customers[scope.customerId] = customer
+            return Self.live(customer)
         }
     }
 
-    // MARK: Admission (log, holds, faults)
+    // MARK: The server's purge, caps and write budget
 
-    /// Records the call, waits on a hold if one is set, then throws an injected fault (or returns
-    /// true when the response must be lost after applying).
-    @discardableResult
-    private func admit(_ request: Request) async throws -> Bool {
-        let hold = state.withLock { state -> RemoteVaultHold? in
-            state.requests.append(request)
-            guard var holds = state.holds[request.endpoint], !holds.isEmpty else { return nil }
-            let hold = holds.removeFirst()
-            state.holds[request.endpoint] = holds
-            return hold
+    /// Removes tombstones past the retention (raising the purge horizon) and op records past
+    /// theirs: what the server's background purge does.
+    private func purgeExpired(_ customer: inout Customer, now: Int64) {
+        purgeTombstones(&customer, deletedAtOrBefore: now - retentionMillis)
+        customer.opLog = customer.opLog.filter { $0.value.createdAt > now - opRetentionMillis }
+    }
+
+    private func purgeTombstones(_ customer: inout Customer, deletedAtOrBefore cutoff: Int64) {
+        for record in customer.records.values where record.deleted && (record.deletedAt ?? .max) <= cutoff {
+            customer.records[record.id] = nil
+            customer.horizon = max(customer.horizon, record.sequence)
         }
-        if let hold { await hold.park() }
-        let fault = state.withLock { state -> Fault? in
-            guard let index = state.faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == request.endpoint }) else {
-                return nil
-            }
-            return state.faults.remove(at: index)
+    }
+
+    /// Every `capCheckInterval` ops, purges the customer's oldest tombstones and op records past
+    /// the caps (all those as old as the oldest one kept, as the server's cutoff does).
+    private func trimIfDue(_ customer: inout Customer, writes: Int) {
+        customer.writesSinceCapCheck += writes
+        guard customer.writesSinceCapCheck >= limits.capCheckInterval else { return }
+        customer.writesSinceCapCheck = 0
+        let tombstoneTimes = customer.records.values.filter(\.deleted).compactMap(\.deletedAt).sorted(by: >)
+        if tombstoneTimes.count > limits.maxTombstonesPerCustomer {
+            purgeTombstones(&customer, deletedAtOrBefore: tombstoneTimes[limits.maxTombstonesPerCustomer])
         }
-        guard let fault else { return false }
-        if fault.losesResponse { return true }
-        throw fault.error
+        let opTimes = customer.opLog.values.map(\.createdAt).sorted(by: >)
+        if opTimes.count > limits.maxOpRecordsPerCustomer {
+            let cutoff = opTimes[limits.maxOpRecordsPerCustomer]
+            customer.opLog = customer.opLog.filter { $0.value.createdAt > cutoff }
+        }
+    }
+
+    /// Takes `ops` from the customer's budget (a token bucket, as the server's), or throws 429
+    /// `write-budget-exhausted` with the seconds until enough is back; nothing is applied then.
+    private func spendWriteBudget(_ customer: inout Customer, ops: Int, now: Int64) throws(RemoteVaultError) {
+        let perSecond = limits.customerWriteOpsPerHour / 3600
+        guard perSecond > 0, ops > 0 else { return }
+        let burst = Double(limits.customerWriteOpsBurst)
+        var (tokens, updatedAt) = customer.budget ?? (burst, now)
+        tokens = min(burst, tokens + Double(max(0, now - updatedAt)) / 1000 * perSecond)
+        updatedAt = max(updatedAt, now)
+        guard tokens >= Double(ops) else {
+            customer.budget = (tokens, updatedAt)
+            let wait = max(1, Int(((min(Double(ops), burst) - tokens) / perSecond).rounded(.up)))
+            throw .httpStatus(status: 429, code: "write-budget-exhausted",
+                              message: "this key or customer has written too many ops lately; nothing was applied, retry later",
+                              retryAfterSeconds: wait)
+        }
+        customer.budget = (tokens - Double(ops), updatedAt)
     }
 
     // MARK: Rules (the server's `VaultService`, restated)
 
-    private static func apply(_ op: OutboundOp, to customer: inout Customer, sequence: inout Int64, now: Int64) -> OpResult {
+    private static func apply(_ op: OutboundOp, to customer: inout Customer, sequence: inout Int64, now: Int64,
+                              maxInstruments: Int) -> OpResult {
         let existing = customer.records[op.instrumentId]
         switch op.kind {
         case .upsert:
@@ -327,6 +393,10 @@ public final class InMemoryRemoteVault: RemoteVault {
                 if let base = op.baseVersion, base != 0 {
                     return OpResult(opId: op.opId, status: .conflict, reason: "not-found",
                                     message: "the instrument does not exist (it may have been deleted and purged)")
+                }
+                guard customer.records.values.count(where: { !$0.deleted }) < maxInstruments else {
+                    return reject(op, "instrument-limit-reached",
+                                  "a customer holds at most \(maxInstruments) instruments; delete one first")
                 }
                 if isDefault { clearOtherDefaults(in: &customer, keeping: op.instrumentId, sequence: &sequence) }
                 sequence += 1

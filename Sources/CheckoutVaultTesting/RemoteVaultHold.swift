@@ -1,6 +1,6 @@
 import CheckoutLocking
 
-/// A parked call of `InMemoryRemoteVault`: the test waits until the call arrives, looks at the
+/// A parked call of a test remote (`RemoteFaults.hold`): the test waits until the call arrives, looks at the
 /// world while it hangs (e.g. checkout still lists the cache), then lets it continue.
 public final class RemoteVaultHold: Sendable {
     private struct State {

@@ -41,6 +41,10 @@ public struct MHDDaemon: @unchecked Sendable {
         return MHDDaemon(pointer: pointer, port: Int(cmhd_bound_port(pointer)), tlsMemory: tlsMemory)
     }
 
+    /// The connections open now: accepted and not closed yet, whether their request is still
+    /// arriving, being answered, or idle.
+    public var openConnections: Int { Int(cmhd_current_connections(pointer)) }
+
     /// Stops listening, closes every connection, joins the workers, frees the TLS memory. Call once.
     public func stop() {
         MHD_stop_daemon(pointer)

@@ -95,6 +95,10 @@ public final class MicroHTTPServer: Sendable {
         }
     }
 
+    /// The connections open now (0 when not running): a request still arriving or being answered
+    /// keeps its connection open, so a count of 1 seen from one's own request means no other.
+    public var openConnections: Int { daemon.withLock { $0?.openConnections ?? 0 } }
+
     /// Stops listening and closes every connection. Safe to call twice.
     public func stop() {
         let handle = daemon.withLock { current -> MHDDaemon? in

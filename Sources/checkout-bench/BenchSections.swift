@@ -7,6 +7,7 @@ enum BenchSections {
 
     static let all: [Section] = [
         Section(name: "card", run: CardBench.run),
+        Section(name: "card-allocations", run: CardBench.allocations),
         Section(name: "theme", run: ThemeBench.run),
         Section(name: "vault", run: VaultBench.run),
         Section(name: "sessions", run: SessionBench.run),

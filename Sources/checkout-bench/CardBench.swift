@@ -217,8 +217,17 @@ enum CardBench {
                 target: target, targetMet: met, note: note))
         }
 
+        return figures
+    }
+
+    /// The `card-allocations` section: a count, not a timing, so
+    /// `CardAllocationTests` runs it in the test suite, where a missed target fails it.
+    static func allocations(_ options: BenchOptions) throws -> [Figure] {
+        let validator = CardValidator(table: try options.defaults().cardNetworks)
+        let distinct = 1_024
+        var figures: [Figure] = []
         // Allocations: 1M full validations on this thread, between two reads of the thread's counter.
-        let inputs = plain
+        let inputs = makeInputs(count: distinct, formatted: false)
         let countRounds = 1_000_000 / distinct
         let counted = Double(countRounds * distinct)
         _ = validateAll(validator, inputs, rounds: 2)

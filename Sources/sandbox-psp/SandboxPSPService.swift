@@ -19,8 +19,15 @@ final class SandboxPSPService: Sendable {
     /// Idempotency key -> SHA-256 of the first body sent with it.
     private let fingerprints = Locked<[String: [UInt8]]>([:])
 
+    /// The server answering for this service, once started: the ledger reports its open connections.
+    let server = Locked<MicroHTTPServer?>(nil)
+
     init(processor: ScriptedSandboxProcessor) {
         self.processor = processor
+    }
+
+    private func openConnections() -> Int? {
+        server.withLock { $0?.openConnections }
     }
 
     func handle(_ request: ServedRequest) async -> ServedResponse {
@@ -39,7 +46,8 @@ final class SandboxPSPService: Sendable {
         case 2 where path == ["sandbox", "ledger"]:
             guard method == "GET" else { return Self.notAllowed("GET") }
             return Self.encode(200, ProcessorAPI.SandboxLedger(charges: processor.chargeCount, createCalls: processor.createCallCount,
-                                                               chargesByKey: processor.chargesByKey))
+                                                               chargesByKey: processor.chargesByKey,
+                                                               openConnections: openConnections()))
         case 3 where path[0] == "payments" && path[1] == "by-idempotency-key":
             return method == "GET" ? await byKey(path[2]) : Self.notAllowed("GET")
         case 3 where path[0] == "payments" && path[2] == "resume":

@@ -58,6 +58,7 @@ let service = SandboxPSPService(processor: ScriptedSandboxProcessor(name: name, 
 let server = MicroHTTPServer(configuration: .init(host: host, port: port, threads: threads, tls: tls)) { request in
     await service.handle(request)
 }
+service.server.withLock { $0 = server }
 let bound: Int
 do {
     bound = try server.start()

@@ -257,8 +257,10 @@ import Testing
     }
 
     /// Steps whose observer, when the flow starts processing, starts a reader of the flow on another
-    /// thread and takes its time before it notes the change: a reader that got the state before the
-    /// observer noted it would show the observer ran outside the flow's lock.
+    /// thread and, once the reader is about to read, gives it up to a second to finish before it
+    /// notes the change. Run inside the flow's lock (the rule), the observer holds the reader off
+    /// for that whole second, and the reader then gets a state the observer has seen. Run outside
+    /// it, the reader finishes at once with a state the observer has not noted yet.
     final class SlowObserverSteps: PaymentSteps {
         let flow = Locked<(any PaymentFlow)?>(nil)
         let seen = Recorder<PaymentFlowState>()
@@ -273,12 +275,17 @@ import Testing
 
         func flowChanged(_ snapshot: PaymentFlowSnapshot) {
             if snapshot.state == .processing, let flow = flow.withLock({ $0 }) {
+                let aboutToRead = DispatchSemaphore(value: 0)
+                let read = DispatchSemaphore(value: 0)
                 Thread { [self] in
+                    aboutToRead.signal()
                     let state = flow.flowState
+                    read.signal()
                     reads.continuation.yield((state, seen.all.contains(state)))
                     readDone.continuation.yield()
                 }.start()
-                Thread.sleep(forTimeInterval: 0.05)
+                aboutToRead.wait()
+                _ = read.wait(timeout: .now() + 1)
             }
             seen.append(snapshot.state)
         }

@@ -46,9 +46,12 @@ struct CooperativeThreads {
                 try await group.waitForAll()
             }
         }
-        // Every save has started and waits for the lock (each one is a task of its own).
-        while started.value.load(ordering: .relaxed) < writers { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(100))
+        // Every save has started: each task counted itself and then called `save`, with nothing
+        // between. A store that ran SQLite on the task's thread would have left every cooperative
+        // thread in SQLite's busy wait after the first few: the rest would never start, nor this
+        // wait end (the suite's time limit fails it). Whether the saves have reached the busy wait
+        // yet does not matter: the holder keeps them from finishing until it is released.
+        #expect(await eventually(poll: .milliseconds(5)) { started.value.load(ordering: .relaxed) == writers })
 
         let session = try Self.session(vault: store)
         await session.start()

@@ -15,7 +15,7 @@ struct PreferredNetworkSyncTests {
         return card
     }
 
-    @Test("the phone moves the card to VISA; after sync the laptop shows VISA too", arguments: RemoteKind.allCases)
+    @Test("the phone moves the card to VISA; after sync the laptop shows VISA too", arguments: RemoteKind.doubleAndServer)
     func changeSyncs(kind: RemoteKind) async throws {
         let devices = try TwoDevices(kind, scope: scope)
         let (harness, phone, laptop, phoneEngine) = (devices.harness, devices.phone, devices.laptop, devices.phoneEngine)

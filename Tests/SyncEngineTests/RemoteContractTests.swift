@@ -10,7 +10,7 @@ import Testing
 struct RemoteContractTests {
     let scope = Fixture.scope("cus_contract")
 
-    @Test("created instruments start at version 1 and the feed is compacted and paged", arguments: RemoteKind.allCases)
+    @Test("created instruments start at version 1 and the feed is compacted and paged", arguments: RemoteKind.contract)
     func feedPaging(kind: RemoteKind) async throws {
         let harness = try RemoteHarness(kind)
         let remote = harness.remote
@@ -34,7 +34,7 @@ struct RemoteContractTests {
         #expect(empty == ChangePage(changes: [], cursor: third.cursor, hasMore: false))
     }
 
-    @Test("delete wins over a later edit and a later setDefault", arguments: RemoteKind.allCases)
+    @Test("delete wins over a later edit and a later setDefault", arguments: RemoteKind.contract)
     func deleteWins(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind).remote
         _ = try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok_a"))])
@@ -55,7 +55,7 @@ struct RemoteContractTests {
         #expect(try await allChanges(remote, scope) == [tombstone])
     }
 
-    @Test("exactly one default: setting one clears the other as a change of its own", arguments: RemoteKind.allCases)
+    @Test("exactly one default: setting one clears the other as a change of its own", arguments: RemoteKind.contract)
     func exactlyOneDefault(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind).remote
         _ = try await remote.push(scope: scope, ops: [
@@ -77,7 +77,7 @@ struct RemoteContractTests {
     }
 
     @Test("an op sent twice is applied once and answered the same; another body under its id is 422",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.contract)
     func idempotency(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind).remote
         let op = Fixture.upsert("op-1", Fixture.card("tok_a"))
@@ -97,7 +97,7 @@ struct RemoteContractTests {
         #expect(try await remote.instruments(scope: scope).map(\.id) == ["tok_a"])
     }
 
-    @Test("a stale base version conflicts and carries the server's state", arguments: RemoteKind.allCases)
+    @Test("a stale base version conflicts and carries the server's state", arguments: RemoteKind.contract)
     func staleBase(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind).remote
         _ = try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok_a"))])
@@ -108,7 +108,7 @@ struct RemoteContractTests {
                                      current: .upsert(Fixture.card("tok_a", last4: "2222"), version: 2))])
     }
 
-    @Test("a cursor older than a purged tombstone is 410; a fresh pull works", arguments: RemoteKind.allCases)
+    @Test("a cursor older than a purged tombstone is 410; a fresh pull works", arguments: RemoteKind.contract)
     func expiredCursor(kind: RemoteKind) async throws {
         let harness = try RemoteHarness(kind, retentionSeconds: 60)
         let remote = harness.remote
@@ -123,7 +123,7 @@ struct RemoteContractTests {
         #expect(try await allChanges(remote, scope) == [.upsert(Fixture.card("tok_a"), version: 1)])
     }
 
-    @Test("bad requests: invalid cursor and limit are 400, too many ops 413", arguments: RemoteKind.allCases)
+    @Test("bad requests: invalid cursor and limit are 400, too many ops 413", arguments: RemoteKind.contract)
     func badRequests(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind, maxOpsPerBatch: 2).remote
         await #expect(throws: RemoteVaultError.httpStatus(status: 400, code: "invalid-cursor",
@@ -142,7 +142,7 @@ struct RemoteContractTests {
         }
     }
 
-    @Test("another customer's writes change nothing this customer reads", arguments: RemoteKind.allCases)
+    @Test("another customer's writes change nothing this customer reads", arguments: RemoteKind.contract)
     func otherCustomersAreInvisible(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind).remote
         /// The same history for `customer`: results, then the feed paged by 1, with its cursors.
@@ -176,7 +176,7 @@ struct RemoteContractTests {
         }
     }
 
-    @Test("an upsert or setDefault of an unknown instrument", arguments: RemoteKind.allCases)
+    @Test("an upsert or setDefault of an unknown instrument", arguments: RemoteKind.contract)
     func unknownInstrument(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind).remote
         let results = try await remote.push(scope: scope, ops: [

@@ -18,7 +18,7 @@ struct ServerDefaultTests {
     }
 
     @Test("two devices set different defaults offline; after they sync, both show the server's (the last writer's)",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.doubleAndServer)
     func differentDefaultsOffline(kind: RemoteKind) async throws {
         let devices = try TwoDevices(kind, scope: scope)
         let (harness, phone, laptop, phoneEngine, laptopEngine) = (devices.harness, devices.phone, devices.laptop,
@@ -41,7 +41,7 @@ struct ServerDefaultTests {
     }
 
     @Test("a device whose offline default the server refuses (the card was deleted meanwhile) shows the server's default after its sync",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.doubleAndServer)
     func refusedDefaultFallsBackToTheServers(kind: RemoteKind) async throws {
         let devices = try TwoDevices(kind, scope: scope)
         let (harness, phone, laptop, phoneEngine, laptopEngine) = (devices.harness, devices.phone, devices.laptop,

@@ -17,7 +17,7 @@ struct SyncConvergenceTests {
     }
 
     @Test("a sync with nothing to do costs exactly one request (no push when the outbox is empty)",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.doubleAndServer)
     func idleSyncIsOneRequest(kind: RemoteKind) async throws {
         let harness = try RemoteHarness(kind)
         let directory = try TestDirectory()
@@ -35,7 +35,7 @@ struct SyncConvergenceTests {
         #expect(report.cursor != nil)
     }
 
-    @Test("two devices of one customer edit offline, then converge", arguments: RemoteKind.allCases)
+    @Test("two devices of one customer edit offline, then converge", arguments: RemoteKind.doubleAndServer)
     func twoDevicesConverge(kind: RemoteKind) async throws {
         let harness = try RemoteHarness(kind)
         let directory = try TestDirectory()
@@ -82,7 +82,7 @@ struct SyncConvergenceTests {
     enum Order: String, CaseIterable, Sendable { case deleteFirst, defaultFirst }
 
     @Test("delete on one device while the other sets it default: delete wins",
-          arguments: RemoteKind.allCases, Order.allCases)
+          arguments: RemoteKind.doubleAndServer, Order.allCases)
     func deleteWinsOverDefault(kind: RemoteKind, order: Order) async throws {
         let harness = try RemoteHarness(kind)
         let directory = try TestDirectory()
@@ -123,7 +123,7 @@ struct SyncConvergenceTests {
     }
 
     @Test("a row with a queued local edit is not overwritten by older server state; the server decides at push",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.doubleAndServer)
     func pendingRowsKeepLocalState(kind: RemoteKind) async throws {
         let harness = try RemoteHarness(kind)
         let directory = try TestDirectory()
@@ -159,7 +159,7 @@ struct SyncConvergenceTests {
     }
 
     @Test("410: the customer is reset and pulled from scratch, queued ops survive and are pushed",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.doubleAndServer)
     func expiredCursorKeepsPendingOps(kind: RemoteKind) async throws {
         let harness = try RemoteHarness(kind, retentionSeconds: 60)
         let directory = try TestDirectory()
@@ -189,7 +189,7 @@ struct SyncConvergenceTests {
     }
 
     @Test("a cursor the server does not recognise (400 invalid-cursor: a replaced vault) resets like 410, ops kept",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.doubleAndServer)
     func unrecognisedCursorResets(kind: RemoteKind) async throws {
         let harness = try RemoteHarness(kind)
         let directory = try TestDirectory()
@@ -213,7 +213,7 @@ struct SyncConvergenceTests {
     }
 
     @Test("two queued edits of one instrument are pushed one after the other, both applied",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.doubleAndServer)
     func repeatedEditsRebase(kind: RemoteKind) async throws {
         let harness = try RemoteHarness(kind)
         let directory = try TestDirectory()

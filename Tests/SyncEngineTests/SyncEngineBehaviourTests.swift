@@ -4,33 +4,53 @@ import CheckoutTestSupport
 import CheckoutVaultTesting
 import Testing
 
-/// Deterministic engine behaviour over the in-memory remote and a manual clock.
+/// Deterministic engine behaviour on a manual clock, against the in-memory double and the real
+/// server (on SQLite, and on PostgreSQL where configured), both behind the same fault switches
+/// (`FaultInjectingRemote`): the contract the double must keep, seen from the engine.
 // A hang guard (the watchdog is the last one): generous, as the sanitized CI run on two loaded cores is slow.
-@Suite("SyncEngine behaviour (in-memory remote, manual clock)", .timeLimit(.minutes(5)))
+@Suite("SyncEngine behaviour (double and server, manual clock)", .timeLimit(.minutes(5)))
 struct SyncEngineBehaviourTests {
     let scope = Fixture.scope("cus_engine")
 
     struct World {
         let directory: TestDirectory
         let store: VaultStore
-        let remote: InMemoryRemoteVault
+        let harness: RemoteHarness
+        /// The remote the engine talks to: the harness's, behind the fault switches.
+        let remote: FaultInjectingRemote
         let clock: ManualSyncClock
         let engine: SyncEngine
+        let scope: VaultScope
+
+        /// The fault switches and the log of the engine's calls.
+        var faults: RemoteFaults { remote.faults }
+
+        /// The customer's live instruments as the vault holds them (not through the switches).
+        func serverInstruments() async throws -> [RemoteInstrument] { try await harness.serverInstruments(scope) }
+
+        /// Deletes an instrument as another device would (not through the switches).
+        func deleteOnServer(_ id: String) async throws -> Bool {
+            let results = try await harness.remote.push(scope: scope, ops: [Fixture.delete("other-device-\(id)", id)])
+            return results.map(\.status) == [.applied]
+        }
     }
 
-    func makeWorld(interval: Duration? = nil, retry: RetryPolicy = .standard, pushBatchSize: Int = 100) throws -> World {
+    func makeWorld(_ kind: RemoteKind, interval: Duration? = nil, retry: RetryPolicy = .standard, pushBatchSize: Int = 100,
+                   limits: RemoteLimits = RemoteLimits()) throws -> World {
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        let remote = InMemoryRemoteVault(merchantId: Fixture.merchant)
+        let harness = try RemoteHarness(kind, limits: limits)
+        let remote = FaultInjectingRemote(harness.remote)
         let clock = ManualSyncClock()
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, pushBatchSize: pushBatchSize,
                                         interval: interval, retry: retry)
-        return World(directory: directory, store: store, remote: remote, clock: clock, engine: engine)
+        return World(directory: directory, store: store, harness: harness, remote: remote, clock: clock, engine: engine, scope: scope)
     }
 
-    @Test("status snapshots: idle, pending count on a local write, syncing while a round runs, idle with the sync time")
-    func statusSnapshots() async throws {
-        let world = try makeWorld()
+    @Test("status snapshots: idle, pending count on a local write, syncing while a round runs, idle with the sync time",
+          arguments: RemoteKind.contract)
+    func statusSnapshots(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         let statuses = StreamRecorder(world.engine.status())
         #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: nil))
 
@@ -38,13 +58,14 @@ struct SyncEngineBehaviourTests {
         world.engine.notifyLocalWrite()
         #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 1, lastSyncedAt: nil))
 
-        let hold = world.remote.hold(.changes)
+        let hold = world.faults.hold(.changes)
         let round = Task { try await world.engine.syncNow(scope: scope) }
         await hold.waitUntilReached()
         #expect(world.engine.currentStatus == SyncStatus(phase: .syncing, pendingCount: 1, lastSyncedAt: nil))
         hold.release()
         let report = try await round.cancellableValue
-        #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: "v1.0.0"))
+        #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: try world.store.cursor(scope: scope)))
+        #expect(report.cursor != nil)
 
         let syncedAt = world.clock.nowMillis()
         let final = SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: syncedAt, lastSyncedAtByScope: [scope: syncedAt])
@@ -58,11 +79,12 @@ struct SyncEngineBehaviourTests {
         ])
     }
 
-    @Test("a 500 on push keeps the op (attempt counted), backs off with jitter, then succeeds")
-    func serverErrorThenSuccess() async throws {
-        let world = try makeWorld()
+    @Test("a 500 on push keeps the op (attempt counted), backs off with jitter, then succeeds",
+          arguments: RemoteKind.contract)
+    func serverErrorThenSuccess(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         let opId = try world.store.upsert(Fixture.card("tok_a"), scope: scope)
-        world.remote.failNext(1, .push, with: .httpStatus(status: 500, code: "internal", message: "internal server error",
+        world.faults.failNext(1, .push, with: .httpStatus(status: 500, code: "internal", message: "internal server error",
                                                           retryAfterSeconds: nil))
         let round = Task { try await world.engine.syncNow(scope: scope) }
         await world.clock.waitForSleepers(1)
@@ -78,17 +100,18 @@ struct SyncEngineBehaviourTests {
         let report = try await round.cancellableValue
         #expect(report.pushed == 1)
         #expect(report.pending == 0)
-        #expect(world.remote.requestCount(.push) == 2)
+        #expect(world.faults.requestCount(.push) == 2)
         let wire = SyncEngine.wireOpId(opId)
-        #expect(world.remote.requests.filter { $0.endpoint == .push }.map(\.opIds) == [[wire], [wire]])
-        #expect(world.remote.snapshot(customerId: scope.customerId).map(\.version) == [1])
+        #expect(world.faults.requests.filter { $0.endpoint == .push }.map(\.opIds) == [[wire], [wire]])
+        #expect((try await world.serverInstruments()).map(\.version) == [1])
     }
 
-    @Test("a 429 with Retry-After: the engine waits exactly what the server asked, not less")
-    func retryAfterHonoured() async throws {
-        let world = try makeWorld()
+    @Test("a 429 with Retry-After: the engine waits exactly what the server asked, not less",
+          arguments: RemoteKind.contract)
+    func retryAfterHonoured(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         try world.store.upsert(Fixture.card("tok_a"), scope: scope)
-        world.remote.failNext(1, .push, with: .httpStatus(status: 429, code: "rate-limited", message: "too many requests",
+        world.faults.failNext(1, .push, with: .httpStatus(status: 429, code: "rate-limited", message: "too many requests",
                                                           retryAfterSeconds: 7))
         let round = Task { try await world.engine.syncNow(scope: scope) }
         await world.clock.waitForSleepers(1)
@@ -96,26 +119,27 @@ struct SyncEngineBehaviourTests {
 
         world.clock.advance(by: .milliseconds(6_999))
         #expect(world.clock.pendingSleeps == [.seconds(7)])  // still waiting
-        #expect(world.remote.requestCount(.push) == 1)
+        #expect(world.faults.requestCount(.push) == 1)
         world.clock.advance(by: .milliseconds(1))
         let report = try await round.cancellableValue
         #expect(report.pushed == 1)
         #expect(world.clock.sleepHistory == [.seconds(7)])
-        #expect(world.remote.requestCount(.push) == 2)
+        #expect(world.faults.requestCount(.push) == 2)
     }
 
-    @Test("an auth failure ends the round at once as a typed offline status; nothing is lost")
-    func authFailure() async throws {
-        let world = try makeWorld()
+    @Test("an auth failure ends the round at once as a typed offline status; nothing is lost",
+          arguments: RemoteKind.contract)
+    func authFailure(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
         world.engine.notifyLocalWrite()
-        world.remote.failNext(1, .changes, with: .unauthorized)
+        world.faults.failNext(1, .changes, with: .unauthorized)
 
         await #expect(throws: SyncError(.unauthorized)) { try await world.engine.syncNow(scope: scope) }
         #expect(world.engine.currentStatus == SyncStatus(phase: .offline(lastError: SyncError(.unauthorized)),
                                                          pendingCount: 2, lastSyncedAt: nil))
         #expect(world.clock.sleepHistory.isEmpty)  // not retryable: no backoff inside the round
-        #expect(world.remote.requestCount() == 1)
+        #expect(world.faults.requestCount() == 1)
         #expect(try world.store.pendingOps(scope: scope).map(\.attempts) == [0, 0])
 
         // The key is fixed: the next round pushes everything and the status recovers.
@@ -126,11 +150,12 @@ struct SyncEngineBehaviourTests {
                                                          lastSyncedAtByScope: [scope: world.clock.nowMillis()]))
     }
 
-    @Test("a malformed answer is a typed error and nothing is applied (no rows, no cursor move)")
-    func malformedAnswer() async throws {
-        let world = try makeWorld()
-        _ = try await world.remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok_a"))])
-        world.remote.failNext(1, .changes, with: .malformedResponse(reason: "not valid JSON"))
+    @Test("a malformed answer is a typed error and nothing is applied (no rows, no cursor move)",
+          arguments: RemoteKind.contract)
+    func malformedAnswer(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
+        _ = try await world.harness.remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok_a"))])
+        world.faults.failNext(1, .changes, with: .malformedResponse(reason: "not valid JSON"))
         await #expect(throws: SyncError(.malformedResponse(reason: "not valid JSON"))) {
             try await world.engine.syncNow(scope: scope)
         }
@@ -139,12 +164,13 @@ struct SyncEngineBehaviourTests {
         #expect(world.clock.sleepHistory.isEmpty)
     }
 
-    @Test("concurrent triggers coalesce: one running round plus one shared follow-up round")
-    func coalescing() async throws {
-        let world = try makeWorld()
+    @Test("concurrent triggers coalesce: one running round plus one shared follow-up round",
+          arguments: RemoteKind.contract)
+    func coalescing(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         try world.store.upsert(Fixture.card("tok_a"), scope: scope)
-        let firstHold = world.remote.hold(.changes)
-        let secondHold = world.remote.hold(.changes)
+        let firstHold = world.faults.hold(.changes)
+        let secondHold = world.faults.hold(.changes)
         let first = Task { try await world.engine.syncNow(scope: scope) }
         await firstHold.waitUntilReached()
 
@@ -153,22 +179,23 @@ struct SyncEngineBehaviourTests {
         firstHold.release()
         #expect(try await first.cancellableValue.pushed == 1)
         await secondHold.waitUntilReached()
-        #expect(world.remote.requestCount(.changes) == 2)
+        #expect(world.faults.requestCount(.changes) == 2)
         secondHold.release()
         var reports: [SyncReport] = []
         for joiner in joiners { reports.append(try await joiner.cancellableValue) }
 
         #expect(reports.allSatisfy { $0 == reports[0] })  // they shared one round
         #expect(reports[0].pushed == 0)                    // round 1 had pushed everything
-        #expect(world.remote.requestCount(.changes) == 2)
-        #expect(world.remote.requestCount(.push) == 1)
+        #expect(world.faults.requestCount(.changes) == 2)
+        #expect(world.faults.requestCount(.push) == 1)
     }
 
-    @Test("an answer lost after the server applied the batch: the retry sends the same op ids, applied once")
-    func lostResponse() async throws {
-        let world = try makeWorld()
+    @Test("an answer lost after the server applied the batch: the retry sends the same op ids, applied once",
+          arguments: RemoteKind.contract)
+    func lostResponse(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         let opIds = try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
-        world.remote.loseNextResponse()
+        world.faults.loseNextResponse()
         let round = Task { try await world.engine.syncNow(scope: scope) }
         await world.clock.waitForSleepers(1)
         world.clock.advanceToNextDeadline()
@@ -176,19 +203,20 @@ struct SyncEngineBehaviourTests {
 
         #expect(report.pushed == 2)
         let wire = opIds.map(SyncEngine.wireOpId)
-        #expect(world.remote.requests.filter { $0.endpoint == .push }.map(\.opIds) == [wire, wire])
-        let server = world.remote.snapshot(customerId: scope.customerId)
+        #expect(world.faults.requests.filter { $0.endpoint == .push }.map(\.opIds) == [wire, wire])
+        let server = (try await world.serverInstruments())
         #expect(server.map(\.id) == ["tok_a", "tok_b"])
         #expect(server.map(\.version) == [1, 1])
         #expect(try world.store.storedInstruments(scope: scope).map(\.version) == [1, 1])
     }
 
-    @Test("a conflicting op is dropped and reported; the ops behind it still go through")
-    func rejectionDoesNotBlock() async throws {
-        let world = try makeWorld()
+    @Test("a conflicting op is dropped and reported; the ops behind it still go through",
+          arguments: RemoteKind.contract)
+    func rejectionDoesNotBlock(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         try world.store.upsert([Fixture.card("tok_x"), Fixture.card("tok_y")], scope: scope)
         try await world.engine.syncNow(scope: scope)
-        #expect(world.remote.deleteOnServer(customerId: scope.customerId, id: "tok_x"))
+        #expect(try await world.deleteOnServer("tok_x"))
         let rejections = StreamRecorder(world.engine.rejections())
 
         // This device has not seen the delete yet and makes tok_x its default.
@@ -206,17 +234,18 @@ struct SyncEngineBehaviourTests {
         #expect(await rejections.waitUntil { $0 == [rejection] })
         #expect(try world.store.pendingCount(scope: scope) == 0)
         #expect(try world.store.instruments(scope: scope).map(\.id).sorted() == ["tok_y", "tok_z"])
-        #expect(world.remote.snapshot(customerId: scope.customerId).map(\.id) == ["tok_y", "tok_z"])
-        #expect(world.remote.requests.last?.opIds.last == SyncEngine.wireOpId(upsertId))
+        #expect((try await world.serverInstruments()).map(\.id) == ["tok_y", "tok_z"])
+        #expect(world.faults.requests.last?.opIds.last == SyncEngine.wireOpId(upsertId))
     }
 
-    @Test("a batch refused as a whole (422) is split until the one offending op is found and dropped")
-    func contentRefusalIsolatesTheOp() async throws {
-        let world = try makeWorld()
+    @Test("a batch refused as a whole (422) is split until the one offending op is found and dropped",
+          arguments: RemoteKind.contract)
+    func contentRefusalIsolatesTheOp(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         let ids = try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
         let refusal = RemoteVaultError.httpStatus(status: 422, code: "idempotency-key-reused",
                                                   message: "an op id was reused with a different body", retryAfterSeconds: nil)
-        world.remote.failNext(2, .push, with: refusal)  // the batch of 3, then the first half (tok_a alone)
+        world.faults.failNext(2, .push, with: refusal)  // the batch of 3, then the first half (tok_a alone)
         let report = try await world.engine.syncNow(scope: scope)
 
         #expect(report.pushed == 2)
@@ -224,19 +253,20 @@ struct SyncEngineBehaviourTests {
         #expect(report.rejections.map(\.opId) == [ids[0]])
         #expect(report.rejections.map(\.reason) == ["idempotency-key-reused"])
         let wire = ids.map(SyncEngine.wireOpId)
-        #expect(world.remote.requests.filter { $0.endpoint == .push }.map(\.opIds)
+        #expect(world.faults.requests.filter { $0.endpoint == .push }.map(\.opIds)
                 == [wire, [wire[0]], [wire[1], wire[2]]])
         #expect(world.clock.sleepHistory.isEmpty)
         // The never-accepted creation is gone locally too, so the cache matches the server.
         #expect(try world.store.instruments(scope: scope).map(\.id).sorted() == ["tok_b", "tok_c"])
     }
 
-    @Test("listing reads the local cache at once while the remote hangs; writes wake the engine")
-    func checkoutNeverWaits() async throws {
-        let world = try makeWorld()
+    @Test("listing reads the local cache at once while the remote hangs; writes wake the engine",
+          arguments: RemoteKind.contract)
+    func checkoutNeverWaits(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         try world.store.upsert(Fixture.card("tok_a", isDefault: true), scope: scope)
         let provider = SyncingVaultProvider(store: world.store, engine: world.engine)
-        let hold = world.remote.hold(.changes)
+        let hold = world.faults.hold(.changes)
         let round = Task { try await world.engine.syncNow(scope: scope) }
         await hold.waitUntilReached()
 
@@ -248,9 +278,10 @@ struct SyncEngineBehaviourTests {
         _ = try await round.cancellableValue
     }
 
-    @Test("one call syncs every scope with queued ops")
-    func allPendingScopes() async throws {
-        let world = try makeWorld()
+    @Test("one call syncs every scope with queued ops",
+          arguments: RemoteKind.contract)
+    func allPendingScopes(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         let other = Fixture.scope("cus_other")
         try world.store.upsert(Fixture.card("tok_a"), scope: scope)
         try world.store.upsert([Fixture.card("tok_b"), Fixture.card("tok_c")], scope: other)
@@ -258,14 +289,15 @@ struct SyncEngineBehaviourTests {
         #expect(world.engine.currentStatus.pendingCount == 3)
         let report = try await world.engine.syncNow()
         #expect(report == SyncReport(pulled: 0, pushed: 3, rejected: 0, pending: 0, cursor: nil))
-        #expect(world.remote.snapshot(customerId: "cus_other").map(\.id) == ["tok_b", "tok_c"])
+        #expect(try await world.harness.serverInstruments(Fixture.scope("cus_other")).map(\.id) == ["tok_b", "tok_c"])
         #expect(world.engine.currentStatus.pendingCount == 0)
     }
 
-    @Test("background loop: first round at start, then a local write, the timer, backoff that only a reconnect cuts, clean stop")
-    func backgroundLoop() async throws {
-        let world = try makeWorld(interval: .seconds(30), retry: RetryPolicy(maxAttempts: 1))
-        let remote = world.remote
+    @Test("background loop: first round at start, then a local write, the timer, backoff that only a reconnect cuts, clean stop",
+          arguments: RemoteKind.contract)
+    func backgroundLoop(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind, interval: .seconds(30), retry: RetryPolicy(maxAttempts: 1))
+        let remote = world.faults
         let clock = world.clock
         world.engine.start()
         await clock.waitForSleepers(1)  // round 1 done, the loop waits on its timer
@@ -316,11 +348,12 @@ struct SyncEngineBehaviourTests {
         #expect(remote.requestCount() == 7)
     }
 
-    @Test("stop cancels a round parked on a backoff; the op stays queued")
-    func stopDuringBackoff() async throws {
-        let world = try makeWorld(interval: nil)
+    @Test("stop cancels a round parked on a backoff; the op stays queued",
+          arguments: RemoteKind.contract)
+    func stopDuringBackoff(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind, interval: nil)
         try world.store.upsert(Fixture.card("tok_a"), scope: scope)
-        world.remote.failNext(10, .push, with: .unreachable(reason: "connection refused"))
+        world.faults.failNext(10, .push, with: .unreachable(reason: "connection refused"))
         world.engine.start()
         await world.clock.waitForSleepers(1)
         await world.engine.stop()
@@ -329,11 +362,12 @@ struct SyncEngineBehaviourTests {
         #expect(try world.store.pendingOps(scope: scope).map(\.attempts) == [1])
     }
 
-    @Test("cancelled callers stop waiting at once; the rounds they waited for go on for everyone else")
-    func cancelledCallersStopWaiting() async throws {
-        let world = try makeWorld()
+    @Test("cancelled callers stop waiting at once; the rounds they waited for go on for everyone else",
+          arguments: RemoteKind.contract)
+    func cancelledCallersStopWaiting(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         try world.store.upsert(Fixture.card("tok_a"), scope: scope)
-        world.remote.failNext(1, .push, with: .unreachable(reason: "connection refused"))
+        world.faults.failNext(1, .push, with: .unreachable(reason: "connection refused"))
         let first = Task { try await world.engine.syncNow(scope: scope) }  // the running round
         await world.clock.waitForSleepers(1)
         let second = Task { try await world.engine.syncNow(scope: scope) }  // both join the follow-up round
@@ -344,37 +378,39 @@ struct SyncEngineBehaviourTests {
         await #expect(throws: CancellationError.self) { try await first.value }
         await #expect(throws: CancellationError.self) { try await second.value }
         #expect(world.clock.pendingSleeps.count == 1)  // the running round is still parked on its backoff
-        #expect(world.remote.requestCount(.push) == 1)
+        #expect(world.faults.requestCount(.push) == 1)
 
         world.clock.advanceToNextDeadline()
         let report = try await third.cancellableValue
         #expect(report.pending == 0)
-        #expect(world.remote.requestCount(.push) == 2)  // the first round's retry went out after its caller left
+        #expect(world.faults.requestCount(.push) == 2)  // the first round's retry went out after its caller left
         #expect(try world.store.pendingCount(scope: scope) == 0)
-        #expect(world.remote.snapshot(customerId: scope.customerId).map(\.id) == ["tok_a"])
+        #expect((try await world.serverInstruments()).map(\.id) == ["tok_a"])
     }
 
-    @Test("a caller cancelled before it asks gets CancellationError without starting a round")
-    func cancelledBeforeAsking() async throws {
-        let world = try makeWorld()
+    @Test("a caller cancelled before it asks gets CancellationError without starting a round",
+          arguments: RemoteKind.contract)
+    func cancelledBeforeAsking(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         try world.store.upsert(Fixture.card("tok_a"), scope: scope)
         let started = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await world.engine.syncNow(scope: scope)
         }
         await #expect(throws: CancellationError.self) { try await started.value }
-        #expect(world.remote.requestCount() == 0)
+        #expect(world.faults.requestCount() == 0)
         #expect(try world.store.pendingCount(scope: scope) == 1)
     }
 
-    @Test("an empty merchant or customer id is refused before any request")
-    func invalidScope() async throws {
-        let world = try makeWorld()
+    @Test("an empty merchant or customer id is refused before any request",
+          arguments: RemoteKind.contract)
+    func invalidScope(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind)
         let error = await #expect(throws: SyncError.self) {
             try await world.engine.syncNow(scope: VaultScope(merchantId: "", customerId: "cus_1"))
         }
         #expect(error?.code == .invalidScope)
-        #expect(world.remote.requestCount() == 0)
+        #expect(world.faults.requestCount() == 0)
     }
 
     /// A remote that announces more changes forever without sending any.
@@ -396,12 +432,11 @@ struct SyncEngineBehaviourTests {
         #expect(error?.code == .malformedResponse)
     }
 
-    @Test("a 413 for too many ops halves the batch and later batches start at the size that worked")
-    func learnsTheBatchLimit() async throws {
-        let directory = try TestDirectory()
-        let store = try directory.store("device")
-        let remote = InMemoryRemoteVault(merchantId: Fixture.merchant, limits: .init(maxOpsPerBatch: 2))
-        let engine = SyncEngine.testing(store, remote, scope: scope, pushBatchSize: 8)
+    @Test("a 413 for too many ops halves the batch and later batches start at the size that worked",
+          arguments: RemoteKind.contract)
+    func learnsTheBatchLimit(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind, pushBatchSize: 8, limits: RemoteLimits(maxOpsPerBatch: 2))
+        let (store, remote, engine) = (world.store, world.faults, world.engine)
         try store.upsert((1...8).map { Fixture.card("tok_\($0)") }, scope: scope)
         let report = try await engine.syncNow(scope: scope)
         #expect(report.pushed == 8)
@@ -415,28 +450,30 @@ struct SyncEngineBehaviourTests {
         #expect(remote.requests.filter { $0.endpoint == .push }.map(\.opIds.count) == [2, 2])
     }
 
-    @Test("start after stop runs a fresh loop; start twice is one loop")
-    func restartable() async throws {
-        let world = try makeWorld(interval: .seconds(60))
+    @Test("start after stop runs a fresh loop; start twice is one loop",
+          arguments: RemoteKind.contract)
+    func restartable(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind, interval: .seconds(60))
         world.engine.start()
         world.engine.start()
         await world.clock.waitForSleepers(1)
         #expect(world.clock.pendingSleeps == [.seconds(60)])
         await world.engine.stop()
         #expect(world.clock.pendingSleeps.isEmpty)
-        #expect(world.remote.requestCount(.changes) == 1)
+        #expect(world.faults.requestCount(.changes) == 1)
 
         world.engine.start()
         #expect(world.engine.isRunning)
         await world.clock.waitForSleepers(1)
-        #expect(world.remote.requestCount(.changes) == 2)
+        #expect(world.faults.requestCount(.changes) == 2)
         await world.engine.stop()
     }
 
-    @Test("start while stop is still waiting for a round: a live loop once stop returns, not a dead one")
-    func startDuringStop() async throws {
-        let world = try makeWorld(interval: .seconds(60))
-        let hold = world.remote.hold(.changes)  // a call that finishes only when released, cancelled or not
+    @Test("start while stop is still waiting for a round: a live loop once stop returns, not a dead one",
+          arguments: RemoteKind.contract)
+    func startDuringStop(kind: RemoteKind) async throws {
+        let world = try makeWorld(kind, interval: .seconds(60))
+        let hold = world.faults.hold(.changes)  // a call that finishes only when released, cancelled or not
         world.engine.start()
         await hold.waitUntilReached()
         let stopping = Task { await world.engine.stop() }
@@ -448,10 +485,10 @@ struct SyncEngineBehaviourTests {
         #expect(world.engine.isRunning)
         await world.clock.waitForSleepers(1)  // the new loop ran its first round and waits for its timer
         #expect(world.clock.pendingSleeps == [.seconds(60)])
-        #expect(world.remote.requestCount(.changes) == 2)
+        #expect(world.faults.requestCount(.changes) == 2)
         try world.store.upsert(Fixture.card("tok_a"), scope: scope)
         world.engine.notifyLocalWrite()
-        #expect(await eventually { world.remote.requestCount(.push) == 1 })
+        #expect(await eventually { world.faults.requestCount(.push) == 1 })
         await world.engine.stop()
         #expect(!world.engine.isRunning)
     }

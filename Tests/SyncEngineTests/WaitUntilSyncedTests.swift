@@ -12,7 +12,7 @@ struct WaitUntilSyncedTests {
     let scope = Fixture.scope("cus_wait")
 
     @Test("returns once the local queue is pushed and the other device's change is pulled; lastSyncedAt per scope",
-          arguments: RemoteKind.allCases)
+          arguments: RemoteKind.doubleAndServer)
     func caughtUp(kind: RemoteKind) async throws {
         let devices = try TwoDevices(kind, scope: scope)
         let (harness, phone, laptop, phoneEngine, laptopEngine) = (devices.harness, devices.phone, devices.laptop,

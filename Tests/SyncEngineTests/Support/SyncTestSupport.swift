@@ -11,7 +11,8 @@ import FoundationNetworking
 import CheckoutLocking
 import Synchronization
 import Testing
-import VaultServer
+@testable import VaultServer
+import VaultServerPostgres
 
 /// Builders for instruments and scopes.
 enum Fixture {
@@ -107,16 +108,20 @@ final class LoopbackVaultServer: Sendable {
     let time: ServerTime
     private let running = Locked<(server: VaultServer, storage: CountingStorage)?>(nil)
     private let previousCount = Atomic<Int>(0)
+    /// The PostgreSQL schema the server stores into (nil: SQLite at `databasePath`).
+    let postgres: PostgresTestSchema?
 
     init(retentionSeconds: Double = 3600, limits: VaultServerConfiguration.Limits = .init(), time: ServerTime = ServerTime(),
-         tls: VaultServerConfiguration.TLS? = nil) throws {
+         tls: VaultServerConfiguration.TLS? = nil, onPostgres: Bool = false) throws {
         databasePath = FileManager.default.temporaryDirectory.appendingPathComponent("sync-server-\(UUID().uuidString).sqlite").path
         self.time = time
         var configuration = VaultServerConfiguration(
             listen: .init(host: "127.0.0.1", port: 0),
             apiKeys: [Self.keyA: Fixture.merchant, Self.keyB: "merchant_b"],
             tombstoneRetentionSeconds: retentionSeconds, limits: limits, threads: 4, tls: tls)
-        let storage = CountingStorage(try SQLiteVaultServerStorage(path: databasePath))
+        postgres = onPostgres ? try PostgresTestSchema() : nil
+        let storage = CountingStorage(try postgres.map { try $0.storage() as any VaultServerStorage }
+                                      ?? SQLiteVaultServerStorage(path: databasePath))
         let server = VaultServer(configuration: configuration, storage: storage, clock: time.serverClock)
         port = try server.start()
         configuration.listen.port = port
@@ -129,6 +134,15 @@ final class LoopbackVaultServer: Sendable {
     deinit {
         stop()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+    }
+
+    /// Runs the server's background purge now, at the server's time: tombstones and op records
+    /// past their retention go, as `ExpiryPurger` removes them between requests.
+    func purgeExpiredNow() throws {
+        guard let storage = running.withLock({ $0?.storage }) else { return }
+        let retention = Int64((configuration.tombstoneRetentionSeconds * 1000).rounded())
+        let opRetention = Int64((configuration.effectiveOpRecordRetentionSeconds * 1000).rounded())
+        try VaultService(storage: storage, retentionMillis: retention, opRetentionMillis: opRetention).purgeExpired(now: time.now)
     }
 
     /// Read snapshots taken by the running server (requests that only read: the change feed, lists).
@@ -178,8 +192,48 @@ final class LoopbackVaultServer: Sendable {
 
 /// The two remotes the shared suites run against.
 enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case inMemory, server
+    case inMemory, server, serverOnPostgres
     var testDescription: String { rawValue }
+
+    /// The double and the real server on SQLite: what most tests run against.
+    static let doubleAndServer: [RemoteKind] = [.inMemory, .server]
+
+    /// The contract suite's remotes: the double, the server on SQLite and, where PostgreSQL is
+    /// configured (`scripts/with-postgres.sh`; CI requires it), the server on PostgreSQL.
+    static let contract: [RemoteKind] = PostgresTestEnvironment.isConfigured ? allCases : doubleAndServer
+}
+
+/// The server's limits a harness can lower, set alike on the double and on the server.
+struct RemoteLimits: Sendable {
+    var maxPageSize = 1000
+    var maxOpsPerBatch = 500
+    var maxInstrumentsPerCustomer: Int?
+    var maxFeedPageBytes: Int?
+    var opRecordRetentionSeconds: Double?
+    var maxTombstonesPerCustomer: Int?
+    var maxOpRecordsPerCustomer: Int?
+    var customerWriteOpsBurst: Int?
+    var customerWriteOpsPerHour: Double?
+
+    var memory: InMemoryRemoteVault.Limits {
+        let defaults = InMemoryRemoteVault.Limits()
+        return InMemoryRemoteVault.Limits(
+            maxPageSize: maxPageSize, maxOpsPerBatch: maxOpsPerBatch,
+            maxInstrumentsPerCustomer: maxInstrumentsPerCustomer ?? defaults.maxInstrumentsPerCustomer,
+            maxFeedPageBytes: maxFeedPageBytes ?? defaults.maxFeedPageBytes,
+            maxTombstonesPerCustomer: maxTombstonesPerCustomer ?? defaults.maxTombstonesPerCustomer,
+            maxOpRecordsPerCustomer: maxOpRecordsPerCustomer ?? defaults.maxOpRecordsPerCustomer,
+            customerWriteOpsBurst: customerWriteOpsBurst ?? defaults.customerWriteOpsBurst,
+            customerWriteOpsPerHour: customerWriteOpsPerHour ?? defaults.customerWriteOpsPerHour)
+    }
+
+    var server: VaultServerConfiguration.Limits {
+        .init(maxPageSize: maxPageSize, defaultPageSize: min(200, maxPageSize), maxOpsPerBatch: maxOpsPerBatch,
+              maxInstrumentsPerCustomer: maxInstrumentsPerCustomer, maxFeedPageBytes: maxFeedPageBytes,
+              customerWriteOpsPerHour: customerWriteOpsPerHour, customerWriteOpsBurst: customerWriteOpsBurst,
+              opRecordRetentionSeconds: opRecordRetentionSeconds, maxTombstonesPerCustomer: maxTombstonesPerCustomer,
+              maxOpRecordsPerCustomer: maxOpRecordsPerCustomer)
+    }
 }
 
 /// One remote vault for a test: the in-memory double or the real server over HTTP, with a
@@ -191,28 +245,35 @@ final class RemoteHarness: Sendable {
     let server: LoopbackVaultServer?
     let remote: any RemoteVault
 
-    init(_ kind: RemoteKind, retentionSeconds: Double = 3600, maxPageSize: Int = 1000, maxOpsPerBatch: Int = 500) throws {
+    convenience init(_ kind: RemoteKind, retentionSeconds: Double = 3600, maxPageSize: Int = 1000, maxOpsPerBatch: Int = 500) throws {
+        try self.init(kind, retentionSeconds: retentionSeconds, limits: RemoteLimits(maxPageSize: maxPageSize, maxOpsPerBatch: maxOpsPerBatch))
+    }
+
+    init(_ kind: RemoteKind, retentionSeconds: Double = 3600, limits: RemoteLimits) throws {
         self.kind = kind
         let time = ServerTime()
         self.time = time
         switch kind {
         case .inMemory:
-            let memory = InMemoryRemoteVault(merchantId: Fixture.merchant,
-                                             limits: .init(maxPageSize: maxPageSize, maxOpsPerBatch: maxOpsPerBatch),
+            let memory = InMemoryRemoteVault(merchantId: Fixture.merchant, limits: limits.memory,
                                              tombstoneRetention: .milliseconds(Int64(retentionSeconds * 1000)),
+                                             opRecordRetention: .milliseconds(Int64((limits.opRecordRetentionSeconds ?? 7 * 24 * 3600) * 1000)),
                                              clock: time.serverClock)
             self.memory = memory
             self.server = nil
             self.remote = memory
-        case .server:
-            let server = try LoopbackVaultServer(
-                retentionSeconds: retentionSeconds,
-                limits: .init(maxPageSize: maxPageSize, defaultPageSize: min(200, maxPageSize), maxOpsPerBatch: maxOpsPerBatch),
-                time: time)
+        case .server, .serverOnPostgres:
+            let server = try LoopbackVaultServer(retentionSeconds: retentionSeconds, limits: limits.server, time: time,
+                                                 onPostgres: kind == .serverOnPostgres)
             self.memory = nil
             self.server = server
             self.remote = ServerBoundRemote(server: server, inner: server.remote())
         }
+    }
+
+    /// Lets the server's background purge run now (the double purges at every call already).
+    func purgeExpired() throws {
+        try server?.purgeExpiredNow()
     }
 
     /// Requests the vault has served (the in-memory log, or the server's storage transactions).

@@ -304,8 +304,13 @@ public enum ProcessorAPI {
         public var charges: Int
         public var createCalls: Int
         public var chargesByKey: [String: Int]
-        public init(charges: Int, createCalls: Int, chargesByKey: [String: Int]) {
+        /// The connections the sandbox had open when it answered, this request's own included: 1
+        /// means no other request was still arriving or being answered (a test waits for it
+        /// before trusting "not found" from a client it killed).
+        public var openConnections: Int?
+        public init(charges: Int, createCalls: Int, chargesByKey: [String: Int], openConnections: Int? = nil) {
             self.charges = charges; self.createCalls = createCalls; self.chargesByKey = chargesByKey
+            self.openConnections = openConnections
         }
     }
 }

@@ -1,0 +1,1 @@
+../../VaultServerPostgresTests/PostgresTestSupport.swift
