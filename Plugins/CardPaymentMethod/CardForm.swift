@@ -32,7 +32,7 @@ final class CardForm: Sendable, CustomReflectable {
         var lookupGeneration = 0
         /// The card and surcharge an attempt starts with: taken when it starts, so a field changed
         /// while the attempt runs changes nothing about what it pays.
-        var prepared: (card: CardDetails, surcharge: Int)?
+        var prepared: PreparedCard?
         /// The flow as it last showed itself to the form.
         var flowSnapshot = PaymentFlowSnapshot(state: .idle, isCompletingPending: false)
         var wiped = false
@@ -139,7 +139,7 @@ final class CardForm: Sendable, CustomReflectable {
 
     /// The card and surcharge the attempt started with (once), or why there is none: the form
     /// was wiped meanwhile (then the attempt is stale and its result ignored).
-    func takePreparedInput() -> Result<(card: CardDetails, surcharge: Int), CheckoutError> {
+    func takePreparedInput() -> Result<PreparedCard, CheckoutError> {
         storage.withLock { storage in
             guard let prepared = storage.prepared else {
                 return .failure(CheckoutError(.invalidState, "the card form has no card for this attempt"))
@@ -183,13 +183,14 @@ final class CardForm: Sendable, CustomReflectable {
 
     // MARK: Internals
 
-    private func input(_ storage: Storage) -> Result<(card: CardDetails, surcharge: Int), CheckoutError> {
+    private func input(_ storage: Storage) -> Result<PreparedCard, CheckoutError> {
         let state = render(storage)
         guard state.isValid, let details = cardDetails(storage, network: state.selectedNetwork ?? state.binData?.preferred) else {
             let fields = state.fieldErrors.map(\.description).joined(separator: ", ")
             return .failure(CheckoutError(.invalidPaymentData, "the card form has invalid fields: \(fields)"))
         }
-        return .success((details, state.surchargeAmountRaw ?? 0))
+        let answer = storage.binData.flatMap { $0.networks.isEmpty ? nil : $0 }
+        return .success(PreparedCard(card: details, surcharge: state.surchargeAmountRaw ?? 0, binData: answer))
     }
 
     private func update(_ field: CardField, _ change: (inout Storage) -> Void) {
@@ -365,4 +366,12 @@ final class CardForm: Sendable, CustomReflectable {
                            cardholderName: configuration.cardholderName == .hidden || name.isEmpty ? nil : name,
                            network: network ?? validator.check(number: storage.number).network)
     }
+}
+
+/// The card an attempt pays with, taken from the form as the attempt starts: its details, the
+/// surcharge of its network, and the BIN lookup's answer for it (a co-badged card's networks).
+struct PreparedCard: Sendable {
+    var card: CardDetails
+    var surcharge: Int
+    var binData: BinData?
 }

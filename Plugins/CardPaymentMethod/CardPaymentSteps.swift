@@ -31,14 +31,19 @@ public struct CardPaymentSteps: PaymentSteps, CustomStringConvertible, CustomRef
 
     /// Tokenizes the card the attempt started with, with the surcharge of its network.
     public func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
-        let input: (card: CardDetails, surcharge: Int)
+        let input: PreparedCard
         switch form.takePreparedInput() {
         case .failure(let error): return .invalidInput(error)
         case .success(let valid): input = valid
         }
         do {
-            return .token(try await context.processor.tokenize(.card(input.card), session: context.session),
-                          surcharge: input.surcharge)
+            var token = try await context.processor.tokenize(.card(input.card), session: context.session)
+            // What the BIN lookup told the form goes with the token: a card saved after the payment
+            // keeps a co-badged card's networks, so its preferred network can change later.
+            if token.instrumentData != nil, token.instrumentData?.binData == nil, let binData = input.binData {
+                token.instrumentData?.binData = binData
+            }
+            return .token(token, surcharge: input.surcharge)
         } catch let error as CheckoutError {
             throw error
         } catch {

@@ -48,6 +48,27 @@ struct CardFormSeedTests {
         #expect(reversed.form.state.binData?.alternatives == [.visa])
     }
 
+    @Test("a co-badged card saved after its payment keeps its networks, so its preferred network can change later")
+    func coBadgedCardSavedAfterPaymentKeepsItsNetworks() async throws {
+        let vault = InMemoryVaultProvider()
+        let checkout = try await CardCheckout.make(allowed: [.visa, .cartesBancaires], vaultOnSuccess: true, vault: vault)
+        let form = checkout.form
+        form.updateCardNumber(CardFormSessionTests.cartesBancairesVisa)
+        await form.settled()
+        try form.selectCardNetwork(.cartesBancaires)
+        CardFormSessionTests.fillRest(form)
+        guard case .succeeded(let result) = await form.submit() else {
+            Issue.record("expected the payment to succeed")
+            return
+        }
+        let scope = VaultScope(merchantId: "m_1", customerId: "c_1")
+        let saved = try #require(try await vault.paymentMethods(for: scope).first)
+        #expect(saved.id == result.vaultedToken)
+        #expect(saved.paymentInstrumentData.binData?.networks.sorted { $0.rawValue < $1.rawValue } == [.cartesBancaires, .visa])
+        #expect(saved.paymentInstrumentData.binData?.issuerCountry == "FR")
+        #expect(saved.paymentInstrumentData.network == .cartesBancaires, "the network the payment went through")
+    }
+
     @Test func binDataNeverShowsMoreThanSixDigits() async throws {
         let checkout = try await CardCheckout.make(allowed: [])
         checkout.form.updateCardNumber(CardFormSessionTests.cartesBancairesVisa)

@@ -12,6 +12,8 @@ import Testing
         #expect(first.label == "Visa ending in 4242, expires 12/30, default")
         #expect(first.role == .button)
         #expect(vaulted.frames(.vaultedMethod)[1].accessibility?.label == "Mastercard ending in 4444, expires 03/29")
+        // The seed's default section header.
+        #expect(vaulted.frames(.header).first?.accessibility?.label == "All saved payment methods")
 
         let errors = renderer.layout(.cardFormErrors)
         let number = try #require(errors.frames(.field(.cardNumber)).first?.accessibility)
