@@ -36,6 +36,17 @@ import Testing
         #expect(selection.selectedFlow == nil)
     }
 
+    @Test("a selection pays through its checkout session: once that is released, selecting a method sets an error and starts nothing")
+    func aSelectionNeedsItsCheckoutSession() async throws {
+        var (session, selection, _): (CheckoutSession?, SelectionSession, InMemoryVaultProvider) = try await readySelection()
+        let paypal = try #require(session?.paymentMethods.first { $0.type == .payPal })
+        session = nil
+        selection.select(paypal)
+        #expect(selection.state.error == "the checkout session is gone")
+        #expect(selection.state.selectedPaymentMethod == nil)
+        #expect(selection.selectedFlow == nil)
+    }
+
     @Test func selectingAMethodNotOfferedSetsAnError() async throws {
         let (session, selection, _) = try await readySelection()
         let stranger = CheckoutPaymentMethod(id: "pm_x", type: .klarna, name: "Klarna",
