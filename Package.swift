@@ -174,7 +174,7 @@ let package = Package(
                 path: "Tests/CheckoutTestSupport", swiftSettings: swift6),
         // new-method: tests
         // The CLI in-process: the declared options' parsing, derived help and errors, run with captured output.
-        .testTarget(name: "CheckoutCLITests", dependencies: ["CheckoutCLI", "CheckoutLocking"], path: "Tests/CheckoutCLITests",
+        .testTarget(name: "CheckoutCLITests", dependencies: ["CheckoutCLI", "CheckoutCore", "CheckoutLocking"], path: "Tests/CheckoutCLITests",
                     swiftSettings: swift6),
         .testTarget(name: "CLITests", dependencies: ["CheckoutTestSupport", "CheckoutLocking", "Spawning", "TLSTestSupport"], path: "Tests/CLITests", swiftSettings: swift6),
         .testTarget(name: "PaymentMethodsTests",

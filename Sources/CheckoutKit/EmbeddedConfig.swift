@@ -410,13 +410,13 @@ public enum EmbeddedConfig {
         "$value": "#eeeeee"
       },
       "300": {
-        "$value": "#e0e0e0"
+        "$value": "#8f8f8f"
       },
       "400": {
-        "$value": "#bdbdbd"
+        "$value": "#7a7a7a"
       },
       "500": {
-        "$value": "#9e9e9e"
+        "$value": "#6e6e6e"
       },
       "600": {
         "$value": "#757575"
@@ -427,18 +427,18 @@ public enum EmbeddedConfig {
     },
     "green": {
       "500": {
-        "$value": "#3eb68f"
+        "$value": "#23946e"
       }
     },
     "brand": {
-      "$value": "#2f98ff"
+      "$value": "#1f6feb"
     },
     "red": {
       "100": {
         "$value": "#ffecec"
       },
       "500": {
-        "$value": "#ff7279"
+        "$value": "#e0464b"
       },
       "900": {
         "$value": "#b4324b"
@@ -449,7 +449,7 @@ public enum EmbeddedConfig {
         "$value": "#399dff"
       },
       "900": {
-        "$value": "#2270f4"
+        "$value": "#1d6ae5"
       }
     }
   },
@@ -474,7 +474,7 @@ public enum EmbeddedConfig {
         "$value": "{palette.gray.500}"
       },
       "disabled": {
-        "$value": "{palette.gray.400}"
+        "$value": "{palette.gray.300}"
       },
       "negative": {
         "$value": "{palette.red.900}"
@@ -516,7 +516,7 @@ public enum EmbeddedConfig {
         "$value": "{palette.gray.900}"
       },
       "disabled": {
-        "$value": "{palette.gray.400}"
+        "$value": "{palette.gray.300}"
       },
       "negative": {
         "$value": "{palette.red.500}"
@@ -636,13 +636,13 @@ public enum EmbeddedConfig {
         "$value": "#424242"
       },
       "300": {
-        "$value": "#575757"
+        "$value": "#737373"
       },
       "400": {
         "$value": "#858585"
       },
       "500": {
-        "$value": "#767577"
+        "$value": "#8f8e90"
       },
       "600": {
         "$value": "#c7c7c7"

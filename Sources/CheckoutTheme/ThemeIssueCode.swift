@@ -6,7 +6,7 @@ public struct ThemeIssueCode: Hashable, Sendable, CustomStringConvertible {
     private enum Base: String, Hashable, Sendable {
         case malformedJSON, tooDeep, unreadableFile, invalidName, invalidStructure, missingType, unsupportedType
         case typeMismatch, badUnit, invalidValue, unknownAlias, aliasToGroup, cycle, invalidExpression
-        case divisionByZero, missingToken
+        case divisionByZero, missingToken, unknownToken
     }
 
     private let base: Base
@@ -44,6 +44,10 @@ public struct ThemeIssueCode: Hashable, Sendable, CustomStringConvertible {
     public static let divisionByZero = ThemeIssueCode(.divisionByZero)
     /// A token the typed theme needs (e.g. `space.medium`) is absent.
     public static let missingToken = ThemeIssueCode(.missingToken)
+
+    /// A later layer (the dark mode, a merchant's overrides) sets a token no earlier layer has:
+    /// most often a misspelled path, which would otherwise change nothing, silently.
+    public static let unknownToken = ThemeIssueCode(.unknownToken)
 
     /// The stable identifier, e.g. `unknownAlias`.
     public var description: String { base.rawValue }

@@ -1,3 +1,4 @@
+import CheckoutCore
 import CheckoutJSON
 import Foundation
 
@@ -61,6 +62,21 @@ public enum ThemeResolver {
             }
         }
         guard issues.isEmpty else { throw ThemeError(issues: issues) }
-        return trees.reduce(JSONObject(), TokenTree.merge)
+        // A later layer overrides tokens; it does not add them: a path no earlier layer has is a
+        // typo (`color.primry`) that would otherwise change nothing.
+        var merged = trees.first ?? JSONObject()
+        for (index, tree) in trees.enumerated().dropFirst() {
+            let known = TokenTree.tokenPaths(merged)
+            for path in TokenTree.tokenPaths(tree) where !known.contains(path) {
+                var message = "no earlier layer has a token '\(path)'; an override can only change an existing token"
+                if let suggestion = EditDistance.suggestion(for: path, among: known.sorted()) {
+                    message += "; did you mean '\(suggestion)'?"
+                }
+                issues.append(ThemeIssue(path: path, code: .unknownToken, message: message, layer: layers[index].name))
+            }
+            merged = TokenTree.merge(merged, tree)
+        }
+        guard issues.isEmpty else { throw ThemeError(issues: issues) }
+        return merged
     }
 }

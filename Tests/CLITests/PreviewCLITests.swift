@@ -81,7 +81,7 @@ import Testing
         #expect(frames.allSatisfy { $0["accessibility"] is [String: String] })
     }
 
-    @Test func contrastOfTheDefaultsIsReportedAndExits0() async throws {
+    @Test func contrastOfTheDefaultsPassesAndExits0() async throws {
         let result = try await CLI.run(["theme", "--check-contrast", "--json"])
         #expect(result.status == 0, "\(result)")
         let object = try result.object()
@@ -92,6 +92,8 @@ import Testing
         #expect(secondary["required"] as? Double == 4.5)
         #expect(secondary["passes"] as? Bool == true)
         #expect(object["broken"] as? Int == 0)
+        #expect(object["failures"] as? Int == 0)
+        #expect(pairs.allSatisfy { $0["passes"] as? Bool == true }, "\(pairs.filter { $0["passes"] as? Bool != true })")
         let dark = try await CLI.run(["theme", "--check-contrast", "--mode", "dark", "--json"])
         let darkPairs = try #require(try dark.object()["pairs"] as? [[String: Any]])
         #expect(Set(darkPairs.compactMap { $0["mode"] as? String }) == ["dark"])

@@ -1,4 +1,5 @@
 @testable import CheckoutCLI
+import CheckoutCore
 import Testing
 
 /// The parser derived from a `CommandSpec`, and the errors it gives, in-process.

@@ -15,12 +15,12 @@ import Testing
             + articles.map { ($0, try String(contentsOf: catalog.appendingPathComponent($0), encoding: .utf8)) }
     }
 
-    /// Every test target (a folder of Tests/), test file, and type, extension and function name
+    /// Every test target (a folder of Tests/), test file, and type, extension, function and static property name
     /// declared in the sources under Tests/.
     static func declaredTestNames() throws -> Set<String> {
         let tests = root.appendingPathComponent("Tests")
         var names = Set(try FileManager.default.contentsOfDirectory(atPath: tests.path))
-        let pattern = try NSRegularExpression(pattern: #"\b(?:struct|class|enum|actor|extension|func)\s+([A-Za-z_][A-Za-z0-9_.]*)"#)
+        let pattern = try NSRegularExpression(pattern: #"\b(?:struct|class|enum|actor|extension|func|static let|static var)\s+([A-Za-z_][A-Za-z0-9_.]*)"#)
         let files = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? []
         for file in files where file.hasSuffix(".swift") {
             let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)

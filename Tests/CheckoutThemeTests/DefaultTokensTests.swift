@@ -1,7 +1,8 @@
 import CheckoutTheme
 import Testing
 
-/// Every default value of `Config/theme.tokens.json` and `theme.dark.tokens.json` against the seed SDK's reference.
+/// Every default value of `Config/theme.tokens.json` and `theme.dark.tokens.json` against the seed SDK's reference,
+/// and the colours that depart from it so that every pair passes WCAG AA (`departures`).
 @Suite struct DefaultTokensTests {
     static let dimensions: [(String, Double)] = [
         ("space.base", 4), ("space.xxsmall", 2), ("space.xsmall", 4), ("space.small", 8), ("space.medium", 12),
@@ -33,17 +34,36 @@ import Testing
         ("palette.blue.900", "#2270f4", "#4aaeff"),
     ]
 
-    /// (semantic path, palette path it aliases).
+    /// The palette colours that depart from the seed's (light, dark; nil: the seed's), so that every
+    /// text pair reaches 4.5:1 and every border and icon 3:1 (`PreviewCLITests.contrastOfTheDefaultsPassesAndExits0`), as the
+    /// Previews guide lists them.
+    static let departures: [String: (light: String?, dark: String?)] = [
+        "palette.gray.300": ("#8f8f8f", "#737373"),   // the field border, 1.32:1 and 2.49:1 in the seed
+        "palette.gray.400": ("#7a7a7a", nil),         // the hover border, 1.87:1
+        "palette.gray.500": ("#6e6e6e", "#8f8e90"),   // the placeholder, 2.67:1 and 3.93:1; the active border
+        "palette.green.500": ("#23946e", nil),        // the positive icon, 2.53:1
+        "palette.brand": ("#1f6feb", nil),            // focus, selection and loader, 2.97:1
+        "palette.red.500": ("#e0464b", nil),          // the error border and icon, 2.64:1
+        "palette.blue.900": ("#1d6ae5", nil),         // links, 4.47:1
+    ]
+
+    /// The default palette: the seed's, with the departures.
+    static var defaults: [(String, String, String)] {
+        palette.map { path, light, dark in (path, departures[path]?.light ?? light, departures[path]?.dark ?? dark) }
+    }
+
+    /// (semantic path, palette path it aliases). Disabled text and icons alias gray.300 (the
+    /// seed: gray.400), so that they stay the lightest once the borders darkened.
     static let semantic: [(String, String)] = [
         ("color.background", "palette.gray.000"),
         ("color.text.primary", "palette.gray.900"), ("color.text.secondary", "palette.gray.600"),
-        ("color.text.placeholder", "palette.gray.500"), ("color.text.disabled", "palette.gray.400"),
+        ("color.text.placeholder", "palette.gray.500"), ("color.text.disabled", "palette.gray.300"),
         ("color.text.negative", "palette.red.900"), ("color.text.link", "palette.blue.900"),
         ("color.border.outlined.default", "palette.gray.300"), ("color.border.outlined.hover", "palette.gray.400"),
         ("color.border.outlined.active", "palette.gray.500"), ("color.border.outlined.focus", "palette.brand"),
         ("color.border.outlined.disabled", "palette.gray.200"), ("color.border.outlined.loading", "palette.gray.200"),
         ("color.border.outlined.selected", "palette.brand"), ("color.border.outlined.error", "palette.red.500"),
-        ("color.icon.primary", "palette.gray.900"), ("color.icon.disabled", "palette.gray.400"),
+        ("color.icon.primary", "palette.gray.900"), ("color.icon.disabled", "palette.gray.300"),
         ("color.icon.negative", "palette.red.500"), ("color.icon.positive", "palette.green.500"),
         ("color.focus", "palette.brand"), ("color.loader", "palette.brand"),
     ]
@@ -61,7 +81,7 @@ import Testing
         #expect(theme.value(at: entry.0) == .typography(expected))
     }
 
-    @Test(arguments: palette)
+    @Test(arguments: defaults)
     func paletteColour(entry: (String, String, String)) throws {
         #expect(try TestSupport.theme(.light).value(at: entry.0)?.color?.hex == entry.1)
         #expect(try TestSupport.theme(.dark).value(at: entry.0)?.color?.hex == entry.2)
@@ -69,7 +89,7 @@ import Testing
 
     @Test(arguments: semantic)
     func semanticColourFollowsPaletteInBothModes(entry: (String, String)) throws {
-        let hexes = Dictionary(uniqueKeysWithValues: Self.palette.map { ($0.0, ($0.1, $0.2)) })
+        let hexes = Dictionary(uniqueKeysWithValues: Self.defaults.map { ($0.0, ($0.1, $0.2)) })
         let expected = try #require(hexes[entry.1])
         #expect(try TestSupport.theme(.light).value(at: entry.0)?.color?.hex == expected.0)
         #expect(try TestSupport.theme(.dark).value(at: entry.0)?.color?.hex == expected.1)
@@ -84,8 +104,8 @@ import Testing
         #expect(theme.size.xxxlarge == 56)
         #expect(theme.borderWidth.thick == 3)
         #expect(theme.color.text.primary.hex == "#212121")
-        #expect(theme.color.border.outlined.default.hex == "#e0e0e0")
-        #expect(theme.color.icon.positive.hex == "#3eb68f")
+        #expect(theme.color.border.outlined.default.hex == "#8f8f8f")
+        #expect(theme.color.icon.positive.hex == "#23946e")
         #expect(theme.typography.bodyMedium.fontSize == 14)
         #expect(theme.typography.titleXlarge.letterSpacing == -0.6)
         #expect(theme.typography.bodySmall.fontFamily == "Inter")

@@ -49,7 +49,7 @@ import Testing
 
     @Test func semanticOverrideCanRetargetAnAlias() throws {
         let overrides = ThemeOverrides().setting("color.text.primary", .alias("palette.red.500"))
-        #expect(try TestSupport.theme(.light, overrides: [.overrides(overrides)]).color.text.primary.hex == "#ff7279")
+        #expect(try TestSupport.theme(.light, overrides: [.overrides(overrides)]).color.text.primary.hex == "#e0464b")
         #expect(try TestSupport.theme(.dark, overrides: [.overrides(overrides)]).color.text.primary.hex == "#e46d70")
     }
 
@@ -74,14 +74,45 @@ import Testing
         }
     }
 
-    @Test func removingARequiredTokenIsAMissingToken() throws {
+    @Test("an override that turns a token into a group adds a token no layer has: refused, naming its path")
+    func replacingATokenByAGroupIsAnUnknownToken() throws {
         let replaced = TestSupport.layer(#"{ "space": { "medium": { "xs": { "$value": { "value": 1, "unit": "px" } } } } }"#)
         do {
             _ = try TestSupport.theme(.light, overrides: [replaced])
             Issue.record("expected failure")
         } catch let error as ThemeError {
+            #expect(error.issues.map(\.code) == [.unknownToken])
+            #expect(error.issues.map(\.path) == ["space.medium.xs"])
+        }
+    }
+
+    @Test("a base file without a token the typed theme needs is a missing token, naming it")
+    func aBaseWithoutARequiredTokenIsAMissingToken() throws {
+        let url = TestSupport.configDirectory.appendingPathComponent("theme.tokens.json")
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var space = try #require(root["space"] as? [String: Any])
+        space["medium"] = nil
+        root["space"] = space
+        let base = ThemeLayer.json(try JSONSerialization.data(withJSONObject: root), name: "base")
+        do {
+            _ = try ThemeResolver.resolve(layers: [base])
+            Issue.record("expected failure")
+        } catch {
             #expect(error.issues.map(\.code) == [.missingToken])
             #expect(error.issues.map(\.path) == ["space.medium"])
+        }
+    }
+
+    @Test("a misspelled token path in an override is an error naming the path, with the closest token as a suggestion")
+    func aMisspelledOverrideIsAnError() throws {
+        let typo = TestSupport.layer(##"{ "color": { "text": { "primry": { "$value": "#000000" } } } }"##)
+        do {
+            _ = try TestSupport.theme(.light, overrides: [typo])
+            Issue.record("expected failure")
+        } catch let error as ThemeError {
+            #expect(error.issues.map(\.code) == [.unknownToken])
+            #expect(error.issues.map(\.path) == ["color.text.primry"])
+            #expect(error.issues.first?.message.hasSuffix("did you mean 'color.text.primary'?") == true, "\(error)")
         }
     }
 

@@ -1,3 +1,5 @@
+import CheckoutCore
+
 /// A command line parsed by its `CommandSpec`: every declared option's value, and the words left
 /// (positional arguments, and anything undeclared, which `finish()` rejects with a suggestion).
 ///

@@ -29,14 +29,13 @@ enum ThemeCommand: DeclaredCommand {
                   "4.5:1 text, 3:1 large text and UI components; disabled/loading are exempt.",
                   "With --json: {\"pairs\":[{\"mode\",\"foreground\",\"background\",\"foregroundColor\",",
                   "\"backgroundColor\",\"ratio\",\"kind\",\"required\",\"passes\",\"seedPasses\"}],",
-                  "\"failures\",\"broken\"}. Exit 1 when the overrides break a pair that passes",
-                  "with the configuration's own tokens (\"broken\"); failures of the defaults",
-                  "themselves are reported (see the previews guide) but do not fail the command."),
+                  "\"failures\",\"broken\"}. Exit 1 when any pair fails (each listed on stderr);",
+                  "\"broken\" counts the failures that pass with the configuration's own tokens."),
             .showHelp,
         ],
         footer: """
             EXIT CODES: 0 ok; 1 the theme has errors (all listed on stderr with their token paths), or
-            --check-contrast found a pair the overrides broke; 2 usage error.
+            --check-contrast found a failing pair; 2 usage error.
             """)
 
     static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {

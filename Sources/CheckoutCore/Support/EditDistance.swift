@@ -1,8 +1,8 @@
 /// The Levenshtein distance between two words (insertions, deletions and substitutions, each 1),
-/// for "did you mean" suggestions.
-enum EditDistance {
+/// for "did you mean" suggestions: the command line's options and values, theme token paths.
+public enum EditDistance {
     /// How many single-character edits turn `a` into `b`.
-    static func between(_ a: String, _ b: String) -> Int {
+    public static func between(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
@@ -19,7 +19,7 @@ enum EditDistance {
 
     /// The closest of `candidates` to `word` when it is at most two edits away (a typo, not another
     /// word); the first declared wins a tie.
-    static func suggestion(for word: String, among candidates: [String]) -> String? {
+    public static func suggestion(for word: String, among candidates: [String]) -> String? {
         var best: (name: String, distance: Int)?
         for candidate in candidates {
             let distance = between(word, candidate)
