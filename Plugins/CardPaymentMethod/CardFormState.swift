@@ -28,6 +28,19 @@ public struct CardFormState: Sendable, Equatable {
             self.cardholderName = cardholderName
             self.billingAddress = billingAddress
         }
+
+        /// The value of `field` as it may be shown, read by field as the seed's `FormData` is read
+        /// by input element type: `data[.cardNumber]` is masked, `data[.cvv]` always empty, and a
+        /// billing field not entered (or not collected) is "".
+        public subscript(field: CardField) -> String {
+            switch field {
+            case .cardNumber: cardNumber
+            case .cvv: cvv
+            case .expiryDate: expiryDate
+            case .cardholderName: cardholderName
+            default: BillingField(rawValue: field.rawValue).flatMap { billingAddress[$0] } ?? ""
+            }
+        }
     }
 
     /// Which fields are collected.

@@ -48,6 +48,23 @@ struct CardFormSeedTests {
         #expect(reversed.form.state.binData?.alternatives == [.visa])
     }
 
+    @Test("the form data is read by field, as the seed's FormData by input element type: the number masked, the CVV empty")
+    func formDataIsReadByField() async throws {
+        let checkout = try await CardCheckout.make(options: ["billingAddress": .object(["postalCode": .string("required")])])
+        let form = checkout.form
+        form.updateCardNumber("4242 4242 4242 4242")
+        CardFormSessionTests.fillRest(form)
+        form.updateBillingField(.postalCode, "1011 AB")
+        let data = form.state.data
+        #expect(data[.cardNumber] == data.cardNumber)
+        #expect(data[.cardNumber].hasPrefix("424242") && !data[.cardNumber].contains("42424242424242"))
+        #expect(data[.cvv] == "")
+        #expect(data[.expiryDate] == "12/30")
+        #expect(data[.cardholderName] == "Jane Doe")
+        #expect(data[.postalCode] == "1011 AB")
+        #expect(data[.city] == "", "not entered")
+    }
+
     @Test("a co-badged card saved after its payment keeps its networks, so its preferred network can change later")
     func coBadgedCardSavedAfterPaymentKeepsItsNetworks() async throws {
         let vault = InMemoryVaultProvider()

@@ -194,6 +194,22 @@ import Testing
                 "an identical update publishes nothing")
     }
 
+    @Test("the vaulted pay button is enabled exactly when submitVaulted would pay: a saved method selected, its CVV valid when asked, nothing in flight")
+    func vaultedSubmitIsEnabledAsDerived() async throws {
+        let (_, selection, _) = try await readySelection()
+        #expect(!selection.state.isVaultedSubmitEnabled, "nothing selected")
+        let amex = try #require(selection.vaultedPaymentMethods.first { $0.id == "vt_amex" })
+        selection.selectVaulted(amex)
+        #expect(!selection.state.isVaultedSubmitEnabled, "the CVV is asked for and empty")
+        selection.updateCvvInput("000")
+        #expect(!selection.state.isVaultedSubmitEnabled, "an AMEX CVV has 4 digits")
+        selection.updateCvvInput("0000")
+        #expect(selection.state.isVaultedSubmitEnabled)
+        let (_, noRecapture, _) = try await readySelection(captureCvv: false)
+        noRecapture.selectVaulted(try #require(noRecapture.vaultedPaymentMethods.first))
+        #expect(noRecapture.state.isVaultedSubmitEnabled, "no CVV asked for")
+    }
+
     @Test func vaultedPaymentWithCvvRecapture() async throws {
         let (session, selection, vault) = try await readySelection()
         let amex = try #require(selection.vaultedPaymentMethods.first { $0.id == "vt_amex" })

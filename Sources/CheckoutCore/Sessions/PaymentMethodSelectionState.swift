@@ -34,6 +34,13 @@ public struct PaymentMethodSelectionState: Sendable, Equatable {
     /// Whether the method list is expanded; false once a saved method is selected or CVV input opens.
     public internal(set) var isPaymentMethodsExpanded: Bool
 
+    /// Whether the saved-method pay button can pay now (the seed's `isEnabled` of the vaulted
+    /// submit button): a saved method is selected, no payment with it is in flight, and its CVV,
+    /// when asked for, is complete and valid. Exactly when `submitVaulted()` would start a payment.
+    public var isVaultedSubmitEnabled: Bool {
+        selectedVaultedPaymentMethod != nil && !isVaultPaymentLoading && (!requiresCvvInput || isCvvValid)
+    }
+
     /// The state of a session offering `methods`, nothing selected.
     public init(paymentMethods: [CheckoutPaymentMethod] = [], isLoading: Bool = false,
                 selectedPaymentMethod: CheckoutPaymentMethod? = nil, searchQuery: String = "",
