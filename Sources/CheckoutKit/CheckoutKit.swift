@@ -38,7 +38,8 @@ public enum CheckoutKit {
 
     /// Mints a sandbox client token advertising every method of `configuration`, the way a
     /// merchant backend would after creating a client session. Card gets per-network surcharges
-    /// (AMEX +1.50) and CVV recapture for saved cards; PayPal a flat surcharge of 1.00. `order`
+    /// (`SandboxSurcharges`: AMEX +1.50) and CVV recapture for saved cards; PayPal a flat
+    /// surcharge (1.00). `order`
     /// puts an order id, line items, customer details and fees into the token (read back as
     /// `ClientSession.lineItems`, `.customer`, `.fees`, `.orderId`); `demoOrder(amount:)` is one.
     public static func sandboxClientToken(
@@ -53,12 +54,12 @@ public enum CheckoutKit {
             var options = AdvertisedOptions()
             switch entry.type {
             case .paymentCard:
-                options.networkSurcharges = ["AMEX": 150]
+                options.networkSurcharges = SandboxSurcharges.cardNetworks
                 options.surcharge = 0
                 options.captureVaultedCardCvv = true
                 options.vaultOnSuccess = true
             case .payPal:
-                options.surcharge = 100
+                options.surcharge = SandboxSurcharges.payPal
             default:
                 break
             }

@@ -15,10 +15,11 @@ public struct PreviewSample: Sendable {
         self.currency = currency
     }
 
-    /// The payment-method rows: card, PayPal with a surcharge, Apple Pay, iDEAL.
+    /// The payment-method rows: card, PayPal with the sandbox's surcharge (as the demo and
+    /// `checkout methods` show it), Apple Pay, iDEAL.
     public func methods(_ strings: LocalizedStrings) -> [PaymentMethodRowContent] {
         [PaymentMethodRowContent(name: "Card"),
-         PaymentMethodRowContent(name: "PayPal", surcharge: strings.surcharge(minorUnits: 150, currency: currency)),
+         PaymentMethodRowContent(name: "PayPal", surcharge: strings.surcharge(minorUnits: SandboxSurcharges.payPal, currency: currency)),
          PaymentMethodRowContent(name: "Apple Pay"),
          PaymentMethodRowContent(name: "iDEAL")]
     }

@@ -53,7 +53,12 @@ import Testing
         let errors = try String(contentsOf: directory.appendingPathComponent("card-form-errors.html"), encoding: .utf8)
         #expect(errors.contains("Voer een geldig kaartnummer in"))
         let methods = try String(contentsOf: directory.appendingPathComponent("payment-methods.html"), encoding: .utf8)
-        #expect(methods.contains("+ €1,50"))
+        // One surcharge source: the preview shows PayPal's surcharge as `checkout methods` does.
+        let listed = try await CLI.run(["methods", "--locale", "nl", "--json"])
+        let paypal = try #require(try listed.array().first { $0["type"] as? String == "PAYPAL" })
+        let surcharge = try #require(paypal["formattedSurcharge"] as? String)
+        #expect(surcharge == "+ €1,00")
+        #expect(methods.contains(surcharge))
     }
 
     @Test(arguments: [

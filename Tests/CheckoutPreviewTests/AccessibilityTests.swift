@@ -28,7 +28,7 @@ import Testing
         #expect(german.layout(.cardFormErrors).frames(.field(.cardNumber)).first?.accessibility?.label
                 == "Kartennummer, ungültig: Geben Sie eine gültige Kartennummer ein")
         let methods = try PreviewTestSupport.renderer(.light, locale: "nl").layout(.paymentMethods)
-        #expect(methods.frames(.method)[1].accessibility?.label == "PayPal, toeslag + €1,50")
+        #expect(methods.frames(.method)[1].accessibility?.label == "PayPal, toeslag + €1,00")
     }
 
     @Test(arguments: ["en", "de", "nl", "fr", "es"])
