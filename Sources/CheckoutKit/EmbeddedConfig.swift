@@ -17,7 +17,6 @@ public enum EmbeddedConfig {
   "paymentMethods": [
     {
       "type": "PAYMENT_CARD",
-      "display": { "name": "Card", "buttonText": "Pay by card" },
       "options": {
         "cardholderName": "required",
         "billingAddress": { "postalCode": "required", "countryCode": "required" },
@@ -26,10 +25,10 @@ public enum EmbeddedConfig {
     },
     { "type": "APPLE_PAY", "options": { "merchantIdentifier": "merchant.dev.checkoutkit.demo", "merchantName": "CheckoutKit Demo Shop" } },
     { "type": "GOOGLE_PAY", "options": { "merchantId": "BCR2DN4TDEMO", "merchantName": "CheckoutKit Demo Shop", "gateway": "checkoutkit", "gatewayMerchantId": "merchant_a" } },
-    { "type": "PAYPAL", "handler": "redirect", "display": { "name": "PayPal", "buttonText": "Pay with PayPal", "backgroundColor": "#ffc439" } },
-    { "type": "ADYEN_IDEAL", "handler": "redirect", "display": { "name": "iDEAL", "buttonText": "Pay with iDEAL" } },
-    { "type": "KLARNA", "handler": "redirect", "display": { "name": "Klarna", "buttonText": "Pay later with Klarna", "backgroundColor": "#ffb3c7" } },
-    { "type": "ADYEN_SOFORT", "handler": "redirect", "enabled": false, "display": { "name": "Sofort" } }
+    { "type": "PAYPAL", "handler": "redirect", "display": { "backgroundColor": "#ffc439" } },
+    { "type": "ADYEN_IDEAL", "handler": "redirect" },
+    { "type": "KLARNA", "handler": "redirect", "display": { "backgroundColor": "#ffb3c7" } },
+    { "type": "ADYEN_SOFORT", "handler": "redirect", "enabled": false }
   ]
 }
 """##

@@ -18,10 +18,11 @@ public struct PreviewSample: Sendable {
     /// The payment-method rows: card, PayPal with the sandbox's surcharge (as the demo and
     /// `checkout methods` show it), Apple Pay, iDEAL.
     public func methods(_ strings: LocalizedStrings) -> [PaymentMethodRowContent] {
-        [PaymentMethodRowContent(name: "Card"),
-         PaymentMethodRowContent(name: "PayPal", surcharge: strings.surcharge(minorUnits: SandboxSurcharges.payPal, currency: currency)),
-         PaymentMethodRowContent(name: "Apple Pay"),
-         PaymentMethodRowContent(name: "iDEAL")]
+        [PaymentMethodRowContent(name: strings.text("method.name.PAYMENT_CARD")),
+         PaymentMethodRowContent(name: strings.text("method.name.PAYPAL"),
+                                 surcharge: strings.surcharge(minorUnits: SandboxSurcharges.payPal, currency: currency)),
+         PaymentMethodRowContent(name: strings.text("method.name.APPLE_PAY")),
+         PaymentMethodRowContent(name: strings.text("method.name.ADYEN_IDEAL"))]
     }
 
     /// The saved methods (the first is the default and is selected), network names from `strings`.

@@ -58,6 +58,24 @@ import Testing
         #expect(selection.state.error == "Voer de beveiligingscode van de kaart in")
     }
 
+    @Test("method names and button texts come from the string catalog by type, in the session's locale; the configuration may still set them")
+    func methodNamesAreLocalizedByType() async throws {
+        let german = Fixtures.session(token: Self.token(locale: "de"))
+        await german.start()
+        let card = try #require(german.paymentMethods.first { $0.type == .paymentCard })
+        #expect(card.name == "Karte")
+        #expect(card.buttonText == "Mit Karte bezahlen")
+        #expect(german.paymentMethods.first { $0.type == .payPal }?.buttonText == "Mit PayPal bezahlen")
+
+        var configuration = Fixtures.configuration()
+        configuration.paymentMethods[1].display = CheckoutConfiguration.DisplayOverrides(name: "Kreditkarte")
+        let overridden = Fixtures.session(token: Self.token(locale: "de"), configuration: configuration)
+        await overridden.start()
+        let named = try #require(overridden.paymentMethods.first { $0.type == .paymentCard })
+        #expect(named.name == "Kreditkarte")
+        #expect(named.buttonText == "Mit Karte bezahlen", "what the configuration leaves out still comes from the catalog")
+    }
+
     @Test func theConfigurationsLocaleAppliesWhenTheTokenHasNone() async throws {
         var configuration = Fixtures.configuration()
         configuration.locale = "de"

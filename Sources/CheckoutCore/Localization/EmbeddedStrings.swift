@@ -138,7 +138,21 @@ public enum EmbeddedStrings {
   "network.BANCONTACT": "Bancontact",
   "network.EFTPOS": "eftpos",
   "network.DANKORT": "Dankort",
-  "network.OTHER": "Karte"
+  "network.OTHER": "Karte",
+  "method.name.PAYMENT_CARD": "Karte",
+  "method.button.PAYMENT_CARD": "Mit Karte bezahlen",
+  "method.name.APPLE_PAY": "Apple Pay",
+  "method.button.APPLE_PAY": "Mit Apple Pay bezahlen",
+  "method.name.GOOGLE_PAY": "Google Pay",
+  "method.button.GOOGLE_PAY": "Mit Google Pay bezahlen",
+  "method.name.PAYPAL": "PayPal",
+  "method.button.PAYPAL": "Mit PayPal bezahlen",
+  "method.name.ADYEN_IDEAL": "iDEAL",
+  "method.button.ADYEN_IDEAL": "Mit iDEAL bezahlen",
+  "method.name.ADYEN_SOFORT": "Sofort",
+  "method.button.ADYEN_SOFORT": "Mit Sofort bezahlen",
+  "method.name.KLARNA": "Klarna",
+  "method.button.KLARNA": "Später bezahlen mit Klarna"
 }
 """##,
         "en": ##"""
@@ -275,7 +289,21 @@ public enum EmbeddedStrings {
   "network.BANCONTACT": "Bancontact",
   "network.EFTPOS": "eftpos",
   "network.DANKORT": "Dankort",
-  "network.OTHER": "Card"
+  "network.OTHER": "Card",
+  "method.name.PAYMENT_CARD": "Card",
+  "method.button.PAYMENT_CARD": "Pay by card",
+  "method.name.APPLE_PAY": "Apple Pay",
+  "method.button.APPLE_PAY": "Pay with Apple Pay",
+  "method.name.GOOGLE_PAY": "Google Pay",
+  "method.button.GOOGLE_PAY": "Pay with Google Pay",
+  "method.name.PAYPAL": "PayPal",
+  "method.button.PAYPAL": "Pay with PayPal",
+  "method.name.ADYEN_IDEAL": "iDEAL",
+  "method.button.ADYEN_IDEAL": "Pay with iDEAL",
+  "method.name.ADYEN_SOFORT": "Sofort",
+  "method.button.ADYEN_SOFORT": "Pay with Sofort",
+  "method.name.KLARNA": "Klarna",
+  "method.button.KLARNA": "Pay later with Klarna"
 }
 """##,
         "es": ##"""
@@ -412,7 +440,21 @@ public enum EmbeddedStrings {
   "network.BANCONTACT": "Bancontact",
   "network.EFTPOS": "eftpos",
   "network.DANKORT": "Dankort",
-  "network.OTHER": "Tarjeta"
+  "network.OTHER": "Tarjeta",
+  "method.name.PAYMENT_CARD": "Tarjeta",
+  "method.button.PAYMENT_CARD": "Pagar con tarjeta",
+  "method.name.APPLE_PAY": "Apple Pay",
+  "method.button.APPLE_PAY": "Pagar con Apple Pay",
+  "method.name.GOOGLE_PAY": "Google Pay",
+  "method.button.GOOGLE_PAY": "Pagar con Google Pay",
+  "method.name.PAYPAL": "PayPal",
+  "method.button.PAYPAL": "Pagar con PayPal",
+  "method.name.ADYEN_IDEAL": "iDEAL",
+  "method.button.ADYEN_IDEAL": "Pagar con iDEAL",
+  "method.name.ADYEN_SOFORT": "Sofort",
+  "method.button.ADYEN_SOFORT": "Pagar con Sofort",
+  "method.name.KLARNA": "Klarna",
+  "method.button.KLARNA": "Pagar más tarde con Klarna"
 }
 """##,
         "fr": ##"""
@@ -549,7 +591,21 @@ public enum EmbeddedStrings {
   "network.BANCONTACT": "Bancontact",
   "network.EFTPOS": "eftpos",
   "network.DANKORT": "Dankort",
-  "network.OTHER": "Carte"
+  "network.OTHER": "Carte",
+  "method.name.PAYMENT_CARD": "Carte",
+  "method.button.PAYMENT_CARD": "Payer par carte",
+  "method.name.APPLE_PAY": "Apple Pay",
+  "method.button.APPLE_PAY": "Payer avec Apple Pay",
+  "method.name.GOOGLE_PAY": "Google Pay",
+  "method.button.GOOGLE_PAY": "Payer avec Google Pay",
+  "method.name.PAYPAL": "PayPal",
+  "method.button.PAYPAL": "Payer avec PayPal",
+  "method.name.ADYEN_IDEAL": "iDEAL",
+  "method.button.ADYEN_IDEAL": "Payer avec iDEAL",
+  "method.name.ADYEN_SOFORT": "Sofort",
+  "method.button.ADYEN_SOFORT": "Payer avec Sofort",
+  "method.name.KLARNA": "Klarna",
+  "method.button.KLARNA": "Payer plus tard avec Klarna"
 }
 """##,
         "nl": ##"""
@@ -686,7 +742,21 @@ public enum EmbeddedStrings {
   "network.BANCONTACT": "Bancontact",
   "network.EFTPOS": "eftpos",
   "network.DANKORT": "Dankort",
-  "network.OTHER": "Kaart"
+  "network.OTHER": "Kaart",
+  "method.name.PAYMENT_CARD": "Kaart",
+  "method.button.PAYMENT_CARD": "Betalen met kaart",
+  "method.name.APPLE_PAY": "Apple Pay",
+  "method.button.APPLE_PAY": "Betalen met Apple Pay",
+  "method.name.GOOGLE_PAY": "Google Pay",
+  "method.button.GOOGLE_PAY": "Betalen met Google Pay",
+  "method.name.PAYPAL": "PayPal",
+  "method.button.PAYPAL": "Betalen met PayPal",
+  "method.name.ADYEN_IDEAL": "iDEAL",
+  "method.button.ADYEN_IDEAL": "Betalen met iDEAL",
+  "method.name.ADYEN_SOFORT": "Sofort",
+  "method.button.ADYEN_SOFORT": "Betalen met Sofort",
+  "method.name.KLARNA": "Klarna",
+  "method.button.KLARNA": "Later betalen met Klarna"
 }
 """##,
     ]

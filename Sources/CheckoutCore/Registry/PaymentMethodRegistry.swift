@@ -79,7 +79,9 @@ public final class PaymentMethodRegistry: Sendable {
 
     /// Filters the server's advertised methods to the registered, enabled and available ones and
     /// orders them as the configuration lists them (unlisted ones follow in server order).
-    /// Nothing here is fatal: every skipped method is reported in `diagnostics`.
+    /// Nothing here is fatal: every skipped method is reported in `diagnostics`. A method's name
+    /// and button text come from the configuration's `display` when it sets them, else from
+    /// `strings` by type (`method.name.PAYPAL`, `method.button.PAYPAL`), else from its handler.
     public func resolveMethods(for session: ClientSession, configuration: CheckoutConfiguration,
                                strings: LocalizedStrings? = nil) -> MethodResolution {
         var resolved: [(rank: Int, serverIndex: Int, method: ResolvedPaymentMethod)] = []
@@ -106,7 +108,13 @@ public final class PaymentMethodRegistry: Sendable {
                 diagnostics.append(.unavailable(advertised.type, reason: reason))
                 continue
             }
-            let display = handler.display.applying(entry?.display)
+            var display = handler.display
+            if let strings {
+                let type = advertised.type.rawValue
+                if strings.has("method.name." + type) { display.name = strings.text("method.name." + type) }
+                if strings.has("method.button." + type) { display.buttonText = strings.text("method.button." + type) }
+            }
+            display = display.applying(entry?.display)
             // Several distinct surcharges (per card network) mean the amount is unknown until the
             // shopper's network is known.
             var amounts = Set((advertised.options.networkSurcharges ?? [:]).values)
