@@ -432,6 +432,10 @@ public enum EmbeddedConfig {
     "brand": {
       "$value": "#1f6feb"
     },
+    "destructive": {
+      "$value": "#b4324b",
+      "$description": "The fill of a destructive action (delete). CheckoutKit choice, not from the seed: a red that reads as one in both modes."
+    },
     "red": {
       "100": {
         "$value": "#ffecec"
@@ -523,6 +527,10 @@ public enum EmbeddedConfig {
       "positive": {
         "$value": "{palette.green.500}"
       }
+    },
+    "destructive": {
+      "$value": "{palette.destructive}",
+      "$description": "The fill of a destructive action's button (delete); its label is the background colour."
     },
     "focus": {
       "$value": "{palette.brand}"
@@ -657,6 +665,9 @@ public enum EmbeddedConfig {
     },
     "brand": {
       "$value": "#2f98ff"
+    },
+    "destructive": {
+      "$value": "#e46d70"
     },
     "red": {
       "100": {

@@ -84,7 +84,7 @@ struct SlotPainter {
             return Paint(style: "color:\(color.text.primary.hex);" + PreviewStyle.font(type.bodyMedium),
                          content: text("vaulted.delete.message", ["method": sample.vaulted(strings)[1].describe(strings)]))
         case .deleteConfirm:
-            return Paint(style: buttonStyle(fill: color.text.negative), content: text("vaulted.delete.confirm"))
+            return Paint(style: buttonStyle(fill: color.destructive), content: text("vaulted.delete.confirm"))
         case .deleteCancel:
             return Paint(style: "background:\(color.background.hex);" + PreviewStyle.border(theme.borderWidth.thin, color.border.outlined.default)
                             + "border-radius:\(px(theme.radius.medium));display:flex;align-items:center;justify-content:center;"

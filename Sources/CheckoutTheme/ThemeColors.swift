@@ -10,7 +10,7 @@ public struct ThemeColors: Hashable, Sendable {
         public let secondary: ThemeColor
         /// `color.text.placeholder` (gray 500).
         public let placeholder: ThemeColor
-        /// `color.text.disabled` (gray 400).
+        /// `color.text.disabled` (gray 300).
         public let disabled: ThemeColor
         /// `color.text.negative` (red 900).
         public let negative: ThemeColor
@@ -48,7 +48,7 @@ public struct ThemeColors: Hashable, Sendable {
     public struct Icon: Hashable, Sendable {
         /// `color.icon.primary` (gray 900).
         public let primary: ThemeColor
-        /// `color.icon.disabled` (gray 400).
+        /// `color.icon.disabled` (gray 300).
         public let disabled: ThemeColor
         /// `color.icon.negative` (red 500).
         public let negative: ThemeColor
@@ -66,6 +66,9 @@ public struct ThemeColors: Hashable, Sendable {
     public let border: Border
     /// Icon colours.
     public let icon: Icon
+    /// `color.destructive`: the fill of a destructive action's button (delete), whose label is
+    /// `background`; a red that reads as one in both modes.
+    public let destructive: ThemeColor
     /// `color.focus` (brand).
     public let focus: ThemeColor
     /// `color.loader` (brand).
@@ -86,6 +89,7 @@ public struct ThemeColors: Hashable, Sendable {
         icon = Icon(
             primary: reader.color("color.icon.primary"), disabled: reader.color("color.icon.disabled"),
             negative: reader.color("color.icon.negative"), positive: reader.color("color.icon.positive"))
+        destructive = reader.color("color.destructive")
         focus = reader.color("color.focus")
         loader = reader.color("color.loader")
     }

@@ -47,9 +47,13 @@ import Testing
         "palette.blue.900": ("#1d6ae5", nil),         // links, 4.47:1
     ]
 
-    /// The default palette: the seed's, with the departures.
+    /// Palette colours the seed does not have: the destructive fill (the seed's delete button uses
+    /// the negative text colour, pale pink in dark mode).
+    static let additions: [(String, String, String)] = [("palette.destructive", "#b4324b", "#e46d70")]
+
+    /// The default palette: the seed's, with the departures, and the additions.
     static var defaults: [(String, String, String)] {
-        palette.map { path, light, dark in (path, departures[path]?.light ?? light, departures[path]?.dark ?? dark) }
+        palette.map { path, light, dark in (path, departures[path]?.light ?? light, departures[path]?.dark ?? dark) } + additions
     }
 
     /// (semantic path, palette path it aliases). Disabled text and icons alias gray.300 (the
@@ -65,7 +69,7 @@ import Testing
         ("color.border.outlined.selected", "palette.brand"), ("color.border.outlined.error", "palette.red.500"),
         ("color.icon.primary", "palette.gray.900"), ("color.icon.disabled", "palette.gray.300"),
         ("color.icon.negative", "palette.red.500"), ("color.icon.positive", "palette.green.500"),
-        ("color.focus", "palette.brand"), ("color.loader", "palette.brand"),
+        ("color.focus", "palette.brand"), ("color.loader", "palette.brand"), ("color.destructive", "palette.destructive"),
     ]
 
     @Test(arguments: ThemeMode.allCases, dimensions)

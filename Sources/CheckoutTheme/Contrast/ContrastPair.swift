@@ -39,8 +39,8 @@ public struct ContrastPair: Hashable, Sendable {
     }
 
     /// Every pair the checkout's views paint: each text colour on the background, the primary text on the
-    /// surface (rows, panels: nothing else is written on it), the background on the primary text colour (the pay button's label) and on the negative
-    /// one (the delete button's label), secondary text as large text, and every
+    /// surface (rows, panels: nothing else is written on it), the background on the primary text colour (the pay button's label) and on the
+    /// destructive colour (the delete button's label), secondary text as large text, and every
     /// border, icon, focus and loader colour on the background.
     public static let checkout: [ContrastPair] = {
         let background = "color.background"
@@ -50,7 +50,7 @@ public struct ContrastPair: Hashable, Sendable {
         pairs.append(ContrastPair(foreground: "color.text.disabled", background: background, kind: .inactive))
         pairs.append(ContrastPair(foreground: "color.text.primary", background: "color.surface", kind: .text))
         pairs.append(ContrastPair(foreground: background, background: "color.text.primary", kind: .text))
-        pairs.append(ContrastPair(foreground: background, background: "color.text.negative", kind: .text))
+        pairs.append(ContrastPair(foreground: background, background: "color.destructive", kind: .text))
         pairs.append(ContrastPair(foreground: "color.text.secondary", background: background, kind: .largeText))
         pairs += ["default", "hover", "active", "focus", "selected", "error"].map {
             ContrastPair(foreground: "color.border.outlined.\($0)", background: background, kind: .uiComponent)
