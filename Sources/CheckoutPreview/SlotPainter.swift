@@ -60,7 +60,11 @@ struct SlotPainter {
                        + span(HTMLText.escape(details), "display:block;color:\(color.text.primary.hex);" + PreviewStyle.font(type.bodyMedium)),
                        "flex:1;")
             if item.isDefault {
-                content += span(text("vaulted.row.default"), "color:\(color.text.primary.hex);" + PreviewStyle.font(type.bodySmall))
+                // A badge, not loose text: the background colour on the row's surface, outlined.
+                content += span(text("vaulted.row.default"), "color:\(color.text.primary.hex);background:\(color.background.hex);"
+                    + PreviewStyle.border(theme.borderWidth.thin, color.border.outlined.default)
+                    + "border-radius:\(px(theme.radius.small));padding:\(px(theme.space.xxsmall)) \(px(theme.space.small));"
+                    + "white-space:nowrap;" + PreviewStyle.font(type.bodySmall))
             }
             return Paint(style: rowStyle(selected: frame.index == 0), content: content)
         case .cvvRecapture:
@@ -98,7 +102,9 @@ struct SlotPainter {
     private func rowStyle(selected: Bool) -> String {
         "background:\(color.surface.hex);border-radius:\(px(theme.radius.medium));display:flex;align-items:center;"
             + "gap:\(px(theme.space.medium));padding:0 \(px(theme.space.medium));"
-            + (selected ? PreviewStyle.border(theme.borderWidth.medium, color.border.outlined.selected) : "")
+            // The selection ring is drawn inside the row (an inset shadow), so selecting a row moves
+            // nothing in it; a border would push the content in by its width.
+            + (selected ? "box-shadow:inset 0 0 0 \(px(theme.borderWidth.medium)) \(color.border.outlined.selected.hex);" : "")
     }
 
     private func buttonStyle(fill: ThemeColor) -> String {
