@@ -46,8 +46,9 @@ public final class InMemoryRemoteVault: RemoteVault {
         public var maxTombstonesPerCustomer: Int
         /// Op records kept per customer; past them the oldest are purged early.
         public var maxOpRecordsPerCustomer: Int
-        /// A customer's write budget: ops at once, and ops regained per hour (0: no budget).
+        /// A customer's write budget: the ops it may write at once.
         public var customerWriteOpsBurst: Int
+        /// The ops a customer's write budget regains per hour (0: no budget at all).
         public var customerWriteOpsPerHour: Double
 
         /// The server's defaults.
