@@ -139,11 +139,14 @@ public struct FaultInjectingRemote: RemoteVault {
         try await inner.identity(scope: scope)
     }
 
+    /// Recorded, held or faulted as set, then forwarded.
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
         try await faults.admit(.init(endpoint: .changes, customerId: scope.customerId, cursor: cursor, opIds: []))
         return try await inner.changes(scope: scope, cursor: cursor, limit: limit)
     }
 
+    /// Recorded, held or faulted as set, then forwarded; with `loseNextResponse`, the answer is
+    /// dropped after the remote applied the batch.
     public func push(scope: VaultScope, ops: [OutboundOp]) async throws -> [OpResult] {
         let losesResponse = try await faults.admit(.init(endpoint: .push, customerId: scope.customerId, cursor: nil,
                                                          opIds: ops.map(\.opId)))
@@ -152,6 +155,7 @@ public struct FaultInjectingRemote: RemoteVault {
         return results
     }
 
+    /// Recorded, held or faulted as set, then forwarded.
     public func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
         try await faults.admit(.init(endpoint: .instruments, customerId: scope.customerId, cursor: nil, opIds: []))
         return try await inner.instruments(scope: scope)
