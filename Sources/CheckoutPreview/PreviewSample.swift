@@ -27,9 +27,10 @@ public struct PreviewSample: Sendable {
 
     /// The saved methods (the first is the default and is selected), network names from `strings`.
     public func vaulted(_ strings: LocalizedStrings) -> [VaultedRowContent] {
-        [VaultedRowContent(network: strings.networkName(.visa), last4: "4242", expiry: "12/30", isDefault: true),
-         VaultedRowContent(network: strings.networkName(.mastercard), last4: "4444", expiry: "03/29"),
-         VaultedRowContent(network: strings.networkName(.amex), last4: "0005", expiry: "08/28")]
+        // The security-code names are the card network table's (`Config/card-networks.json`).
+        [VaultedRowContent(network: strings.networkName(.visa), last4: "4242", expiry: "12/30", isDefault: true, securityCodeName: "CVV"),
+         VaultedRowContent(network: strings.networkName(.mastercard), last4: "4444", expiry: "03/29", securityCodeName: "CVC"),
+         VaultedRowContent(network: strings.networkName(.amex), last4: "0005", expiry: "08/28", securityCodeName: "CID")]
     }
 
     /// What the card form's fields show, masked: the number keeps its first 6 and last 4 digits at most.

@@ -68,7 +68,9 @@ struct SlotPainter {
             }
             return Paint(style: rowStyle(selected: frame.index == 0), content: content)
         case .cvvRecapture:
-            return field(label: text("card.cvv.label"), value: nil, placeholder: text("card.cvv.placeholder"), error: false)
+            // The selected card's own name for its code (CVV for Visa, CID for AMEX), else the generic one.
+            let selected = sample.vaulted(strings).first?.securityCodeName
+            return field(label: text("card.cvv.label"), value: nil, placeholder: selected ?? text("card.cvv.placeholder"), error: false)
         case .networkSelector:
             let chips = PreviewRenderer.cobadgedNetworks.enumerated().map { offset, network in
                 let selected = offset == 0

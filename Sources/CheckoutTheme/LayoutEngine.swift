@@ -8,9 +8,10 @@ import CheckoutCore
 /// - Payment-method list: `header`; `space.medium`; then `method` rows of `component.paymentMethodRow.height`
 ///   separated by `space.small`, or one `empty` slot of `component.emptyState.minHeight`.
 /// - Vaulted list: `header`; `space.medium`; `vaultedMethod` rows of `component.vaultedMethodRow.height`
-///   separated by `space.small` (or `empty`). When rows exist: if CVV recapture is required, `space.medium` then
-///   a `cvvRecapture` field (`component.textField.height` high, at most `component.cvvField.maxWidth` wide);
-///   then `space.large` and the `submit` button (`component.button.height`).
+///   separated by `space.small` (or `empty`). If CVV recapture is required, the `cvvRecapture` field
+///   (`component.textField.height` high, at most `component.cvvField.maxWidth` wide) sits `space.small` under the
+///   selected row, the next row `space.small` under it; then `space.large` and the `submit` button
+///   (`component.button.height`).
 /// - Card form: field rows of `component.textField.height` separated by `space.medium` (fields in a row split the
 ///   width, `space.small` apart); a field with an error gets a `<field>Error` line (`typography.bodySmall` line
 ///   height) `space.xxsmall` under its row, in its column; the `networkSelector` (`component.networkSelector.height`)
@@ -71,11 +72,12 @@ public struct LayoutEngine: Sendable {
         for row in 0..<model.count {
             if row > 0 { stack.gap(theme.space.small) }
             stack.add(.vaultedMethod, index: row, height: tappable(theme.component.vaultedMethodRowHeight))
-        }
-        if model.requiresCvvRecapture {
-            stack.gap(theme.space.medium)
-            stack.add(.cvvRecapture, height: tappable(theme.component.textFieldHeight),
-                      width: min(max(theme.component.cvvFieldMaxWidth, theme.component.minTouchTarget), stack.width))
+            // The CVV field belongs to the selected card: right under it, not under the whole list.
+            if model.requiresCvvRecapture && row == model.selectedIndex {
+                stack.gap(theme.space.small)
+                stack.add(.cvvRecapture, height: tappable(theme.component.textFieldHeight),
+                          width: min(max(theme.component.cvvFieldMaxWidth, theme.component.minTouchTarget), stack.width))
+            }
         }
         stack.gap(theme.space.large)
         stack.add(.submit, height: tappable(theme.component.buttonHeight))

@@ -81,13 +81,18 @@ import Testing
     @Test func vaultedListWithCvvRecapture() throws {
         let engine = LayoutEngine(theme: try TestSupport.theme())
         let result = engine.layout(VaultedListModel(count: 2, requiresCvvRecapture: true))
-        #expect(result == LayoutResult(width: 375, height: 302, frames: [
+        // The CVV field sits under the selected (first) card, 8 above and below it.
+        #expect(result == LayoutResult(width: 375, height: 298, frames: [
             LayoutFrame(slot: .header, index: 0, x: 0, y: 0, width: 375, height: 20),
             LayoutFrame(slot: .vaultedMethod, index: 0, x: 0, y: 32, width: 375, height: 64),
-            LayoutFrame(slot: .vaultedMethod, index: 1, x: 0, y: 104, width: 375, height: 64),
-            LayoutFrame(slot: .cvvRecapture, index: 0, x: 0, y: 180, width: 120, height: 56),
-            LayoutFrame(slot: .submit, index: 0, x: 0, y: 252, width: 375, height: 50),
+            LayoutFrame(slot: .cvvRecapture, index: 0, x: 0, y: 104, width: 120, height: 56),
+            LayoutFrame(slot: .vaultedMethod, index: 1, x: 0, y: 168, width: 375, height: 64),
+            LayoutFrame(slot: .submit, index: 0, x: 0, y: 248, width: 375, height: 50),
         ]))
+        // Under the second card when it is the selected one.
+        let second = engine.layout(VaultedListModel(count: 2, requiresCvvRecapture: true, selectedIndex: 1))
+        #expect(second.frames.map(\.slot) == [.header, .vaultedMethod, .vaultedMethod, .cvvRecapture, .submit])
+        #expect(second.frames(.cvvRecapture).first?.y == 176)
     }
 
     @Test func vaultedListWithoutCvvAndEmpty() throws {

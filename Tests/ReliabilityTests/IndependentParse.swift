@@ -55,8 +55,17 @@ enum IndependentParse {
             return nil
         case .object(let object):
             guard let other = foundation as? [String: Any] else { return "\(path): an object, Foundation \(type(of: foundation))" }
-            let members = object.dictionary
-            guard Set(members.keys) == Set(other.keys) else { return "\(path): keys differ" }
+            // Keys are strings too: Foundation drops a U+FEFF that opens one (see `.string`).
+            var members: [String: JSONValue] = [:]
+            for (key, member) in object.dictionary {
+                let foundationKey = key.unicodeScalars.first == "\u{FEFF}" ? String(key.unicodeScalars.dropFirst()) : key
+                guard members.updateValue(member, forKey: foundationKey) == nil else { return "\(path): keys collide once a BOM is dropped" }
+            }
+            guard Set(members.keys) == Set(other.keys) else {
+                let mine = members.keys.sorted(), theirs = other.keys.sorted()
+                return "\(path): keys differ: \(mine.filter { other[$0] == nil }.map { Array($0.unicodeScalars).map { String($0.value, radix: 16) } }) "
+                    + "only in the reader, \(theirs.filter { members[$0] == nil }.map { Array($0.unicodeScalars).map { String($0.value, radix: 16) } }) only in Foundation"
+            }
             for (key, member) in members {
                 if let difference = difference(member, other[key]!, at: "\(path).\(key)") { return difference }
             }
