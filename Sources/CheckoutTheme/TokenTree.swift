@@ -30,15 +30,10 @@ enum TokenTree {
         return result
     }
 
-    /// The dotted paths of every token (an object with `$value`) under `root`.
-    static func tokenPaths(_ root: JSONObject, prefix: String = "") -> Set<String> {
-        var paths = Set<String>()
-        for (key, value) in root.members where !key.hasPrefix("$") {
-            guard case .object(let object) = value else { continue }
-            let path = prefix.isEmpty ? key : prefix + "." + key
-            if isToken(object) { paths.insert(path) } else { paths.formUnion(tokenPaths(object, prefix: path)) }
-        }
-        return paths
+    /// The dotted paths of every token under `root` (the walk of `flatten`, its issues left to the
+    /// resolution of the merged tree).
+    static func tokenPaths(_ root: JSONObject) -> Set<String> {
+        Set(flatten(root).tokens.map(\.path))
     }
 
     /// Walks the merged tree: returns raw tokens in document order, the set of group paths, and structural issues.

@@ -77,12 +77,24 @@ public final class InMemoryRemoteVault: RemoteVault {
         var sequence: Int64
         var deleted: Bool
         var isDefault: Bool
-        var method: VaultedPaymentMethod?
+        var method: VaultedPaymentMethod? {
+            didSet { feedBytes = Self.feedBytes(id: id, method: method) }
+        }
         var deletedAt: Int64?
+        /// The server's bound of this row's bytes in a feed page, measured once when the method is
+        /// set, not at every page: 64 bytes of keys, version and punctuation, the id escaped at
+        /// worst, and the method's JSON as stored (its `isDefault` is a column, not in the JSON).
+        private(set) var feedBytes: Int
 
-        /// The server's bound of this row's bytes in a feed page: 64 bytes of keys, version and
-        /// punctuation, the id escaped at worst, and the method's JSON as stored.
-        var feedBytes: Int {
+        init(id: String, version: Int64, sequence: Int64, deleted: Bool, isDefault: Bool, method: VaultedPaymentMethod?,
+             deletedAt: Int64?) {
+            (self.id, self.version, self.sequence, self.deleted, self.isDefault) = (id, version, sequence, deleted, isDefault)
+            self.method = method
+            self.deletedAt = deletedAt
+            feedBytes = Self.feedBytes(id: id, method: method)
+        }
+
+        private static func feedBytes(id: String, method: VaultedPaymentMethod?) -> Int {
             guard var stored = method else { return 64 + 6 * id.utf8.count }
             stored.isDefault = false
             return 64 + 6 * id.utf8.count + ((try? JSONEncoder().encode(stored).count) ?? 0)

@@ -17,6 +17,10 @@ enum ContrastCheck {
             reports.append((ContrastReport(theme: theme, mode: mode), ContrastReport(theme: seed, mode: mode)))
         }
         let failures = reports.reduce(0) { $0 + $1.report.failures.count }
+        /// Whether `entry` fails with the configuration's own tokens too (not broken by the overrides).
+        func failsWithoutOverrides(_ entry: ContrastReport.Entry, _ seed: ContrastReport) -> Bool {
+            seed.entries.first { $0.pair == entry.pair }.map { !$0.passes } ?? false
+        }
         let broken = reports.flatMap { $0.report.broken(comparedWith: $0.seed) }
         if json {
             let pairs = reports.flatMap { report, seed in
@@ -37,8 +41,8 @@ enum ContrastCheck {
                 for entry in report.entries {
                     let name = "\(entry.pair.foreground) on \(entry.pair.background)".padding(toLength: width, withPad: " ", startingAt: 0)
                     let required = entry.pair.kind.required.map { "needs \(ThemeCommand.format($0)):1" } ?? "exempt"
-                    let seedFails = seed.entries.first { $0.pair == entry.pair }.map { !$0.passes } ?? false
-                    let verdict = entry.passes ? "pass" : seedFails ? "FAIL (also with the defaults)" : "FAIL (broken by the overrides)"
+                    let verdict = entry.passes ? "pass"
+                        : failsWithoutOverrides(entry, seed) ? "FAIL (also with the defaults)" : "FAIL (broken by the overrides)"
                     output.line("  \(name)  \(entry.foregroundColor.hex) on \(entry.backgroundColor.hex)  "
                                 + "\(String(format: "%.2f", entry.displayRatio)):1  \(entry.pair.kind.rawValue), \(required)  \(verdict)")
                 }
@@ -47,11 +51,10 @@ enum ContrastCheck {
         }
         for (report, seed) in reports {
             for entry in report.failures {
-                let seedFails = seed.entries.first { $0.pair == entry.pair }.map { !$0.passes } ?? false
                 output.error("error: \(report.mode.rawValue): \(entry.pair.foreground) on \(entry.pair.background) is "
                              + "\(String(format: "%.2f", entry.displayRatio)):1 in \(entry.pair.kind.rawValue) "
                              + "(needs \(ThemeCommand.format(entry.pair.kind.required ?? 0)):1)"
-                             + (seedFails ? "" : "; it passes without the overrides"))
+                             + (failsWithoutOverrides(entry, seed) ? "" : "; it passes without the overrides"))
             }
         }
         return failures == 0 ? 0 : 1
