@@ -617,6 +617,12 @@ public enum EmbeddedConfig {
         "$description": "Co-badged card network selector height (44). CheckoutKit choice, not from the seed."
       }
     },
+    "page": {
+      "margin": {
+        "$value": "{space.large}",
+        "$description": "Space between the screen's edges and its content, on every side (16). CheckoutKit choice, not from the seed."
+      }
+    },
     "touchTarget": {
       "minSize": {
         "$value": "{size.xxlarge}",

@@ -15,22 +15,29 @@ public struct PreviewSample: Sendable {
         self.currency = currency
     }
 
-    /// The payment-method rows: card, PayPal with the sandbox's surcharge (as the demo and
-    /// `checkout methods` show it), Apple Pay, iDEAL.
+    /// The payment-method types of the list's rows, in order: card, PayPal, Apple Pay, iDEAL.
+    public static let methodTypes: [PaymentMethodType] = [.paymentCard, "PAYPAL", "APPLE_PAY", "ADYEN_IDEAL"]
+
+    /// The payment-method rows (`methodTypes`), PayPal with the sandbox's surcharge (as the demo and
+    /// `checkout methods` show it).
     public func methods(_ strings: LocalizedStrings) -> [PaymentMethodRowContent] {
-        [PaymentMethodRowContent(name: strings.text("method.name.PAYMENT_CARD")),
-         PaymentMethodRowContent(name: strings.text("method.name.PAYPAL"),
-                                 surcharge: strings.surcharge(minorUnits: SandboxSurcharges.payPal, currency: currency)),
-         PaymentMethodRowContent(name: strings.text("method.name.APPLE_PAY")),
-         PaymentMethodRowContent(name: strings.text("method.name.ADYEN_IDEAL"))]
+        Self.methodTypes.map { type in
+            let surcharge = type.rawValue == "PAYPAL" ? strings.surcharge(minorUnits: SandboxSurcharges.payPal, currency: currency) : nil
+            return PaymentMethodRowContent(name: strings.text("method.name.\(type.rawValue)"), surcharge: surcharge)
+        }
     }
 
-    /// The saved methods (the first is the default and is selected), network names from `strings`.
+    /// The networks of the saved cards, in order (the first is the default and is selected).
+    public static let vaultedNetworks: [CardNetwork] = [.visa, .mastercard, .amex]
+
+    /// The saved methods (`vaultedNetworks`), network names from `strings`.
     public func vaulted(_ strings: LocalizedStrings) -> [VaultedRowContent] {
         // The security-code names are the card network table's (`Config/card-networks.json`).
-        [VaultedRowContent(network: strings.networkName(.visa), last4: "4242", expiry: "12/30", isDefault: true, securityCodeName: "CVV"),
-         VaultedRowContent(network: strings.networkName(.mastercard), last4: "4444", expiry: "03/29", securityCodeName: "CVC"),
-         VaultedRowContent(network: strings.networkName(.amex), last4: "0005", expiry: "08/28", securityCodeName: "CID")]
+        let networks = Self.vaultedNetworks
+        return [VaultedRowContent(network: strings.networkName(networks[0]), last4: "4242", expiry: "12/30", isDefault: true,
+                                  securityCodeName: "CVV"),
+                VaultedRowContent(network: strings.networkName(networks[1]), last4: "4444", expiry: "03/29", securityCodeName: "CVC"),
+                VaultedRowContent(network: strings.networkName(networks[2]), last4: "0005", expiry: "08/28", securityCodeName: "CID")]
     }
 
     /// What the card form's fields show, masked: the number keeps its first 6 and last 4 digits at most.

@@ -15,10 +15,10 @@ public enum PreviewWriter {
             try Data(renderer.render(screen).utf8).write(to: page, options: .atomic)
             written.append(page)
             if let screenshots {
-                let result = renderer.layout(screen)
+                let size = renderer.pageSize(screen)
                 let png = directory.appendingPathComponent(screen.rawValue + ".png")
-                try await screenshots.screenshot(page: page, to: png, width: Int(result.width.rounded(.up)),
-                                                 height: Int(result.height.rounded(.up)))
+                try await screenshots.screenshot(page: page, to: png, width: Int(size.width.rounded(.up)),
+                                                 height: Int(size.height.rounded(.up)))
                 written.append(png)
             }
         }

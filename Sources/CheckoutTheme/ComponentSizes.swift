@@ -23,6 +23,9 @@ public struct ComponentSizes: Hashable, Sendable {
     /// `component.touchTarget.minSize` (44, alias of `size.xxlarge`): the least width and height of every
     /// slot a shopper taps; the layout engine never makes one smaller.
     public let minTouchTarget: Double
+    /// `component.page.margin` (16, alias of `space.large`): the space a screen keeps between its edges and
+    /// its content; the layout engine lays out the width inside it, and the host (or the preview page) insets.
+    public let pageMargin: Double
 
     init(_ reader: inout TypedTokenReader) {
         paymentMethodRowHeight = reader.dimension("component.paymentMethodRow.height")
@@ -35,5 +38,6 @@ public struct ComponentSizes: Hashable, Sendable {
         textFieldHeight = reader.dimension("component.textField.height")
         networkSelectorHeight = reader.dimension("component.networkSelector.height")
         minTouchTarget = reader.dimension("component.touchTarget.minSize")
+        pageMargin = reader.dimension("component.page.margin")
     }
 }

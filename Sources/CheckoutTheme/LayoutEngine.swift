@@ -9,21 +9,27 @@ import CheckoutCore
 ///   separated by `space.small`, or one `empty` slot of `component.emptyState.minHeight`.
 /// - Vaulted list: `header`; `space.medium`; `vaultedMethod` rows of `component.vaultedMethodRow.height`
 ///   separated by `space.small` (or `empty`). If CVV recapture is required, the `cvvRecapture` field
-///   (`component.textField.height` high, at most `component.cvvField.maxWidth` wide) sits `space.small` under the
+///   (`component.textField.height` high, `component.cvvField.maxWidth` wide unless its label needs more) sits `space.small` under the
 ///   selected row, the next row `space.small` under it; then `space.large` and the `submit` button
 ///   (`component.button.height`).
 /// - Card form: field rows of `component.textField.height` separated by `space.medium` (fields in a row split the
 ///   width, `space.small` apart); a field with an error gets a `<field>Error` line (`typography.bodySmall` line
-///   height) `space.xxsmall` under its row, in its column; the `networkSelector` (`component.networkSelector.height`)
-///   as its own row after the card-number row; with billing rows, `space.large`, a `billingHeader`, `space.medium`,
+///   height) `space.xxsmall` under its row, in its column; after the card-number row, the selector's visible label
+///   `networkSelectorLabel` (one `bodySmall` line), `space.xxsmall`, and the `networkSelector`
+///   (`component.networkSelector.height`); with billing rows, `space.large`, a `billingHeader`, `space.medium`,
 ///   the billing rows; finally `space.large` and `submit`.
 /// - Delete confirmation: a `deleteDialog` panel with `space.large` padding holding `deleteTitle` (header height),
 ///   `space.small`, `deleteMessage` (two `bodyMedium` lines), `space.large`, `deleteConfirm`, `space.small`,
 ///   `deleteCancel` (button height each).
 ///
 /// Nothing a shopper taps is smaller than `component.touchTarget.minSize` in either dimension.
-/// Frames span the full input width from x = 0 (the host applies screen insets); heights never depend on content.
-/// With `strings`, every frame carries its localized accessibility label, hint and role.
+/// Frames span the full input width from x = 0 (the host applies screen insets, `component.page.margin`).
+///
+/// With `strings`, text never clips: headers, field labels, error lines, the delete message and method names
+/// are measured in the shipped font (`TextMeasure`) at the width `SlotInsides` gives them, and a slot whose
+/// text needs more lines than its token height holds grows to fit them (the heights above are minimums).
+/// Every frame then also carries its localized accessibility label, hint and role. Without `strings`, each
+/// text takes one line.
 public struct LayoutEngine: Sendable {
     /// The theme whose tokens drive the layout.
     public let theme: ResolvedTheme
@@ -44,17 +50,41 @@ public struct LayoutEngine: Sendable {
 
     private func tappable(_ height: Double) -> Double { max(height, theme.component.minTouchTarget) }
 
+    private var insides: SlotInsides { SlotInsides(theme: theme) }
+
+    /// How many lines `text` takes at `width` (one when there are no strings to measure).
+    private func lineCount(_ text: (LocalizedStrings) -> String, style: Typography, width: Double) -> Int {
+        guard let strings else { return 1 }
+        return TextMeasure.shipped.lines(text(strings), style: style, width: width).count
+    }
+
+    /// The height of a text slot: its lines of `style`, at least `minimum`.
+    private func textHeight(_ text: @escaping (LocalizedStrings) -> String, style: Typography, width: Double,
+                            minimum: Double) -> Double {
+        max(minimum, Double(lineCount(text, style: style, width: width)) * style.lineHeight)
+    }
+
+    private func methodRowHeight(_ model: PaymentMethodListModel, row: Int, width: Double) -> Double {
+        guard strings != nil, row < model.rows.count else { return theme.component.paymentMethodRowHeight }
+        let content = model.rows[row]
+        let surchargeWidth = content.surcharge.map { TextMeasure.shipped.width(of: $0, style: theme.typography.bodySmall) }
+        let lines = lineCount({ _ in content.name }, style: theme.typography.bodyLarge,
+                              width: insides.methodNameWidth(width, surchargeWidth: surchargeWidth))
+        return insides.methodRowHeight(nameLines: lines)
+    }
+
     /// Lays out the payment-method list.
     public func layout(_ model: PaymentMethodListModel, width: Double = defaultWidth) -> LayoutResult {
         var stack = VerticalStack(width: width)
-        stack.add(.header, height: theme.component.headerHeight)
+        stack.add(.header, height: textHeight({ $0.text(SlotTextKey.methodsHeader) }, style: theme.typography.titleLarge,
+                                              width: stack.width, minimum: theme.component.headerHeight))
         stack.gap(theme.space.medium)
         if model.isEmpty {
             stack.add(.empty, height: theme.component.emptyStateMinHeight)
         } else {
             for row in 0..<model.methodCount {
                 if row > 0 { stack.gap(theme.space.small) }
-                stack.add(.method, index: row, height: tappable(theme.component.paymentMethodRowHeight))
+                stack.add(.method, index: row, height: tappable(methodRowHeight(model, row: row, width: stack.width)))
             }
         }
         return labeled(stack.result(), .paymentMethods(model))
@@ -63,7 +93,8 @@ public struct LayoutEngine: Sendable {
     /// Lays out the vaulted (saved) methods list.
     public func layout(_ model: VaultedListModel, width: Double = defaultWidth) -> LayoutResult {
         var stack = VerticalStack(width: width)
-        stack.add(.header, height: theme.component.headerHeight)
+        stack.add(.header, height: textHeight({ $0.text(SlotTextKey.vaultedHeader) }, style: theme.typography.titleLarge,
+                                              width: stack.width, minimum: theme.component.headerHeight))
         stack.gap(theme.space.medium)
         guard !model.isEmpty else {
             stack.add(.empty, height: theme.component.emptyStateMinHeight)
@@ -75,8 +106,7 @@ public struct LayoutEngine: Sendable {
             // The CVV field belongs to the selected card: right under it, not under the whole list.
             if model.requiresCvvRecapture && row == model.selectedIndex {
                 stack.gap(theme.space.small)
-                stack.add(.cvvRecapture, height: tappable(theme.component.textFieldHeight),
-                          width: min(max(theme.component.cvvFieldMaxWidth, theme.component.minTouchTarget), stack.width))
+                addCvvField(to: &stack)
             }
         }
         stack.gap(theme.space.large)
@@ -89,15 +119,23 @@ public struct LayoutEngine: Sendable {
         var stack = VerticalStack(width: width)
         var fieldIndex = 0
         var first = true
+        let small = theme.typography.bodySmall
         func addRow(_ row: [CardFormField], to stack: inout VerticalStack) {
-            stack.addRow(row.map(LayoutSlot.field), firstIndex: fieldIndex, height: tappable(theme.component.textFieldHeight),
+            let column = stack.columnWidth(count: row.count, spacing: theme.space.small)
+            let labelLines = row.map { field in
+                lineCount({ $0.text(SlotTextKey.fieldLabel(field)) }, style: small, width: insides.fieldTextWidth(column))
+            }.max() ?? 1
+            stack.addRow(row.map(LayoutSlot.field), firstIndex: fieldIndex, height: tappable(insides.fieldHeight(labelLines: labelLines)),
                          spacing: theme.space.small)
             if row.contains(where: { model.errors[$0] != nil }) {
                 stack.gap(theme.space.xxsmall)
                 let columns = row.enumerated().map { offset, field in
                     model.errors[field] == nil ? nil : (slot: LayoutSlot.fieldError(field), index: fieldIndex + offset)
                 }
-                stack.addColumns(columns, height: theme.typography.bodySmall.lineHeight, spacing: theme.space.small)
+                let errorLines = row.compactMap { field in
+                    model.errors[field].map { code in lineCount({ SlotTextKey.fieldError(code, in: $0) }, style: small, width: column) }
+                }.max() ?? 1
+                stack.addColumns(columns, height: Double(errorLines) * small.lineHeight, spacing: theme.space.small)
             }
             fieldIndex += row.count
         }
@@ -107,18 +145,19 @@ public struct LayoutEngine: Sendable {
             addRow(row, to: &stack)
             if model.showsNetworkSelector, row.contains(.cardNumber) {
                 stack.gap(theme.space.medium)
-                stack.add(.networkSelector, height: tappable(theme.component.networkSelectorHeight))
+                addNetworkSelector(model, to: &stack)
             }
         }
         if model.showsNetworkSelector, !model.rows.contains(where: { $0.contains(.cardNumber) }) {
             if !first { stack.gap(theme.space.medium) }
             first = false
-            stack.add(.networkSelector, height: tappable(theme.component.networkSelectorHeight))
+            addNetworkSelector(model, to: &stack)
         }
         if !model.billingRows.isEmpty {
             if !first { stack.gap(theme.space.large) }
             first = false
-            stack.add(.billingHeader, height: theme.component.headerHeight)
+            stack.add(.billingHeader, height: textHeight({ $0.text(SlotTextKey.billingHeader) }, style: theme.typography.titleLarge,
+                                                         width: stack.width, minimum: theme.component.headerHeight))
             for row in model.billingRows {
                 stack.gap(theme.space.medium)
                 addRow(row, to: &stack)
@@ -129,14 +168,41 @@ public struct LayoutEngine: Sendable {
         return labeled(stack.result(), .cardForm(model))
     }
 
+    /// The CVV field: `component.cvvField.maxWidth` wide, or as wide as its label needs to stay on one line
+    /// (a word is never broken), within the stack's width.
+    private func addCvvField(to stack: inout VerticalStack) {
+        let small = theme.typography.bodySmall
+        let label = { (strings: LocalizedStrings) in strings.text(SlotTextKey.fieldLabel(.cvv)) }
+        let labelWidth = strings.map { TextMeasure.shipped.width(of: label($0), style: small) } ?? 0
+        let needed = insides.fieldWidth(textWidth: labelWidth + 1).rounded(.up)
+        let width = min(max(theme.component.cvvFieldMaxWidth, theme.component.minTouchTarget, needed), stack.width)
+        let lines = lineCount(label, style: small, width: insides.fieldTextWidth(width))
+        stack.add(.cvvRecapture, height: tappable(insides.fieldHeight(labelLines: lines)), width: width)
+    }
+
+    /// The selector's visible label (`networkSelectorLabel`), `space.xxsmall`, then the chips (`networkSelector`).
+    private func addNetworkSelector(_ model: CardFormModel, to stack: inout VerticalStack) {
+        let small = theme.typography.bodySmall
+        stack.add(.networkSelectorLabel, height: textHeight({ $0.text(SlotTextKey.networkSelectorLabel) }, style: small,
+                                                            width: stack.width, minimum: small.lineHeight))
+        stack.gap(theme.space.xxsmall)
+        let nameWidth = insides.chipNameWidth(stack.width, count: max(1, model.networks.count))
+        let lines = model.networks.map { name in lineCount({ _ in name }, style: small, width: nameWidth) }.max() ?? 1
+        stack.add(.networkSelector, height: tappable(insides.networkSelectorHeight(nameLines: lines)))
+    }
+
     /// Lays out the delete confirmation panel.
     public func layout(_ model: DeleteConfirmationModel, width: Double = defaultWidth) -> LayoutResult {
         let outer = VerticalStack(width: width)
         let padding = theme.space.large
         var inner = VerticalStack(width: max(0, outer.width - 2 * padding))
-        inner.add(.deleteTitle, height: theme.component.headerHeight)
+        inner.add(.deleteTitle, height: textHeight({ $0.text(SlotTextKey.deleteTitle) }, style: theme.typography.titleLarge,
+                                                   width: inner.width, minimum: theme.component.headerHeight))
         inner.gap(theme.space.small)
-        inner.add(.deleteMessage, height: 2 * theme.typography.bodyMedium.lineHeight)
+        let message = model.methodDescription
+        inner.add(.deleteMessage, height: textHeight({ $0.text(SlotTextKey.deleteMessage, ["method": message]) },
+                                                     style: theme.typography.bodyMedium, width: inner.width,
+                                                     minimum: 2 * theme.typography.bodyMedium.lineHeight))
         inner.gap(theme.space.large)
         inner.add(.deleteConfirm, height: tappable(theme.component.buttonHeight))
         inner.gap(theme.space.small)

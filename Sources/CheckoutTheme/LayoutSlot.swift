@@ -21,6 +21,8 @@ public struct LayoutSlot: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let cvvRecapture = LayoutSlot(rawValue: "cvvRecapture")
     /// The co-badged card network selector.
     public static let networkSelector = LayoutSlot(rawValue: "networkSelector")
+    /// The network selector's visible label (above it).
+    public static let networkSelectorLabel = LayoutSlot(rawValue: "networkSelectorLabel")
     /// The billing-address section title.
     public static let billingHeader = LayoutSlot(rawValue: "billingHeader")
     /// The primary (pay / submit) button.

@@ -16,6 +16,12 @@ struct VerticalStack {
         y += height
     }
 
+    /// The width of each of `count` equal columns `spacing` apart.
+    func columnWidth(count: Int, spacing: Double) -> Double {
+        guard count > 0 else { return width }
+        return max(0, (width - spacing * Double(count - 1)) / Double(count))
+    }
+
     /// Adds slots side by side sharing the width equally, `spacing` apart, indexed from `firstIndex`.
     mutating func addRow(_ slots: [LayoutSlot], firstIndex: Int, height: Double, spacing: Double) {
         guard !slots.isEmpty else { return }

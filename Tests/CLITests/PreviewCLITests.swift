@@ -25,7 +25,8 @@ import Testing
         }
     }
 
-    /// Each page's data-frame values are the frames `checkout layout --json` prints for the same screen.
+    /// Each page's data-frame values are the frames `checkout layout --json` prints for the same screen, in the
+    /// same locale, at the page width less its two 16-point margins.
     @Test func previewPagesMatchLayoutJSON() async throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -44,7 +45,7 @@ import Testing
         for (file, layoutArguments) in pairs {
             let html = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
             #expect(html.contains(#"lang="nl-NL""#))
-            let layout = try await CLI.run(["layout"] + layoutArguments + ["--mode", "dark", "--width", "320", "--json"])
+            let layout = try await CLI.run(["layout"] + layoutArguments + ["--mode", "dark", "--width", "288", "--locale", "nl-NL", "--json"])
             #expect(layout.status == 0, "\(layout)")
             let expected = Self.frames(try layout.object())
             #expect(!expected.isEmpty)

@@ -7,8 +7,8 @@ import Testing
 
 /// The payment-method list rendered by headless Chromium, read back pixel by pixel.
 ///
-/// The expected offsets are the issue's numbers (header 20 high, rows 44 high, 12 between header and
-/// list, 8 between rows; 15 and 10 with `space.base` 5), not the engine's output.
+/// The expected offsets are the design's numbers (header 20 high, rows 44 high, 12 between header and
+/// list, 8 between rows, a 16 page margin; 15, 10 and 20 with `space.base` 5), not the engine's output.
 @Suite(.enabled(if: RequiredDependency.chromium.runs(PreviewTestSupport.chromium != nil),
                 "Chromium is not installed (run scripts/ensure-chromium.sh; .ci/run installs it): browser tests skipped"))
 struct BrowserPixelTests {
@@ -17,16 +17,17 @@ struct BrowserPixelTests {
         let override: String?
         let headerGap: Int
         let rowGap: Int
-        var description: String { "\(mode.rawValue), header gap \(headerGap), row gap \(rowGap)" }
+        let margin: Int
+        var description: String { "\(mode.rawValue), header gap \(headerGap), row gap \(rowGap), margin \(margin)" }
     }
 
     static let spaceBase5 = #"{"space": {"base": {"$value": {"value": 5, "unit": "px"}, "$type": "dimension"}}}"#
 
     static let cases: [Case] = [
-        Case(mode: .light, override: nil, headerGap: 12, rowGap: 8),
-        Case(mode: .dark, override: nil, headerGap: 12, rowGap: 8),
-        Case(mode: .light, override: spaceBase5, headerGap: 15, rowGap: 10),
-        Case(mode: .dark, override: spaceBase5, headerGap: 15, rowGap: 10),
+        Case(mode: .light, override: nil, headerGap: 12, rowGap: 8, margin: 16),
+        Case(mode: .dark, override: nil, headerGap: 12, rowGap: 8, margin: 16),
+        Case(mode: .light, override: spaceBase5, headerGap: 15, rowGap: 10, margin: 20),
+        Case(mode: .dark, override: spaceBase5, headerGap: 15, rowGap: 10, margin: 20),
     ]
 
     @Test(arguments: cases)
@@ -45,13 +46,14 @@ struct BrowserPixelTests {
         let rows = 4
         let headerHeight = 20
         let rowHeight = 44
+        let margin = testCase.margin
         #expect(image.width == 375)
-        #expect(image.height == headerHeight + testCase.headerGap + rows * rowHeight + (rows - 1) * testCase.rowGap)
+        #expect(image.height == 2 * margin + headerHeight + testCase.headerGap + rows * rowHeight + (rows - 1) * testCase.rowGap)
         let middle = 187
         var checked = 0
-        var rowTop = headerHeight + testCase.headerGap
-        // The gap between header and list: background pixels, every line of it.
-        for y in headerHeight..<rowTop {
+        var rowTop = margin + headerHeight + testCase.headerGap
+        // The top margin and the gap between header and list: background pixels, every line of them.
+        for y in Array(0..<margin) + Array((margin + headerHeight)..<rowTop) {
             #expect(image.hex(middle, y) == background, "header gap line \(y)")
             checked += 1
         }
@@ -62,8 +64,11 @@ struct BrowserPixelTests {
                 #expect(image.hex(middle, y) == surface, "row \(row) line \(y)")
                 checked += 1
             }
-            #expect(image.hex(image.width - 4, rowTop + rowHeight / 2) == surface, "row \(row), right edge")
-            checked += 1
+            // The row spans the width inside the margins: surface just inside, background just outside.
+            #expect(image.hex(image.width - margin - 4, rowTop + rowHeight / 2) == surface, "row \(row), right edge")
+            #expect(image.hex(image.width - margin + 1, rowTop + rowHeight / 2) == background, "row \(row), right margin")
+            #expect(image.hex(margin - 2, rowTop + rowHeight / 2) == background, "row \(row), left margin")
+            checked += 3
             if row < rows - 1 {
                 for y in (rowTop + rowHeight)..<(rowTop + rowHeight + testCase.rowGap) {
                     #expect(image.hex(middle, y) == background, "gap after row \(row), line \(y)")
@@ -72,7 +77,7 @@ struct BrowserPixelTests {
             }
             rowTop += rowHeight + testCase.rowGap
         }
-        #expect(checked == (testCase.headerGap + rows * 4 + (rows - 1) * testCase.rowGap))
+        #expect(checked == (margin + testCase.headerGap + rows * 6 + (rows - 1) * testCase.rowGap))
     }
 
     /// The German card form with errors, in the browser: the DOM Chromium built holds the German
@@ -95,27 +100,30 @@ struct BrowserPixelTests {
         let image = try PNGPixels(contentsOf: directory.appendingPathComponent("card-form-errors.png"))
         let layout = renderer.layout(.cardFormErrors)
         let negative = renderer.theme.color.text.negative
+        let m = renderer.margin
         let errorBorder = renderer.theme.color.border.outlined.error
         for slot in ["cardNumberError", "expiryDateError", "cvvError"] {
             let frame = try #require(layout.frames.first { $0.slot.rawValue == slot })
-            let glyphs = image.count(near: negative, tolerance: 24, x: Int(frame.x)..<Int(frame.x + frame.width),
-                                     y: Int(frame.y)..<Int(frame.y + frame.height))
+            let glyphs = image.count(near: negative, tolerance: 24, x: Int(frame.x + m)..<Int(frame.x + m + frame.width),
+                                     y: Int(frame.y + m)..<Int(frame.y + m + frame.height))
             #expect(glyphs > 20, "\(slot): \(glyphs) pixels in the error colour")
         }
         let field = try #require(layout.frames.first { $0.slot == .field(.cardNumber) })
-        #expect(image.hex(Int(field.width / 2), Int(field.y)) == errorBorder.hex, "the card number's top border")
-        #expect(image.hex(Int(field.width / 2), Int(field.y + field.height) - 1) == errorBorder.hex)
+        #expect(image.hex(Int(m + field.width / 2), Int(m + field.y)) == errorBorder.hex, "the card number's top border")
+        #expect(image.hex(Int(m + field.width / 2), Int(m + field.y + field.height) - 1) == errorBorder.hex)
     }
 }
 
 /// The DOM headless Chromium builds from a page (`--dump-dom`), read through a file.
 enum BrowserDOM {
-    static func dump(_ page: URL, chromium: ChromiumScreenshotter) async throws -> String {
+    /// With `waitForScripts`, Chromium lets the page's promises (fonts loading, a check running) settle first.
+    static func dump(_ page: URL, chromium: ChromiumScreenshotter, waitForScripts: Bool = false) async throws -> String {
         let output = page.deletingLastPathComponent().appendingPathComponent("dom.txt")
         let profile = page.deletingLastPathComponent().appendingPathComponent("profile")
+        let wait = waitForScripts ? ["--virtual-time-budget=20000"] : []
         let child = try ChildProcess(executable: chromium.executable,
                                      arguments: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                                 "--user-data-dir=\(profile.path)", "--dump-dom", page.absoluteString],
+                                                 "--user-data-dir=\(profile.path)"] + wait + ["--dump-dom", page.absoluteString],
                                      standardOutput: .file(output.path), standardError: .discard)
         let termination = await child.waitForExit()
         #expect(termination == .exited(0))

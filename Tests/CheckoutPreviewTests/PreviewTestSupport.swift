@@ -28,8 +28,15 @@ enum PreviewTestSupport {
     }
 
     static func renderer(_ mode: ThemeMode, locale: String = "en", override json: String? = nil) throws -> PreviewRenderer {
-        PreviewRenderer(theme: try theme(mode, override: json), mode: mode, strings: strings(locale),
-                        sample: PreviewSample(currency: try Currency(code: "EUR")))
+        try renderer(mode, locale: locale, width: LayoutEngine.defaultWidth, override: json)
+    }
+
+    /// A renderer with the repository's card form (its billing fields included), at a page width.
+    static func renderer(_ mode: ThemeMode, locale: String = "en", width: Double, override json: String? = nil) throws -> PreviewRenderer {
+        let fields = try defaults.cardFormFields()
+        return PreviewRenderer(theme: try theme(mode, override: json), mode: mode, strings: strings(locale), width: width,
+                               sample: PreviewSample(currency: try Currency(code: "EUR")), cardFields: fields.card,
+                               billingFields: fields.billing)
     }
 
     static func scratch(_ name: String) throws -> URL {

@@ -12,6 +12,7 @@ import Testing
         ("borderWidth.thin", 1), ("borderWidth.medium", 2), ("borderWidth.thick", 3),
         ("component.paymentMethodRow.height", 44), ("component.vaultedMethodRow.height", 64), ("component.button.height", 50),
         ("component.paymentMethodIcon.width", 32), ("component.cvvField.maxWidth", 120), ("component.emptyState.minHeight", 200),
+        ("component.page.margin", 16),
     ]
 
     static let typography: [(String, Double, Double, Double, Double)] = [

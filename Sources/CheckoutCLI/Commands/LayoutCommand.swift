@@ -26,14 +26,14 @@ enum LayoutCommand: DeclaredCommand {
             .flag("--empty", help: "No rows: lay out the empty state (same as --methods 0)."),
             OptionSpec.flag("--cvv", help: "vaulted: the selected method requires CVV recapture.").only("vaulted"),
             OptionSpec.flag("--network-selector", help: "card-form: show the co-badged network selector.").only("card-form"),
-            OptionSpec.flag("--billing", help: "card-form: add a billing section (first/last name, address, city,",
-                            "postal code, country).").only("card-form"),
+            OptionSpec.flag("--billing", help: "card-form: a full billing section (first/last name, address, city, postal",
+                            "code, country) instead of the configuration's billing fields.").only("card-form"),
             OptionSpec.flag("--errors", help: "card-form: the sample field errors of `checkout preview` (invalid card number,",
                             "expired card, invalid CVV), each adding a <field>Error line.").only("card-form"),
             .flag("--accessibility", help: "Add each slot's localized accessibility label, hint and role (in --json, an",
                   "\"accessibility\": {\"label\",\"hint\",\"role\"} object per frame; a new field only)."),
-            .valued("--locale", "TAG", help: "The language of those labels (implies --accessibility; default: the",
-                    "configuration's locale, else en)."),
+            .valued("--locale", "TAG", help: "The language of those labels and of the texts measured (implies",
+                    "--accessibility; default: the configuration's locale, else en)."),
             OptionSpec.valued("--width", "W", help: "Width in points (default 375).").checked { _ = try parseWidth($0) },
         ] + ThemeCommand.Options.specs(overrides: ["A token file merged last (e.g. a new space.base)."]) + [
             .flag("--json", help: "Print {\"width\",\"height\",\"frames\":[{\"slot\",\"index\",\"x\",\"y\",\"width\",\"height\"}]}",
@@ -71,22 +71,28 @@ enum LayoutCommand: DeclaredCommand {
 
         guard let theme = options.resolve(reportingTo: output) else { return 1 }
         let strings = options.defaults.strings.strings(for: locale)
-        let engine = LayoutEngine(theme: theme, strings: accessibility ? strings : nil)
-        let result: LayoutResult
+        // Texts are always measured (a slot grows when its text needs more lines); labels print only when asked.
+        let engine = LayoutEngine(theme: theme, strings: strings)
+        var result: LayoutResult
         switch component {
         case .paymentMethods:
             result = engine.layout(PaymentMethodListModel(methodCount: methods), width: width)
         case .vaulted:
             result = engine.layout(VaultedListModel(count: methods, requiresCvvRecapture: cvv), width: width)
         case .cardForm:
-            let billingFields: [CardFormField] = billing ? [.firstName, .lastName, .addressLine1, .city, .postalCode, .countryCode] : []
-            let model = CardFormModel(fields: PreviewRenderer.cardFields, showsNetworkSelector: networkSelector,
-                                      billingFields: billingFields, errors: errors ? PreviewRenderer.sampleErrors : [:])
+            let configured = try options.defaults.cardFormFields()
+            let billingFields: [CardFormField] = billing ? [.firstName, .lastName, .addressLine1, .city, .postalCode, .countryCode]
+                : configured.billing
+            let model = CardFormModel(fields: configured.card, showsNetworkSelector: networkSelector, billingFields: billingFields,
+                                      errors: errors ? PreviewRenderer.sampleErrors : [:],
+                                      networks: networkSelector ? PreviewRenderer.cobadgedNetworks.map(strings.networkName) : [],
+                                      selectedNetwork: networkSelector ? strings.networkName(PreviewRenderer.cobadgedNetworks[0]) : nil)
             result = engine.layout(model, width: width)
         case .deleteConfirmation:
             result = engine.layout(DeleteConfirmationModel(methodDescription: PreviewSample(currency: try Currency(code: "EUR"))
                 .vaulted(strings)[1].describe(strings)), width: width)
         }
+        if !accessibility { result = LayoutResult(width: result.width, height: result.height, frames: result.frames.map { $0.with(nil) }) }
         if json {
             try output.json(result)
         } else {

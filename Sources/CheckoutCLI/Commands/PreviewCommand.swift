@@ -11,7 +11,7 @@ enum PreviewCommand: DeclaredCommand {
         summary: "Render the themed checkout screens as HTML pages (and PNG screenshots)",
         usage: "USAGE: checkout preview --out DIR [--mode light|dark] [--overrides FILE] [--locale nl-NL] [--width 375] [--png]",
         about: """
-            Writes one self-contained HTML file per screen (no network, no fonts, no scripts) into DIR:
+            Writes one self-contained HTML file per screen (no network, no scripts; the font is embedded) into DIR:
               payment-methods.html        the payment-method list
               payment-methods-empty.html  its empty state
               vaulted.html                the saved methods with CVV recapture
@@ -19,9 +19,11 @@ enum PreviewCommand: DeclaredCommand {
               card-form.html              the card form, empty
               card-form-errors.html       the card form with field errors
               card-form-cobadged.html     the card form with a co-badged card and its network selector
-            Every positioned element carries data-slot and data-frame="x,y,w,h", the frames of
-            `checkout layout --json` (payment-methods --methods 4, vaulted --methods 3 --cvv,
-            delete-confirmation, card-form [--errors | --network-selector]). Card data is masked sample data.
+            The page is W wide with a margin of component.page.margin (16) on every side; every positioned
+            element carries data-slot and data-frame="x,y,w,h", the frames of `checkout layout --json
+            --width W-32` in the same locale (payment-methods --methods 4, vaulted --methods 3 --cvv,
+            delete-confirmation, card-form [--errors | --network-selector]), offset by the margin.
+            Card data is masked sample data.
             """,
         options: [OptionSpec.valued("--out", "DIR", help: "The directory to write (created when missing).").isRequired()]
             + ThemeCommand.Options.specs(overrides: ["A token file merged last (e.g. a new space.base)."]).filter { $0.name != "--config-dir" } + [
@@ -56,8 +58,10 @@ enum PreviewCommand: DeclaredCommand {
             }
             screenshots = chromium
         }
+        let fields = try options.defaults.cardFormFields()
         let renderer = PreviewRenderer(theme: theme, mode: options.mode, strings: options.defaults.strings.strings(for: locale),
-                                       width: width, sample: PreviewSample(currency: currency))
+                                       width: width, sample: PreviewSample(currency: currency), cardFields: fields.card,
+                                       billingFields: fields.billing)
         let written: [URL]
         do {
             written = try await PreviewWriter.write(renderer, to: URL(fileURLWithPath: outText, isDirectory: true),

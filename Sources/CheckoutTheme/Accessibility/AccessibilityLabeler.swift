@@ -102,6 +102,8 @@ struct AccessibilityLabeler {
         case .submit: return payButton()
         case .billingHeader:
             return AccessibilityInfo(label: text("card.billingHeader"), hint: text("card.billingHeader.hint"), role: .header)
+        case .networkSelectorLabel:
+            return AccessibilityInfo(label: text(SlotTextKey.networkSelectorLabel), hint: text("card.networkSelector.hint"), role: .text)
         case .networkSelector:
             var label = text("card.networkSelector.label")
             if let selected = model.selectedNetwork {
