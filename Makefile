@@ -93,15 +93,22 @@ simulate: deps
 	swift build -c release --product vault-sim
 	swift run -c release --skip-build vault-sim --seeds $(SEEDS) --from $(FROM)
 
-## The preview pictures of the README and the guides: the payment-method list, the saved methods and the card
-## form with errors, light and dark, screenshotted with headless Chromium (installed when missing)
-## into docs/images/. All seven pages of each mode are written to .build/preview/<mode>/.
-PREVIEW_SCREENS = payment-methods vaulted card-form-errors
+## The preview pictures of the README and the DocC catalog: the payment-method list, the saved methods, the card
+## form with errors and with a co-badged card, light and dark (English, 375 wide), and the German card form with
+## errors at 320, screenshotted with headless Chromium (installed when missing) into docs/images/ and the catalog's
+## Resources/. ReferenceScreenshotTests compares them with what the preview renders. Every page is written to
+## .build/preview/<variant>/.
+PREVIEW_SCREENS = payment-methods vaulted card-form-errors card-form-cobadged
+PREVIEW_CATALOG = Sources/CheckoutKit/CheckoutKit.docc/Resources
 preview: deps
 	bash scripts/ensure-chromium.sh
 	swift build --product checkout
-	mkdir -p docs/images
+	mkdir -p docs/images $(PREVIEW_CATALOG)
+	rm -f docs/images/preview-*.png $(PREVIEW_CATALOG)/preview-*.png
 	for mode in light dark; do \
 		swift run --skip-build checkout preview --out .build/preview/$$mode --mode $$mode --png --config-dir Config >/dev/null || exit 1; \
 		for screen in $(PREVIEW_SCREENS); do cp .build/preview/$$mode/$$screen.png docs/images/preview-$$screen-$$mode.png; done; \
 	done
+	swift run --skip-build checkout preview --out .build/preview/de-320 --locale de --width 320 --png --config-dir Config >/dev/null
+	cp .build/preview/de-320/card-form-errors.png docs/images/preview-card-form-errors-de-320-light.png
+	cp docs/images/preview-*.png $(PREVIEW_CATALOG)/

@@ -220,7 +220,7 @@ let package = Package(
                     path: "Tests/CheckoutCoreTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutJSONTests", dependencies: ["CheckoutJSON", "CheckoutTestSupport"],
                     path: "Tests/CheckoutJSONTests", swiftSettings: swift6),
-        .testTarget(name: "CheckoutThemeTests", dependencies: ["CheckoutTheme", "CheckoutLocking"],
+        .testTarget(name: "CheckoutThemeTests", dependencies: ["CheckoutTheme", "CheckoutCore", "CheckoutLocking"],
                     path: "Tests/CheckoutThemeTests", swiftSettings: swift6),
         .testTarget(name: "SQLiteKitTests", dependencies: ["CheckoutTestSupport", "SQLiteKit", "CSQLite", "CheckoutLocking"],
                     path: "Tests/SQLiteKitTests", swiftSettings: swift6),

@@ -35,9 +35,11 @@ public struct PreviewSample: Sendable {
         // The security-code names are the card network table's (`Config/card-networks.json`).
         let networks = Self.vaultedNetworks
         return [VaultedRowContent(network: strings.networkName(networks[0]), last4: "4242", expiry: "12/30", isDefault: true,
-                                  securityCodeName: "CVV"),
-                VaultedRowContent(network: strings.networkName(networks[1]), last4: "4444", expiry: "03/29", securityCodeName: "CVC"),
-                VaultedRowContent(network: strings.networkName(networks[2]), last4: "0005", expiry: "08/28", securityCodeName: "CID")]
+                                  securityCodeName: "CVV", securityCodeLength: 3),
+                VaultedRowContent(network: strings.networkName(networks[1]), last4: "4444", expiry: "03/29", securityCodeName: "CVC",
+                                  securityCodeLength: 3),
+                VaultedRowContent(network: strings.networkName(networks[2]), last4: "0005", expiry: "08/28", securityCodeName: "CID",
+                                  securityCodeLength: 4)]
     }
 
     /// What the card form's fields show, masked: the number keeps its first 6 and last 4 digits at most.

@@ -74,7 +74,7 @@ struct SlotPainter {
             let items = sample.vaulted(strings)
             let item = frame.index < items.count ? items[frame.index] : VaultedRowContent(network: "", last4: "")
             let network = frame.index < PreviewSample.vaultedNetworks.count ? PreviewSample.vaultedNetworks[frame.index] : .other
-            var details = "•••• " + item.last4
+            var details = item.account ?? ("•••• " + item.last4)
             if let expiry = item.expiry { details += " · " + expiry }
             var content = marks.network(network)
                 + span(span(HTMLText.escape(item.network), "display:block;white-space:nowrap;color:\(color.text.primary.hex);"
@@ -91,10 +91,11 @@ struct SlotPainter {
             }
             return Paint(style: rowStyle(selected: frame.index == 0), content: content)
         case .cvvRecapture:
-            // The selected card's own name for its code (CVV for Visa, CID for AMEX), else the generic one.
-            let selected = sample.vaulted(strings).first?.securityCodeName
-            return field(label: text("card.cvv.label"), value: nil, placeholder: selected ?? text("card.cvv.placeholder"), error: false,
-                         width: frame.width)
+            // The selected card's own name for its code (CVV for Visa, CID for AMEX) and one dot per digit.
+            let selected = sample.vaulted(strings).first
+            let placeholder = selected?.securityCodeLength.map { String(repeating: "•", count: $0) } ?? text("card.cvv.placeholder")
+            return field(label: selected?.securityCodeLabel(strings) ?? text("card.cvv.label"), value: nil, placeholder: placeholder,
+                         error: false, width: frame.width)
         case .networkSelectorLabel:
             return Paint(style: "color:\(color.text.secondary.hex);" + PreviewStyle.font(type.bodySmall),
                          content: lines(text(SlotTextKey.networkSelectorLabel), type.bodySmall, width: frame.width))

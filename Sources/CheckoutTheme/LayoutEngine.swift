@@ -106,7 +106,7 @@ public struct LayoutEngine: Sendable {
             // The CVV field belongs to the selected card: right under it, not under the whole list.
             if model.requiresCvvRecapture && row == model.selectedIndex {
                 stack.gap(theme.space.small)
-                addCvvField(to: &stack)
+                addCvvField(model, to: &stack)
             }
         }
         stack.gap(theme.space.large)
@@ -168,11 +168,14 @@ public struct LayoutEngine: Sendable {
         return labeled(stack.result(), .cardForm(model))
     }
 
-    /// The CVV field: `component.cvvField.maxWidth` wide, or as wide as its label needs to stay on one line
-    /// (a word is never broken), within the stack's width.
-    private func addCvvField(to stack: inout VerticalStack) {
+    /// The CVV field: `component.cvvField.maxWidth` wide, or as wide as its label (the selected card's code
+    /// name, else the generic one) needs to stay on one line (a word is never broken), within the stack's width.
+    private func addCvvField(_ model: VaultedListModel, to stack: inout VerticalStack) {
         let small = theme.typography.bodySmall
-        let label = { (strings: LocalizedStrings) in strings.text(SlotTextKey.fieldLabel(.cvv)) }
+        let selected = model.selectedIndex < model.items.count ? model.items[model.selectedIndex] : nil
+        let label = { (strings: LocalizedStrings) in
+            selected?.securityCodeLabel(strings) ?? strings.text(SlotTextKey.fieldLabel(.cvv))
+        }
         let labelWidth = strings.map { TextMeasure.shipped.width(of: label($0), style: small) } ?? 0
         let needed = insides.fieldWidth(textWidth: labelWidth + 1).rounded(.up)
         let width = min(max(theme.component.cvvFieldMaxWidth, theme.component.minTouchTarget, needed), stack.width)

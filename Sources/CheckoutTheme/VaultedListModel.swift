@@ -1,3 +1,5 @@
+import CheckoutCore
+
 /// What the layout engine needs to know about the vaulted (saved) methods list.
 ///
 /// Row count, which row is selected, and whether the selected method needs its CVV re-entered, which
@@ -46,13 +48,26 @@ public struct VaultedRowContent: Hashable, Sendable {
     /// The network's own name for its security code (`CVV`, `CVC`, `CID`: the card network table's
     /// `securityCode.name`), which the CVV field of this card shows; nil when not a card.
     public let securityCodeName: String?
+    /// How many digits that code has (3, or 4 for AMEX: the table's `securityCode.length`); nil when not a card.
+    public let securityCodeLength: Int?
+    /// For an external wallet account (a PayPal agreement), the account it pays from: the payer's email, else
+    /// their name; shown instead of digits. Nil for cards.
+    public let account: String?
 
     /// Creates a row's content; `last4` keeps at most its last four characters.
-    public init(network: String, last4: String, expiry: String? = nil, isDefault: Bool = false, securityCodeName: String? = nil) {
+    public init(network: String, last4: String, expiry: String? = nil, isDefault: Bool = false, securityCodeName: String? = nil,
+                securityCodeLength: Int? = nil, account: String? = nil) {
         self.network = network
         self.last4 = String(last4.suffix(4))
         self.expiry = expiry
         self.isDefault = isDefault
         self.securityCodeName = securityCodeName
+        self.securityCodeLength = securityCodeLength
+        self.account = account
+    }
+
+    /// The CVV field's visible label for this card: the network's code name, else the generic localized one.
+    public func securityCodeLabel(_ strings: LocalizedStrings) -> String {
+        securityCodeName ?? strings.text(SlotTextKey.fieldLabel(.cvv))
     }
 }

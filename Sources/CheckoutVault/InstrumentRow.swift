@@ -8,21 +8,24 @@ enum InstrumentRow {
     static let columns = """
         token, payment_method_type, instrument_type, network, first6, last4, exp_month, exp_year, \
         cardholder_name, bin_networks, bin_country, bin_funding, analytics_id, is_default, version, deleted, \
-        last_used, updated
+        last_used, updated, payer_id, payer_email, payer_first_name, payer_last_name
         """
 
-    /// The insert part shared by local and remote upserts; parameters ?1–?19 (see `bind`).
+    /// The insert part shared by local and remote upserts; parameters ?1–?23 (see `bind`).
     static let insert = """
         INSERT INTO payment_instrument (merchant_id, customer_id, token, payment_method_type, instrument_type, \
         network, first6, last4, exp_month, exp_year, cardholder_name, bin_networks, bin_country, bin_funding, \
-        analytics_id, is_default, version, last_used, updated, deleted) \
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 0) \
+        analytics_id, is_default, version, last_used, updated, deleted, payer_id, payer_email, payer_first_name, \
+        payer_last_name) \
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, 0, ?20, ?21, ?22, ?23) \
         ON CONFLICT (merchant_id, customer_id, token) DO UPDATE SET \
         payment_method_type = excluded.payment_method_type, instrument_type = excluded.instrument_type, \
         network = excluded.network, first6 = excluded.first6, last4 = excluded.last4, \
         exp_month = excluded.exp_month, exp_year = excluded.exp_year, cardholder_name = excluded.cardholder_name, \
         bin_networks = excluded.bin_networks, bin_country = excluded.bin_country, bin_funding = excluded.bin_funding, \
-        analytics_id = excluded.analytics_id, is_default = excluded.is_default, deleted = 0, updated = excluded.updated
+        analytics_id = excluded.analytics_id, is_default = excluded.is_default, deleted = 0, updated = excluded.updated, \
+        payer_id = excluded.payer_id, payer_email = excluded.payer_email, payer_first_name = excluded.payer_first_name, \
+        payer_last_name = excluded.payer_last_name
         """
 
     /// A local save: keeps the server version, moves the row up the list.
@@ -57,12 +60,13 @@ enum InstrumentRow {
         let adjacent = [data.network?.rawValue, data.first6Digits, data.last4Digits, data.cardholderName,
                         data.binData.map { $0.networks.map(\.rawValue).joined(separator: String(networkSeparator)) },
                         data.binData?.issuerCountry, data.binData?.accountFundingType, method.analyticsId]
+            + (data.externalPayerInfo?.texts ?? [])
         if CardNumberDetector.containsCardNumber(adjacent.map { $0 ?? "" }.joined()) {
             throw CheckoutError(.sensitiveDataRejected, "the saved method's fields, side by side, hold a full card number")
         }
     }
 
-    /// Binds ?1–?19 of `insert`.
+    /// Binds ?1–?23 of `insert`.
     static func bind(_ method: VaultedPaymentMethod, scope: VaultScope, version: Int64, lastUsed: Int64, updated: Int64,
                      to statement: Statement) throws {
         let data = method.paymentInstrumentData
@@ -91,6 +95,11 @@ enum InstrumentRow {
         try statement.bind(version, at: 17)
         try statement.bind(lastUsed, at: 18)
         try statement.bind(updated, at: 19)
+        let payer = data.externalPayerInfo
+        try statement.bind(payer?.externalPayerId, at: 20)
+        try statement.bind(payer?.email, at: 21)
+        try statement.bind(payer?.firstName, at: 22)
+        try statement.bind(payer?.lastName, at: 23)
     }
 
     /// Decodes the core value from the current row (columns as in `columns`, starting at `offset`).
@@ -109,7 +118,11 @@ enum InstrumentRow {
             expirationMonth: row.optionalInt(at: offset + 6),
             expirationYear: row.optionalInt(at: offset + 7),
             cardholderName: row.optionalString(at: offset + 8),
-            binData: binData)
+            binData: binData,
+            externalPayerInfo: row.optionalString(at: offset + 18).map { id in
+                ExternalPayerInfo(externalPayerId: id, email: row.optionalString(at: offset + 19),
+                                  firstName: row.optionalString(at: offset + 20), lastName: row.optionalString(at: offset + 21))
+            })
         return VaultedPaymentMethod(
             id: row.string(at: offset),
             paymentMethodType: PaymentMethodType(rawValue: row.string(at: offset + 1)),

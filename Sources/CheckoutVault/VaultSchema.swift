@@ -108,6 +108,15 @@ enum VaultSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        // Who holds an external wallet account behind a saved agreement (PaymentInstrumentData.externalPayerInfo).
+        migrator.registerMigration("2026-12-vault-external-payer") { database in
+            try database.execute("""
+                ALTER TABLE payment_instrument ADD COLUMN payer_id TEXT;
+                ALTER TABLE payment_instrument ADD COLUMN payer_email TEXT;
+                ALTER TABLE payment_instrument ADD COLUMN payer_first_name TEXT;
+                ALTER TABLE payment_instrument ADD COLUMN payer_last_name TEXT;
+                """)
+        }
         return migrator
     }()
 }

@@ -208,6 +208,19 @@ enum WireJSON {
             }
             out.append(0x7D)
         }
+        if let payer = data.externalPayerInfo {
+            key("externalPayerInfo")
+            out += #"{"externalPayerId":"#.utf8
+            appendString(payer.externalPayerId, to: &out)
+            for (name, value) in [("email", payer.email), ("firstName", payer.firstName), ("lastName", payer.lastName)] {
+                guard let value else { continue }
+                out += #",""#.utf8
+                out += name.utf8
+                out += #"":"#.utf8
+                appendString(value, to: &out)
+            }
+            out.append(0x7D)
+        }
         out += #"},"analyticsId":"#.utf8
         appendString(method.analyticsId, to: &out)
         out += method.isDefault ? #","isDefault":true}"#.utf8 : #","isDefault":false}"#.utf8

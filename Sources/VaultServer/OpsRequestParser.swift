@@ -191,6 +191,7 @@ enum OpsRequestParser {
     static let textFields: Set<String> = [
         "opId", "kind", "instrumentId", "id", "paymentMethodType", "paymentInstrumentType", "analyticsId", "network",
         "first6Digits", "last4Digits", "cardholderName", "issuerCountry", "accountFundingType", "networks",
+        "externalPayerId", "email", "firstName", "lastName",
     ]
 
     /// True when any key or string inside `value`, or a number standing where the op shape has

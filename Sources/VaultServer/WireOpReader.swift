@@ -160,6 +160,25 @@ enum WireOpReader {
         }
         if let month = data.expirationMonth { key("expirationMonth"); out += String(month).utf8 }
         if let year = data.expirationYear { key("expirationYear"); out += String(year).utf8 }
+        if let payer = data.externalPayerInfo {
+            key("externalPayerInfo")
+            out.append(0x7B)
+            if let email = payer.email {
+                out += #""email":"#.utf8
+                guard plain(email, &out) else { return nil }
+                out.append(0x2C)
+            }
+            out += #""externalPayerId":"#.utf8
+            guard plain(payer.externalPayerId, &out) else { return nil }
+            for (name, value) in [("firstName", payer.firstName), ("lastName", payer.lastName)] {
+                guard let value else { continue }
+                out += #",""#.utf8
+                out += name.utf8
+                out += #"":"#.utf8
+                guard plain(value, &out) else { return nil }
+            }
+            out.append(0x7D)
+        }
         if let first6 = data.first6Digits {
             key("first6Digits")
             guard plain(first6, &out) else { return nil }

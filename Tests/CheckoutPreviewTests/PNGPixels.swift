@@ -2,7 +2,7 @@ import CLibPNG
 import CheckoutTheme
 import Foundation
 
-/// A screenshot's pixels, read with libpng: 8-bit RGBA, origin top-left.
+/// A screenshot's pixels, read (and written) with libpng: 8-bit RGBA, origin top-left.
 struct PNGPixels {
     struct ReadError: Error, CustomStringConvertible {
         let description: String
@@ -11,6 +11,12 @@ struct PNGPixels {
     let width: Int
     let height: Int
     private let bytes: [UInt8]
+
+    init(width: Int, height: Int, bytes: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+    }
 
     init(contentsOf url: URL) throws {
         var width: UInt32 = 0
@@ -50,5 +56,35 @@ struct PNGPixels {
             }
         }
         return found
+    }
+
+    /// Writes the pixels as a PNG file.
+    func write(to url: URL) throws {
+        var message = [CChar](repeating: 0, count: 64)
+        let written = bytes.withUnsafeBufferPointer { clibpng_write_rgba(url.path, UInt32(width), UInt32(height), $0.baseAddress, &message) }
+        guard written == 1 else {
+            throw ReadError(description: "cannot write \(url.lastPathComponent): \(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        }
+    }
+
+    /// How `self` differs from `reference`: the pixels where some channel differs by more than `tolerance`,
+    /// and a picture of them (the reference faded, each differing pixel in pure red). Nil when the sizes differ.
+    func difference(from reference: PNGPixels, tolerance: Int) -> (count: Int, picture: PNGPixels)? {
+        guard width == reference.width, height == reference.height else { return nil }
+        var picture = [UInt8](repeating: 255, count: bytes.count)
+        var count = 0
+        for pixel in 0..<(width * height) {
+            let offset = pixel * 4
+            let differs = (0..<3).contains { abs(Int(bytes[offset + $0]) - Int(reference.bytes[offset + $0])) > tolerance }
+            if differs {
+                count += 1
+                picture[offset] = 255
+                picture[offset + 1] = 0
+                picture[offset + 2] = 0
+            } else {
+                for channel in 0..<3 { picture[offset + channel] = UInt8(191 + Int(reference.bytes[offset + channel]) / 4) }
+            }
+        }
+        return (count, PNGPixels(width: width, height: height, bytes: picture))
     }
 }

@@ -34,6 +34,31 @@ struct RemoteContractTests {
         #expect(empty == ChangePage(changes: [], cursor: third.cursor, hasMore: false))
     }
 
+    /// The seed's `paymentInstrumentData.externalPayerInfo`: a PayPal agreement's payer goes up with a push and
+    /// comes back in the feed and the instrument list exactly as sent, and a device's store keeps it.
+    @Test("a wallet agreement's external payer info travels through push, the feed and a store unchanged",
+          arguments: RemoteKind.contract)
+    func externalPayerInfo(kind: RemoteKind) async throws {
+        let remote = try RemoteHarness(kind).remote
+        let agreement = Fixture.payPalAgreement("tok_pp")
+        let anonymous = Fixture.payPalAgreement("tok_pp2", email: nil)
+        let results = try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", agreement), Fixture.upsert("op-2", anonymous)])
+        #expect(results.map(\.status) == [.applied, .applied])
+        let page = try await remote.changes(scope: scope, cursor: nil, limit: 10)
+        #expect(page.changes == [.upsert(agreement, version: 1), .upsert(anonymous, version: 1)])
+        #expect(try await remote.instruments(scope: scope).map(\.method) == [agreement, anonymous])
+
+        let directory = try TestDirectory()
+        let store = try directory.store("device")
+        let engine = SyncEngine(store: store, remote: remote, configuration: .init(interval: nil, retry: .noRetry),
+                                clock: ManualSyncClock())
+        _ = try await engine.syncNow(scope: scope)
+        let saved = try store.instruments(scope: scope)
+        #expect(Set(saved.map(\.id)) == ["tok_pp", "tok_pp2"])
+        #expect(saved.first { $0.id == "tok_pp" }?.paymentInstrumentData.externalPayerInfo == agreement.paymentInstrumentData.externalPayerInfo)
+        #expect(saved.first { $0.id == "tok_pp2" }?.paymentInstrumentData.externalPayerInfo?.email == nil)
+    }
+
     @Test("delete wins over a later edit and a later setDefault", arguments: RemoteKind.contract)
     func deleteWins(kind: RemoteKind) async throws {
         let remote = try RemoteHarness(kind).remote

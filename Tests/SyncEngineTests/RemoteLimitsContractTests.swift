@@ -133,6 +133,17 @@ struct RemoteLimitsContractTests {
         #expect(results == [OpResult(opId: "op-1", status: .rejected, reason: violation.reason, message: violation.message)])
     }
 
+    @Test("a payer field over its limit is rejected with the field's reason", arguments: RemoteKind.contract)
+    func payerFieldLimits(kind: RemoteKind) async throws {
+        let remote = try RemoteHarness(kind).remote
+        let method = Fixture.payPalAgreement("tok_pp", email: String(repeating: "a", count: InstrumentLimits.maxPayerEmailLength - 11)
+                                             + "@example.com")
+        let violation = try #require(InstrumentLimits.violation(of: method))
+        #expect(violation.field == "paymentInstrumentData.externalPayerInfo.email")
+        let results = try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", method)])
+        #expect(results == [OpResult(opId: "op-1", status: .rejected, reason: violation.reason, message: violation.message)])
+    }
+
     /// Every answer of `script` against `remote` as bytes (sorted-key JSON; an error as its
     /// description), with each distinct cursor replaced by its order of appearance: cursors are
     /// the one thing the two may spell differently (the server's are enciphered).

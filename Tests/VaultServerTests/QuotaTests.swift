@@ -98,6 +98,9 @@ struct QuotaTests {
             issuerCountry: control(InstrumentLimits.maxIssuerCountryLength),
             accountFundingType: control(InstrumentLimits.maxAccountFundingTypeLength))
         method.id = control(InstrumentLimits.maxIdLength)
+        method.paymentInstrumentData.externalPayerInfo = ExternalPayerInfo(
+            externalPayerId: control(InstrumentLimits.maxExternalPayerIdLength), email: control(InstrumentLimits.maxPayerEmailLength),
+            firstName: control(InstrumentLimits.maxPayerNameLength), lastName: control(InstrumentLimits.maxPayerNameLength))
         method.paymentInstrumentData.expirationMonth = Int.min
         method.paymentInstrumentData.expirationYear = Int.min
         #expect(InstrumentLimits.violation(of: method) == nil)

@@ -71,14 +71,23 @@ enum LayoutCommand: DeclaredCommand {
 
         guard let theme = options.resolve(reportingTo: output) else { return 1 }
         let strings = options.defaults.strings.strings(for: locale)
+        let sample = PreviewSample(currency: try Currency(code: "EUR"))
         // Texts are always measured (a slot grows when its text needs more lines); labels print only when asked.
         let engine = LayoutEngine(theme: theme, strings: strings)
         var result: LayoutResult
         switch component {
         case .paymentMethods:
-            result = engine.layout(PaymentMethodListModel(methodCount: methods), width: width)
+            // Rows hold the preview's sample content (cycled), so their texts are measured as `preview` draws them.
+            let rows = sample.methods(strings)
+            result = engine.layout(PaymentMethodListModel(rows: (0..<methods).map { rows[$0 % rows.count] }), width: width)
         case .vaulted:
-            result = engine.layout(VaultedListModel(count: methods, requiresCvvRecapture: cvv), width: width)
+            let items = sample.vaulted(strings)
+            let cycled = (0..<methods).map { index in
+                let item = items[index % items.count]
+                return VaultedRowContent(network: item.network, last4: item.last4, expiry: item.expiry, isDefault: index == 0,
+                                         securityCodeName: item.securityCodeName, securityCodeLength: item.securityCodeLength)
+            }
+            result = engine.layout(VaultedListModel(items: cycled, requiresCvvRecapture: cvv), width: width)
         case .cardForm:
             let configured = try options.defaults.cardFormFields()
             let billingFields: [CardFormField] = billing ? [.firstName, .lastName, .addressLine1, .city, .postalCode, .countryCode]
@@ -89,8 +98,7 @@ enum LayoutCommand: DeclaredCommand {
                                       selectedNetwork: networkSelector ? strings.networkName(PreviewRenderer.cobadgedNetworks[0]) : nil)
             result = engine.layout(model, width: width)
         case .deleteConfirmation:
-            result = engine.layout(DeleteConfirmationModel(methodDescription: PreviewSample(currency: try Currency(code: "EUR"))
-                .vaulted(strings)[1].describe(strings)), width: width)
+            result = engine.layout(DeleteConfirmationModel(methodDescription: sample.vaulted(strings)[1].describe(strings)), width: width)
         }
         if !accessibility { result = LayoutResult(width: result.width, height: result.height, frames: result.frames.map { $0.with(nil) }) }
         if json {

@@ -50,10 +50,12 @@ public struct PaymentInstrumentData: Sendable, Equatable, Codable {
     public var cardholderName: String?
     /// Issuer data from a BIN lookup, if any.
     public var binData: BinData?
+    /// The account holder behind an external wallet account (a PayPal billing agreement and the like).
+    public var externalPayerInfo: ExternalPayerInfo?
 
     public init(network: CardNetwork? = nil, first6Digits: String? = nil, last4Digits: String? = nil,
                 expirationMonth: Int? = nil, expirationYear: Int? = nil, cardholderName: String? = nil,
-                binData: BinData? = nil) {
+                binData: BinData? = nil, externalPayerInfo: ExternalPayerInfo? = nil) {
         self.network = network
         self.first6Digits = first6Digits
         self.last4Digits = last4Digits
@@ -61,7 +63,31 @@ public struct PaymentInstrumentData: Sendable, Equatable, Codable {
         self.expirationYear = expirationYear
         self.cardholderName = cardholderName
         self.binData = binData
+        self.externalPayerInfo = externalPayerInfo
     }
+}
+
+/// What an external wallet provider (PayPal and similar) tells about the account behind a saved
+/// agreement: the seed SDK's `externalPayerInfo`. Shown to the shopper to tell their accounts apart.
+public struct ExternalPayerInfo: Sendable, Equatable, Codable {
+    /// The provider's id of the payer's account.
+    public var externalPayerId: String
+    /// The account's email address, if the provider shares it.
+    public var email: String?
+    /// The payer's first name, if shared.
+    public var firstName: String?
+    /// The payer's last name, if shared.
+    public var lastName: String?
+
+    public init(externalPayerId: String, email: String? = nil, firstName: String? = nil, lastName: String? = nil) {
+        self.externalPayerId = externalPayerId
+        self.email = email
+        self.firstName = firstName
+        self.lastName = lastName
+    }
+
+    /// The texts, in wire order (for the limits and the card-data guard).
+    public var texts: [String?] { [externalPayerId, email, firstName, lastName] }
 }
 
 /// What a BIN lookup says about a card's first digits.

@@ -19,6 +19,8 @@
 /// | `binData.networks` | 8 entries |
 /// | `binData.issuerCountry` | 3 |
 /// | `binData.accountFundingType` | 16 |
+/// | `externalPayerInfo.externalPayerId` / `.email` | 64 / 128 |
+/// | `externalPayerInfo.firstName`, `.lastName` | 60 each |
 ///
 /// No text field may hold a run of more than `maxDigitRun` digits (runs joined as
 /// `CardNumberDetector` joins them): nothing legitimate does, a card number has at most 19, and
@@ -44,6 +46,12 @@ public enum InstrumentLimits {
     public static let maxIssuerCountryLength = 3
     /// The longest `binData.accountFundingType`.
     public static let maxAccountFundingTypeLength = 16
+    /// The longest `externalPayerInfo.externalPayerId`.
+    public static let maxExternalPayerIdLength = 64
+    /// The longest `externalPayerInfo.email`.
+    public static let maxPayerEmailLength = 128
+    /// The longest `externalPayerInfo.firstName` and `.lastName`.
+    public static let maxPayerNameLength = 60
     /// The longest run of digits any text field may hold (a card number has at most 19).
     public static let maxDigitRun = 19
     /// The most live instruments one customer may hold; an upsert creating one more is refused.
@@ -81,6 +89,11 @@ public enum InstrumentLimits {
             ("paymentInstrumentData.binData.issuerCountry", data.binData?.issuerCountry, maxIssuerCountryLength),
             ("paymentInstrumentData.binData.accountFundingType", data.binData?.accountFundingType,
              maxAccountFundingTypeLength),
+            ("paymentInstrumentData.externalPayerInfo.externalPayerId", data.externalPayerInfo?.externalPayerId,
+             maxExternalPayerIdLength),
+            ("paymentInstrumentData.externalPayerInfo.email", data.externalPayerInfo?.email, maxPayerEmailLength),
+            ("paymentInstrumentData.externalPayerInfo.firstName", data.externalPayerInfo?.firstName, maxPayerNameLength),
+            ("paymentInstrumentData.externalPayerInfo.lastName", data.externalPayerInfo?.lastName, maxPayerNameLength),
         ]
         if let networks = data.binData?.networks {
             guard networks.count <= maxBinNetworks else {

@@ -70,11 +70,42 @@ extension JSONScanner {
             case "binData":
                 try seen.first(64)
                 if try !scanner.readNullIfPresent() { data.binData = try binData(&scanner) }
+            case "externalPayerInfo":
+                try seen.first(128)
+                if try !scanner.readNullIfPresent() { data.externalPayerInfo = try externalPayerInfo(&scanner) }
             default:
                 try scanner.skipUnknownValue()
             }
         }
         return data
+    }
+
+    static func externalPayerInfo(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> ExternalPayerInfo {
+        var id: String?
+        var email: String?
+        var firstName: String?
+        var lastName: String?
+        var seen = JSONMemberSet()
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            switch key {
+            case "externalPayerId":
+                try seen.first(1)
+                id = try scanner.readString()
+            case "email":
+                try seen.first(2)
+                if try !scanner.readNullIfPresent() { email = try scanner.readString() }
+            case "firstName":
+                try seen.first(4)
+                if try !scanner.readNullIfPresent() { firstName = try scanner.readString() }
+            case "lastName":
+                try seen.first(8)
+                if try !scanner.readNullIfPresent() { lastName = try scanner.readString() }
+            default:
+                try scanner.skipUnknownValue()
+            }
+        }
+        guard let id else { throw JSONScanner.Failure() }
+        return ExternalPayerInfo(externalPayerId: id, email: email, firstName: firstName, lastName: lastName)
     }
 
     static func binData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> BinData {

@@ -21,7 +21,8 @@ public enum VaultedPaymentMethodGuard {
             || CardNumberDetector.containsCardNumber(method.paymentMethodType.rawValue)
             || CardNumberDetector.containsCardNumber(method.paymentInstrumentType.rawValue)
         for text in [data.network?.rawValue, data.first6Digits, data.last4Digits, data.cardholderName,
-                     binData?.issuerCountry, binData?.accountFundingType] where !holdsCardNumber {
+                     binData?.issuerCountry, binData?.accountFundingType] + (data.externalPayerInfo?.texts ?? [])
+            where !holdsCardNumber {
             if let text, CardNumberDetector.containsCardNumber(text) { holdsCardNumber = true }
         }
         for network in binData?.networks ?? [] where !holdsCardNumber {

@@ -35,7 +35,12 @@ struct AccessibilityLabeler {
             case .empty: return empty("vaulted")
             case .vaultedMethod: return vaultedRow(frame.index, model)
             case .cvvRecapture:
-                return AccessibilityInfo(label: text("card.cvv.label"), hint: text("vaulted.cvv.hint"), role: .textField)
+                // The visible label (the network's code name) is part of the spoken one (WCAG 2.5.3).
+                var label = text("card.cvv.label")
+                if model.selectedIndex < model.items.count, let name = model.items[model.selectedIndex].securityCodeName {
+                    label += text("format.listSeparator") + name
+                }
+                return AccessibilityInfo(label: label, hint: text("vaulted.cvv.hint"), role: .textField)
             case .submit: return payButton()
             default: return nil
             }
@@ -61,7 +66,8 @@ struct AccessibilityLabeler {
 
     /// The description of a saved method: "Visa ending in 4242, expires 12/30, default".
     static func describe(_ item: VaultedRowContent, strings: LocalizedStrings) -> String {
-        var parts = [strings.text("vaulted.row", ["network": item.network, "last4": item.last4])]
+        var parts = [item.account.map { strings.text("vaulted.row.account", ["network": item.network, "account": $0]) }
+            ?? strings.text("vaulted.row", ["network": item.network, "last4": item.last4])]
         if let expiry = item.expiry { parts.append(strings.text("vaulted.row.expires", ["expiry": expiry])) }
         if item.isDefault { parts.append(strings.text("vaulted.row.default")) }
         return parts.joined(separator: strings.text("format.listSeparator"))

@@ -26,6 +26,14 @@ enum Fixture {
                              analyticsId: "analytics-\(id)", isDefault: isDefault)
     }
 
+    /// A saved PayPal billing agreement: no card fields, the payer's account instead.
+    static func payPalAgreement(_ id: String, email: String? = "alex.jansen@example.com") -> VaultedPaymentMethod {
+        VaultedPaymentMethod(id: id, paymentMethodType: "PAYPAL", paymentInstrumentType: .payPalBillingAgreement,
+                             paymentInstrumentData: PaymentInstrumentData(externalPayerInfo: ExternalPayerInfo(
+                                 externalPayerId: "PAYER-7Q2W9", email: email, firstName: "Alex", lastName: "Jansen")),
+                             analyticsId: "analytics-\(id)")
+    }
+
     static func scope(_ customer: String = "cus_1") -> VaultScope {
         VaultScope(merchantId: merchant, customerId: customer)
     }
