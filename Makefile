@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test bench bench-quick bench-scaling deps build tsan test-long preview simulate
+.PHONY: demo test bench bench-quick bench-scaling deps build tsan test-long preview simulate docs
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -39,13 +39,14 @@ bench-quick: deps
 	bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift run -c release --skip-build checkout-bench --quick --report-only
 
 ## The scaling section in release (how each cost grows; a few minutes), then its charts: the JSON
-## goes to bench-results/scaling.json, the PNGs to docs/images/scaling-*.png (matplotlib from PyPI
+## goes to bench-results/scaling.json, the PNGs to docs/images/scaling-*.png and the DocC catalog (matplotlib from PyPI
 ## into .build/plot-venv on first use).
 bench-scaling: deps
 	swift build -c release --product checkout-bench
 	mkdir -p bench-results
 	swift run -c release --skip-build checkout-bench --only scaling --report-only --json bench-results/scaling.json
 	bash scripts/plot-scaling.sh bench-results/scaling.json
+	cp docs/images/scaling-*.png $(PREVIEW_CATALOG)/
 
 build: deps
 	swift build
@@ -112,3 +113,9 @@ preview: deps
 	swift run --skip-build checkout preview --out .build/preview/de-320 --locale de --width 320 --png --config-dir Config >/dev/null
 	cp .build/preview/de-320/card-form-errors.png docs/images/preview-card-form-errors-de-320-light.png
 	cp docs/images/preview-*.png $(PREVIEW_CATALOG)/
+
+## The DocC catalog (guides and CheckoutKit's API), built offline with the toolchain's docc into
+## .build/docs; a broken link or a missing picture fails it.
+docs: deps
+	swift build --target CheckoutKit
+	bash scripts/build-docs.sh
