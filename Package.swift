@@ -178,7 +178,7 @@ let package = Package(
                     swiftSettings: swift6),
         .testTarget(name: "CLITests", dependencies: ["CheckoutTestSupport", "CheckoutLocking", "Spawning", "TLSTestSupport"], path: "Tests/CLITests", swiftSettings: swift6),
         .testTarget(name: "PaymentMethodsTests",
-                    dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutCoreTesting", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking"],
+                    dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutCoreTesting", "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutLocking", "Spawning"],
                     path: "Tests/PaymentMethodsTests", swiftSettings: swift6),
         .testTarget(name: "VaultSimulationTests", dependencies: ["VaultSimulation", "CheckoutVault", "CheckoutCore", "VaultServer",
                                                                 "HTTPTransport", "CheckoutLocking"],

@@ -37,7 +37,7 @@ public struct CardPaymentSteps: PaymentSteps, CustomStringConvertible, CustomRef
         case .success(let valid): input = valid
         }
         do {
-            var token = try await context.processor.tokenize(.card(input.card), session: context.session)
+            var token = try await context.services.tokenize(.card(input.card))
             // What the BIN lookup told the form goes with the token: a card saved after the payment
             // keeps a co-badged card's networks, so its preferred network can change later.
             if token.instrumentData != nil, token.instrumentData?.binData == nil, let binData = input.binData {
@@ -51,10 +51,8 @@ public struct CardPaymentSteps: PaymentSteps, CustomStringConvertible, CustomRef
         }
     }
 
-    /// Creates the payment, saving the card when the form's `vaultOnSuccess`.
-    public func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
-        await pipeline.createPayment(token: token, surcharge: surcharge, vaultOnSuccess: form.vaultOnSuccess)
-    }
+    /// The form's "save this card": a success (created or resumed) saves the card.
+    public var vaultOnSuccess: Bool { form.vaultOnSuccess }
 
     /// Nil: a card payment follows both challenges and redirects.
     public func unsupportedAction(_ action: RequiredAction) -> String? { nil }
@@ -75,13 +73,6 @@ public struct CardPaymentSteps: PaymentSteps, CustomStringConvertible, CustomRef
         default:
             throw CheckoutError(.invalidReturn, "the return does not match the pending action")
         }
-    }
-
-    /// Resumes the payment, saving the card when the form's `vaultOnSuccess`.
-    public func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
-                       through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
-        await pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token,
-                              vaultOnSuccess: form.vaultOnSuccess)
     }
 
     /// The form follows the flow's state.

@@ -42,7 +42,7 @@ public struct RedirectPaymentSteps: PaymentSteps {
 
     /// Tokenizes the redirect; the payment carries the advertised surcharge.
     public func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
-        .token(try await context.processor.tokenize(.redirect(context.method.type), session: context.session),
+        .token(try await context.services.tokenize(.redirect(context.method.type)),
                surcharge: context.advertised.options.surcharge ?? 0)
     }
 
@@ -64,12 +64,9 @@ public struct RedirectPaymentSteps: PaymentSteps {
         return try RedirectReturnValidator.resumeToken(from: url, expected: returnURL, paymentId: pending.paymentId)
     }
 
-    /// Resumes through the pipeline, which has the processor verify the token; a rejected token
-    /// is thrown, so the genuine return can still complete the payment.
-    public func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
-                       through pipeline: PaymentPipeline) async throws -> PaymentPipeline.Step {
-        try await pipeline.resumeVerifyingReturn(paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token)
-    }
+    /// True: the processor verifies a return's token; a rejected one is thrown, so the genuine
+    /// return can still complete the payment.
+    public var verifiesReturn: Bool { true }
 
     /// The return URL a pending redirect expects; nil for any other action.
     static func returnURL(of pending: PaymentFlowStateMachine.PendingAction) -> URL? {

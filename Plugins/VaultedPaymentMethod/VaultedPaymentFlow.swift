@@ -48,7 +48,7 @@ public struct VaultedPaymentSteps: PaymentSteps {
         let surcharge = context.advertised.options.surcharge(for: method.paymentInstrumentData.network) ?? 0
         let request = VaultedExchangeRequest(vaultedToken: method.id, cvv: requiresCvv ? cvv : nil)
         do {
-            return .token(try await context.processor.exchangeVaulted(request, session: context.session), surcharge: surcharge)
+            return .token(try await context.services.exchangeVaulted(request), surcharge: surcharge)
         } catch {
             throw error as? CheckoutError ?? CheckoutError(.paymentFailed, "the saved payment method could not be used", underlying: error)
         }

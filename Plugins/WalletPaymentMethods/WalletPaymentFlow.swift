@@ -55,8 +55,7 @@ public final class WalletPaymentSteps: PaymentSteps {
         // A stale attempt's wallet token is not tokenized (the flow would ignore it anyway).
         guard attempt.isCurrent else { return .cancelled }
         do {
-            let token = try await context.processor.tokenize(.wallet(context.method.type, walletToken: authorization.token),
-                                                             session: context.session)
+            let token = try await context.services.tokenize(.wallet(context.method.type, walletToken: authorization.token))
             return .token(token, surcharge: context.advertised.options.surcharge ?? 0)
         } catch {
             throw error as? CheckoutError ?? CheckoutError(.paymentFailed, "the wallet token could not be tokenized", underlying: error)

@@ -175,7 +175,7 @@ public struct MethodScaffolder: Sendable {
         /// Not implemented yet: `tokenize` fails with `invalidState` so that nobody mistakes the
         /// scaffold for a working method. Replace the failure with a tokenization, e.g.:
         /// ```swift
-        /// .token(try await context.processor.tokenize(/* your TokenizationRequest */, session: context.session),
+        /// .token(try await context.services.tokenize(/* your TokenizationRequest */),
         ///        surcharge: context.advertised.options.surcharge ?? 0)
         /// ```
         /// Every other step has a default (create through the pipeline; resume a challenge with its

@@ -31,15 +31,11 @@ import Testing
 
         func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
             let card = CardDetails(number: cardNumber, cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa)
-            return .token(try await context.processor.tokenize(.card(card), session: context.session), surcharge: 0)
+            return .token(try await context.services.tokenize(.card(card)), surcharge: 0)
         }
 
-        /// Refuses the result "forged" as not belonging to the payment; resumes anything else.
-        func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
-                    through pipeline: PaymentPipeline) async throws -> PaymentPipeline.Step {
-            if resumeToken == "forged" { throw CheckoutError(.invalidReturn, "not this payment") }
-            return await pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token)
-        }
+        /// The processor verifies each return (the tests script it to refuse one).
+        var verifiesReturn: Bool { true }
 
         func flowChanged(_ snapshot: PaymentFlowSnapshot) { seen.append(snapshot) }
     }
@@ -201,6 +197,8 @@ import Testing
             Issue.record("expected a challenge, got \(setup.flow.flowState)")
             return
         }
+        // The processor refuses the forged return as not belonging to the payment.
+        setup.processor.script(.resumePayment, .fail(CheckoutError(.invalidReturn, "not this payment")))
         await #expect(throws: CheckoutError(.invalidReturn, "not this payment")) {
             try await setup.flow.resume(with: .challengeResult("forged"))
         }

@@ -22,7 +22,7 @@ import Testing
         var singleUseResumeTokens: Bool { true }
 
         func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
-            .token(try await context.processor.tokenize(.redirect(context.method.type), session: context.session), surcharge: 0)
+            .token(try await context.services.tokenize(.redirect(context.method.type)), surcharge: 0)
         }
 
         func unsupportedAction(_ action: RequiredAction) -> String? { nil }
@@ -36,11 +36,7 @@ import Testing
             return token
         }
 
-        func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
-                    through pipeline: PaymentPipeline) async throws -> PaymentPipeline.Step {
-            try await pipeline.resumeVerifyingReturn(paymentId: pending.paymentId, resumeToken: resumeToken,
-                                                     token: pending.token)
-        }
+        var verifiesReturn: Bool { true }
     }
 
     struct ReturnHandler: PaymentMethodHandler {

@@ -13,7 +13,6 @@ import Testing
         let context: PaymentFlowContext
         let script: Tokenize
         let refuse: @Sendable (RequiredAction) -> String?
-        let creates = Locked(0)
 
         init(context: PaymentFlowContext, script: @escaping Tokenize, refuse: @escaping @Sendable (RequiredAction) -> String?) {
             self.context = context
@@ -25,10 +24,6 @@ import Testing
             try await script(context, attempt)
         }
 
-        func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
-            creates.withLock { $0 += 1 }
-            return await pipeline.createPayment(token: token, surcharge: surcharge)
-        }
 
         func unsupportedAction(_ action: RequiredAction) -> String? { refuse(action) }
     }
@@ -51,7 +46,7 @@ import Testing
     static func card(_ number: String) -> ScriptedSteps.Tokenize {
         { context, _ in
             let details = CardDetails(number: number, cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa)
-            return .token(try await context.processor.tokenize(.card(details), session: context.session), surcharge: 0)
+            return .token(try await context.services.tokenize(.card(details)), surcharge: 0)
         }
     }
 
@@ -85,7 +80,7 @@ import Testing
         }
         #expect(await setup.flow.submit() == .succeeded(result))
         #expect(setup.processor.callCount(.tokenize) == 1)
-        #expect(setup.flow.steps.creates.withLock { $0 } == 1)
+        #expect(setup.processor.callCount(.createPayment) == 1)
         #expect(setup.session.deliveredOutcomes == [.success(result)])
     }
 
@@ -98,7 +93,7 @@ import Testing
         await setup.flow.cancel()
         setup.processor.release(.tokenize)
         #expect(await attempt.value == .cancelled)
-        #expect(setup.flow.steps.creates.withLock { $0 } == 0)
+        #expect(setup.processor.callCount(.createPayment) == 0)
         #expect(setup.processor.callCount(.createPayment) == 0)
         #expect(setup.session.deliveredOutcomes.isEmpty)
         #expect(await PaymentFlowMachineTests.published(states) == [.idle, .processing, .cancelled])
@@ -109,7 +104,7 @@ import Testing
         let setup = try await Self.setUp { _, _ in .invalidInput(invalid) }
         #expect(await setup.flow.submit() == .failed(invalid))
         #expect(setup.session.deliveredOutcomes.isEmpty)
-        #expect(setup.flow.steps.creates.withLock { $0 } == 0)
+        #expect(setup.processor.callCount(.createPayment) == 0)
     }
 
     @Test func aThrownErrorFailsTheAttemptAndIsTheOutcome() async throws {

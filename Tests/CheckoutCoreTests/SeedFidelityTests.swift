@@ -1,4 +1,4 @@
-import CheckoutCore
+@testable import CheckoutCore
 import CheckoutCoreTesting
 import CheckoutLocking
 import CheckoutTestSupport

@@ -37,7 +37,7 @@ final class StoreCardSteps: PaymentSteps {
         }) else {
             return .invalidInput(CheckoutError(.invalidPaymentData, "enter the store card first"))
         }
-        var token = try await context.processor.tokenize(.card(details), session: context.session)
+        var token = try await context.services.tokenize(.card(details))
         token.paymentMethodType = context.method.type
         return .token(token, surcharge: 0)
     }

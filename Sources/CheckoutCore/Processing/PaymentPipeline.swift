@@ -5,7 +5,8 @@ import Foundation
 /// payment (retrying network errors with the same key), required actions, resume, vaulting.
 ///
 /// A pipeline belongs to one run of a `CheckoutSession` and reports every terminal result of a
-/// flow to it, which applies the completion rules. Flows call it; hosts never need to.
+/// flow to it, which applies the completion rules. The core's flows call it; its operations are
+/// internal, so neither a host nor a plugin can create a payment around the hook and the key.
 public final class PaymentPipeline: Sendable {
     /// The hooks the session supplies for each attempt.
     struct Hooks: Sendable {
@@ -56,7 +57,7 @@ public final class PaymentPipeline: Sendable {
     /// The key follows the seed SDK: when `onBeforePaymentCreate` is set, the key is the one its
     /// `.continue` decision carries (nil: no key) and the idempotency-key provider is not called
     /// at all; without a hook the provider is called exactly once per attempt.
-    public func createPayment(token: PaymentMethodToken, surcharge: Int = 0, vaultOnSuccess: Bool = false) async -> Step {
+    func createPayment(token: PaymentMethodToken, surcharge: Int = 0, vaultOnSuccess: Bool = false) async -> Step {
         let hooks = hooks()
         let idempotencyKey: String?
         if let hook = hooks.beforePaymentCreate {
@@ -88,7 +89,7 @@ public final class PaymentPipeline: Sendable {
     }
 
     /// Continues a pending payment with what a redirect or challenge returned.
-    public func resume(paymentId: String, resumeToken: String, token: PaymentMethodToken,
+    func resume(paymentId: String, resumeToken: String, token: PaymentMethodToken,
                        vaultOnSuccess: Bool = false) async -> Step {
         do {
             let response = try await processor.resumePayment(paymentId: paymentId, resumeToken: resumeToken)
@@ -102,7 +103,7 @@ public final class PaymentPipeline: Sendable {
     /// (`.invalidReturn`) is thrown instead of failing the attempt: a tampered or replayed return
     /// must not end a payment that the shopper's genuine return can still complete.
     /// - Throws: `CheckoutError` `.invalidReturn` only; nothing is reported for it.
-    public func resumeVerifyingReturn(paymentId: String, resumeToken: String, token: PaymentMethodToken,
+    func resumeVerifyingReturn(paymentId: String, resumeToken: String, token: PaymentMethodToken,
                                       vaultOnSuccess: Bool = false) async throws -> Step {
         let response: PaymentResponse
         do {
@@ -118,7 +119,7 @@ public final class PaymentPipeline: Sendable {
     /// Asks for a pending payment's status; returns nil while it is still pending. A success
     /// found by polling is vaulted like any other when `vaultOnSuccess` is set or the payment was
     /// created with it.
-    public func pollStatus(paymentId: String, token: PaymentMethodToken, vaultOnSuccess: Bool = false) async throws -> Step? {
+    func pollStatus(paymentId: String, token: PaymentMethodToken, vaultOnSuccess: Bool = false) async throws -> Step? {
         let response = try await processor.paymentStatus(paymentId: paymentId)
         if response.status == .pending { return nil }
         return await handle(response, token: token, vaultOnSuccess: vaultOnSuccess || vaultAsked(paymentId))
@@ -132,7 +133,7 @@ public final class PaymentPipeline: Sendable {
 
     /// Reports a failure that happened before a payment could be created (e.g. tokenization).
     @discardableResult
-    public func fail(_ error: CheckoutError) -> Step { finish(.failed(error)) }
+    func fail(_ error: CheckoutError) -> Step { finish(.failed(error)) }
 
     private func handle(_ response: PaymentResponse, token: PaymentMethodToken, vaultOnSuccess: Bool) async -> Step {
         switch response.status {

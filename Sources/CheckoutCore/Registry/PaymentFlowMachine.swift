@@ -1,7 +1,7 @@
 import CheckoutLocking
 
-/// The attempt and state rules every `PaymentFlow` shares, so that a plugin's flow only
-/// tokenizes, calls the `PaymentPipeline` and hands each step back here.
+/// The attempt and state rules every `PaymentFlow` shares: the core's `PaymentStepFlow` runs a
+/// plugin's steps on it, feeding it the steps of the `PaymentPipeline` (which only the core reaches).
 ///
 /// It owns the flow's `PaymentFlowState` (published in order through a `StateBroadcaster`),
 /// numbers attempts so that a result arriving after `cancel()` or a restart changes nothing,
@@ -26,15 +26,6 @@ import CheckoutLocking
 /// `Extra` is flow-specific data guarded by the same lock (e.g. the redirect flow's used resume
 /// tokens and polling task, the wallet's last request); use `Void` when there is none. Read or
 /// change it, together with the state, in `withCurrent(_:)`.
-/// ```swift
-/// let machine = PaymentFlowMachine()
-/// guard let attempt = machine.beginAttempt() else { return machine.state }
-/// return await machine.pay(attempt, surcharge: 0, through: context.pipeline,
-///                          tokenizeFailure: "the gift card could not be tokenized",
-///                          unsupported: { _ in "a gift card cannot follow a redirect or challenge" }) {
-///     try await context.processor.tokenize(request, session: context.session)
-/// }
-/// ```
 public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// One submitted attempt of a flow; results are applied only while it is the current one.
     public typealias Attempt = PaymentFlowStateMachine.Attempt
@@ -178,7 +169,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// is created or reported and the current state is returned.
     /// - Parameter unsupported: the failure message for an action this flow cannot complete (the
     ///   attempt then fails with `.paymentFailed`); nil accepts the action.
-    public func pay(_ attempt: Attempt, surcharge: Int, through pipeline: PaymentPipeline, tokenizeFailure: String,
+    func pay(_ attempt: Attempt, surcharge: Int, through pipeline: PaymentPipeline, tokenizeFailure: String,
                     unsupported: (RequiredAction) -> String?,
                     tokenize: () async throws -> PaymentMethodToken) async -> PaymentFlowState {
         let token: PaymentMethodToken
@@ -210,7 +201,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// Fails `attempt` with `error` through `pipeline` (which reports the outcome), unless the
     /// attempt is no longer current: then nothing is reported and the current state is returned.
     @discardableResult
-    public func fail(_ error: CheckoutError, attempt: Attempt, through pipeline: PaymentPipeline) -> PaymentFlowState {
+    func fail(_ error: CheckoutError, attempt: Attempt, through pipeline: PaymentPipeline) -> PaymentFlowState {
         guard isCurrent(attempt) else { return state }
         return apply(pipeline.fail(error), attempt: attempt, token: nil)
     }
@@ -237,7 +228,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// - Throws: `CheckoutError` `.invalidReturn` for a return URL or when no challenge is
     ///   waiting (or it is already being resumed); nothing changes then.
     @discardableResult
-    public func resumeChallenge(with input: PaymentResumeInput, through pipeline: PaymentPipeline,
+    func resumeChallenge(with input: PaymentResumeInput, through pipeline: PaymentPipeline,
                                 wrongInput: String) async throws -> PaymentFlowState {
         guard case .challengeResult(let result) = input else { throw CheckoutError(.invalidReturn, wrongInput) }
         let (attempt, pending) = try claimChallenge()

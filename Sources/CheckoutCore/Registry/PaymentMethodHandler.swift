@@ -79,7 +79,9 @@ public enum PaymentMethodAvailability: Sendable, Equatable {
     case unavailable(reason: String)
 }
 
-/// Everything a flow may use: the session, its method, the processor, the vault and the pipeline.
+/// What a flow's steps may use: the session, its method and configuration, the input it was made
+/// with, the shopper's texts, and the narrow `services` of the payments backend. The processor and the
+/// pipeline that create payments stay inside the core.
 public struct PaymentFlowContext: Sendable {
     /// The client session.
     public let session: ClientSession
@@ -89,25 +91,29 @@ public struct PaymentFlowContext: Sendable {
     public let advertised: AdvertisedPaymentMethod
     /// The merchant's configuration entry, if any.
     public let configuration: CheckoutConfiguration.Method?
-    /// The payments backend.
-    public let processor: any PaymentProcessor
-    /// The pipeline that creates the payment (hook, idempotency key, required actions, outcome).
-    public let pipeline: PaymentPipeline
+    /// What the plugin may ask of the payments backend (tokenize, exchange a saved instrument, BIN lookup).
+    public let services: PaymentMethodServices
+    /// The pipeline that creates the payment (hook, idempotency key, required actions, outcome): the
+    /// core's flow runs it; plugins cannot reach it.
+    let pipeline: PaymentPipeline
+    /// The payments backend, for the core's own calls (polling a pending payment).
+    let processor: any PaymentProcessor
     /// Input fixed when the flow was made (e.g. the saved instrument for a vaulted payment).
     public let input: PaymentFlowInput
     /// The shopper's texts (the session's locale), for what the flow publishes (e.g. a surcharge).
     public let strings: LocalizedStrings
 
-    public init(session: ClientSession, method: CheckoutPaymentMethod, advertised: AdvertisedPaymentMethod,
-                configuration: CheckoutConfiguration.Method?, processor: any PaymentProcessor,
-                pipeline: PaymentPipeline, input: PaymentFlowInput,
-                strings: LocalizedStrings = StringCatalog.embedded.strings(for: .english)) {
+    init(session: ClientSession, method: CheckoutPaymentMethod, advertised: AdvertisedPaymentMethod,
+         configuration: CheckoutConfiguration.Method?, processor: any PaymentProcessor,
+         pipeline: PaymentPipeline, input: PaymentFlowInput,
+         strings: LocalizedStrings = StringCatalog.embedded.strings(for: .english)) {
         self.session = session
         self.method = method
         self.advertised = advertised
         self.configuration = configuration
-        self.processor = processor
+        services = PaymentMethodServices(processor: processor, session: session)
         self.pipeline = pipeline
+        self.processor = processor
         self.input = input
         self.strings = strings
     }

@@ -104,7 +104,7 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow, CustomStri
             return machine.cancel(attempt)
         case .token(let token, let surcharge):
             return await machine.create(attempt, token: token, through: pipeline, unsupported: steps.unsupportedAction) {
-                await steps.create(token: token, surcharge: surcharge, through: pipeline)
+                await pipeline.createPayment(token: token, surcharge: surcharge, vaultOnSuccess: steps.vaultOnSuccess)
             }
         }
     }
@@ -144,13 +144,23 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow, CustomStri
         case .resume(let attempt, let pending, let resumeToken):
             let step: PaymentPipeline.Step
             do {
-                step = try await steps.resume(pending, resumeToken: resumeToken, through: pipeline)
+                step = try await resume(pending, resumeToken: resumeToken)
             } catch {
                 machine.releaseClaim(.resume, attempt: attempt)
                 throw error as? CheckoutError ?? CheckoutError(.invalidReturn, "the return was rejected", underlying: error)
             }
             return machine.apply(step, attempt: attempt, token: pending.token)
         }
+    }
+
+    /// Completes `pending` through the pipeline, verifying the return first when the steps ask for it.
+    private func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String) async throws -> PaymentPipeline.Step {
+        if steps.verifiesReturn {
+            return try await pipeline.resumeVerifyingReturn(paymentId: pending.paymentId, resumeToken: resumeToken,
+                                                            token: pending.token, vaultOnSuccess: steps.vaultOnSuccess)
+        }
+        return await pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token,
+                                     vaultOnSuccess: steps.vaultOnSuccess)
     }
 
     /// Cancels the flow (no outcome is delivered) and stops polling. No-op after success.

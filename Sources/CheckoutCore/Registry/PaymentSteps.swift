@@ -3,18 +3,21 @@ import Foundation
 /// The method-specific part of a payment: what a plugin supplies so that the core's
 /// `PaymentStepFlow` can run the flow.
 ///
-/// A plugin writes only its steps (how an attempt gets a token, how the payment is created, how
-/// a redirect or challenge is resumed); the flow around them (state, attempts, stale results,
-/// one resume per pending action, cancellation, outcomes) belongs to the core, so a plugin cannot
-/// break those rules. Every requirement but `tokenize` has a default. A method that sends the
-/// shopper away (a redirect) also says how to read the return (`resumeToken(from:for:)`), how to
-/// verify it (`resume`), and how its pending payments are polled (`polling`).
+/// A plugin writes only its steps (how an attempt gets a token, whether a success saves the
+/// instrument, how a redirect or challenge return is read); the flow around them (the
+/// before-payment-create hook, the idempotency key, creating and resuming the payment, state,
+/// attempts, stale results, one resume per pending action, cancellation, outcomes) belongs to the
+/// core, which a plugin cannot reach (`PaymentFlowContext.services` only tokenizes, exchanges saved
+/// instruments and looks up BINs), so a plugin cannot break those rules. Every requirement but
+/// `tokenize` has a default. A method that sends the shopper away (a redirect) also says how to
+/// read the return (`resumeToken(from:for:)`), that the processor must verify it (`verifiesReturn`),
+/// and how its pending payments are polled (`polling`).
 ///
 /// ```swift
 /// struct GiftCardSteps: PaymentSteps {
 ///     let context: PaymentFlowContext
 ///     func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
-///         .token(try await context.processor.tokenize(request, session: context.session), surcharge: 0)
+///         .token(try await context.services.tokenize(request), surcharge: 0)
 ///     }
 /// }
 /// // in the handler (the core runs them in a `PaymentStepFlow`):
@@ -29,9 +32,9 @@ public protocol PaymentSteps: Sendable {
     /// correct (the attempt fails with no outcome) and `.cancelled` when the shopper dismissed it.
     func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization
 
-    /// Creates the payment with the attempt's token. The default creates it through the pipeline
-    /// with the surcharge `tokenize` returned.
-    func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step
+    /// Whether a successful payment saves the instrument it paid with (the card form's "save this
+    /// card"): asked when the core creates the payment and when it resumes it. The default is false.
+    var vaultOnSuccess: Bool { get }
 
     /// The failure message for an action this method cannot complete (the attempt then fails with
     /// `.paymentFailed`), or nil to wait for `resume(with:)`. The default accepts challenges and
@@ -44,12 +47,10 @@ public protocol PaymentSteps: Sendable {
     ///   nothing changes then, and the payment still waits.
     func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String
 
-    /// Completes `pending` with `resumeToken`. The default resumes it through the pipeline.
-    /// - Throws: for a return the processor rejects as not belonging to `pending` (e.g. with
-    ///   `PaymentPipeline.resumeVerifyingReturn`): the payment is given back and still waits, and
-    ///   `resume(with:)` throws the error (`.invalidReturn` unless it is a `CheckoutError`).
-    func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
-                through pipeline: PaymentPipeline) async throws -> PaymentPipeline.Step
+    /// Whether the core has the processor verify that a resume token belongs to the pending payment
+    /// before completing it (a redirect's return, which anyone can forge): a rejected return is given
+    /// back, the payment still waits, and `resume(with:)` throws `.invalidReturn`. The default is false.
+    var verifiesReturn: Bool { get }
 
     /// Whether a resume token, once a `resume(with:)` has used it, is refused for the rest of the
     /// flow even when that resume failed (a replayed return URL). The default is false.
@@ -105,10 +106,11 @@ extension PaymentSteps {
     /// Does nothing.
     public func flowChanged(_ snapshot: PaymentFlowSnapshot) {}
 
-    /// Creates the payment through `pipeline` with `surcharge`.
-    public func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
-        await pipeline.createPayment(token: token, surcharge: surcharge)
-    }
+    /// False: a success saves nothing.
+    public var vaultOnSuccess: Bool { false }
+
+    /// False: a challenge result is completed as it is.
+    public var verifiesReturn: Bool { false }
 
     /// Accepts challenges; refuses redirects.
     public func unsupportedAction(_ action: RequiredAction) -> String? {
@@ -122,12 +124,6 @@ extension PaymentSteps {
             throw CheckoutError(.invalidReturn, "\(paymentName) resumes with a challenge result")
         }
         return result
-    }
-
-    /// Resumes `pending` through `pipeline`.
-    public func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String,
-                       through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
-        await pipeline.resume(paymentId: pending.paymentId, resumeToken: resumeToken, token: pending.token)
     }
 }
 

@@ -25,12 +25,10 @@ struct TestHandler: PaymentMethodHandler {
 /// The flow of `TestHandler`: the core's step flow running `TestSteps`.
 typealias TestFlow = PaymentStepFlow<TestSteps>
 
-/// The steps of `TestHandler`. `reportTwice` makes it push the same success through the pipeline
-/// twice, the way a misbehaving processor integration might.
+/// The steps of `TestHandler`: a success saves the instrument.
 final class TestSteps: PaymentSteps {
     let context: PaymentFlowContext
     let cardNumber: @Sendable () -> String
-    let reportTwice = Locked(false)
     /// The last payment token this flow paid with (for tests that continue a payment by hand).
     let lastToken = Locked<PaymentMethodToken?>(nil)
 
@@ -40,25 +38,20 @@ final class TestSteps: PaymentSteps {
     }
 
     func tokenize(_ attempt: PaymentStepAttempt) async throws -> PaymentTokenization {
+        let token: PaymentMethodToken
         if case .vaulted(let method, let cvv) = context.input {
-            return .token(try await context.processor.exchangeVaulted(
-                VaultedExchangeRequest(vaultedToken: method.id, cvv: cvv), session: context.session), surcharge: 0)
+            token = try await context.services.exchangeVaulted(VaultedExchangeRequest(vaultedToken: method.id, cvv: cvv))
+        } else {
+            let request = TokenizationRequest.card(
+                CardDetails(number: cardNumber(), cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa))
+            token = try await context.services.tokenize(request)
         }
-        let request = TokenizationRequest.card(
-            CardDetails(number: cardNumber(), cvv: "123", expiryMonth: 12, expiryYear: 2030, network: .visa))
-        return .token(try await context.processor.tokenize(request, session: context.session), surcharge: 0)
+        lastToken.withLock { $0 = token }
+        return .token(token, surcharge: 0)
     }
 
-    func create(token: PaymentMethodToken, surcharge: Int, through pipeline: PaymentPipeline) async -> PaymentPipeline.Step {
-        lastToken.withLock { $0 = token }
-        let step = await pipeline.createPayment(token: token, surcharge: surcharge, vaultOnSuccess: true)
-        if reportTwice.withLock({ $0 }), case .succeeded = step {
-            // Same payment again: the sandbox answers from its idempotency record or fails; either
-            // way the session must not deliver a second success.
-            _ = await pipeline.createPayment(token: token)
-        }
-        return step
-    }
+    /// True: the tests check what a success saves.
+    var vaultOnSuccess: Bool { true }
 
     /// Accepts redirects and challenges alike (the tests complete them by hand).
     func unsupportedAction(_ action: RequiredAction) -> String? { nil }
