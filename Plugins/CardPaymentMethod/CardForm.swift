@@ -5,7 +5,7 @@ import Foundation
 /// The card form's fields and what the shopper sees of them: field updates, network detection
 /// with co-badged BIN lookup, validation, and the `CardFormState` snapshots.
 ///
-/// It holds no payment rules: the core's `PaymentStepFlow` runs the payment, asks
+/// It holds no payment rules: the core's `CorePaymentFlow` runs the payment, asks
 /// `CardPaymentSteps` to check and take the form's input when an attempt starts, and shows it each
 /// change of the flow inside the flow's lock (`flowChanged(_:)`), which the form copies into its
 /// snapshots (`flow`, `isLoading`) in the same step. Once the flow succeeds or is cancelled the

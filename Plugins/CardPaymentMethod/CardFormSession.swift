@@ -5,7 +5,7 @@ import Foundation
 /// one payment at a time (tokenize, create payment, 3-D Secure challenge).
 ///
 /// It is the `PaymentFlow` of `PAYMENT_CARD` (`CheckoutSession.cardForm()` returns it): the core's
-/// `PaymentStepFlow` running `CardPaymentSteps`, so the attempt and outcome rules are the ones
+/// `CorePaymentFlow` running `CardPaymentSteps`, so the attempt and outcome rules are the ones
 /// every flow shares. It publishes two streams: `states()` with full `CardFormState` snapshots
 /// (`state`, as the seed's `PrimerCardFormSession.state`) and `flowStates()` with the payment
 /// lifecycle (`flowState`); a snapshot's `flow` follows the flow before `flowStates()` subscribers
@@ -20,9 +20,9 @@ import Foundation
 /// answers are cached, and typing beyond 8 digits does not query again). When the first 8 digits
 /// change, the request in flight is cancelled and its answer, if it still arrives, is ignored.
 /// On an error the form keeps local detection.
-public typealias CardFormSession = PaymentStepFlow<CardPaymentSteps>
+public typealias CardFormSession = CorePaymentFlow<CardPaymentSteps>
 
-extension PaymentStepFlow where Steps == CardPaymentSteps {
+extension CorePaymentFlow where Steps == CardPaymentSteps {
     /// Creates a card form for one checkout.
     /// - Parameters:
     ///   - context: the flow context the checkout session hands to the handler.

@@ -1,7 +1,7 @@
 import CheckoutCore
 import Foundation
 
-/// The steps of a card payment, which the core's `PaymentStepFlow` runs (`CardFormSession`):
+/// The steps of a card payment, which the core's `CorePaymentFlow` runs (`CardFormSession`):
 /// as the attempt starts, the form's fields are checked and the card it pays with is taken (a
 /// field changed while the attempt runs changes nothing about it); then that card is tokenized
 /// and the payment created, saving the card when `vaultOnSuccess`. A 3-D Secure challenge is
@@ -59,7 +59,7 @@ public struct CardPaymentSteps: PaymentSteps, CustomStringConvertible, CustomRef
 
     /// A challenge's result, or the `resumeToken` of a return URL whose `paymentId` is the pending one.
     public func resumeToken(from input: PaymentResumeInput,
-                            for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
+                            for pending: PaymentFlowRules.PendingAction) throws -> String {
         switch (pending.action, input) {
         case (.challenge, .challengeResult(let result)):
             return result

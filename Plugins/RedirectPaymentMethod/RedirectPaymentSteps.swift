@@ -10,9 +10,9 @@ import Foundation
 /// genuine return or a poll settles the payment: a tampered, mismatched or replayed return URL
 /// throws `.invalidReturn` and leaves both the flow and the pending payment as they were.
 /// `submit()` after `failed` or `cancelled` starts a new attempt (a new payment).
-public typealias RedirectPaymentFlow = PaymentStepFlow<RedirectPaymentSteps>
+public typealias RedirectPaymentFlow = CorePaymentFlow<RedirectPaymentSteps>
 
-extension PaymentStepFlow where Steps == RedirectPaymentSteps {
+extension CorePaymentFlow where Steps == RedirectPaymentSteps {
     /// The URL the provider will send the shopper back to, while a redirect is pending.
     public var expectedReturnURL: URL? { pendingAction.flatMap(RedirectPaymentSteps.returnURL(of:)) }
 }
@@ -54,7 +54,7 @@ public struct RedirectPaymentSteps: PaymentSteps {
 
     /// The `resumeToken` of a return URL that belongs to `pending`.
     /// - Throws: `.invalidReturn` for a challenge result, or a mismatched or tampered return.
-    public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
+    public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowRules.PendingAction) throws -> String {
         guard case .returnURL(let url) = input else {
             throw CheckoutError(.invalidReturn, "a redirect payment resumes with its return URL, not a challenge result")
         }
@@ -69,7 +69,7 @@ public struct RedirectPaymentSteps: PaymentSteps {
     public var verifiesReturn: Bool { true }
 
     /// The return URL a pending redirect expects; nil for any other action.
-    static func returnURL(of pending: PaymentFlowStateMachine.PendingAction) -> URL? {
+    static func returnURL(of pending: PaymentFlowRules.PendingAction) -> URL? {
         guard case .redirect(_, let returnURL) = pending.action else { return nil }
         return returnURL
     }

@@ -1,15 +1,15 @@
 import CheckoutCore
 
-/// One payment with a saved instrument: the core's `PaymentStepFlow` running `VaultedPaymentSteps`.
+/// One payment with a saved instrument: the core's `CorePaymentFlow` running `VaultedPaymentSteps`.
 ///
 /// States: `idle -> processing -> succeeded | failed`, or `processing -> awaitingChallenge(id)`
 /// when the issuer wants 3-D Secure (`resume(with: .challengeResult(...))` then finishes it),
 /// and `cancelled` from anywhere but `succeeded`. A CVV that is required but missing or of the
 /// wrong length fails the attempt before the processor is called (no outcome is reported for
 /// such an input error). `submit()` after `failed` or `cancelled` starts a new attempt.
-public typealias VaultedPaymentFlow = PaymentStepFlow<VaultedPaymentSteps>
+public typealias VaultedPaymentFlow = CorePaymentFlow<VaultedPaymentSteps>
 
-extension PaymentStepFlow where Steps == VaultedPaymentSteps {
+extension CorePaymentFlow where Steps == VaultedPaymentSteps {
     /// The saved instrument this flow pays with; nil when the flow was made without one.
     public var vaultedPaymentMethod: VaultedPaymentMethod? { steps.vaultedPaymentMethod }
 

@@ -1,16 +1,16 @@
 import CheckoutCore
 import CheckoutLocking
 
-/// One payment with a wallet (Apple Pay or Google Pay): the core's `PaymentStepFlow` running
+/// One payment with a wallet (Apple Pay or Google Pay): the core's `CorePaymentFlow` running
 /// `WalletPaymentSteps`.
 ///
 /// States: `idle -> processing -> succeeded | failed`; `processing -> cancelled` when the
 /// shopper closes the wallet sheet (the authorizer throws `.cancelled`; no outcome is delivered);
 /// `processing -> awaitingChallenge(id)` when the issuer asks for 3-D Secure. `submit()` after
 /// `failed` or `cancelled` starts a new attempt with a freshly built request.
-public typealias WalletPaymentFlow = PaymentStepFlow<WalletPaymentSteps>
+public typealias WalletPaymentFlow = CorePaymentFlow<WalletPaymentSteps>
 
-extension PaymentStepFlow where Steps == WalletPaymentSteps {
+extension CorePaymentFlow where Steps == WalletPaymentSteps {
     /// The request handed to the wallet in the current or last attempt.
     public var paymentRequest: WalletPaymentRequest? { steps.lastRequest.withLock { $0 } }
 }

@@ -17,7 +17,7 @@ public enum CheckoutProgram {
         }
         words.removeFirst()
         guard var command = CommandList.all.first(where: { $0.name == name }) else {
-            output.error("error: unknown command '\(PaymentDataRedactorBridge.redact(name))'\n\n\(topLevelHelp)")
+            output.error("error: unknown command '\(PrintedTextRedactor.redact(name))'\n\n\(topLevelHelp)")
             return 2
         }
         // `vault sync ...`: the word right after the name picks a declared subcommand.
@@ -54,13 +54,13 @@ public enum CheckoutProgram {
         do {
             return try await command.run(&arguments, output: output)
         } catch let error as UsageError {
-            output.error("error: \(PaymentDataRedactorBridge.redact(error.message))\nRun `checkout \(name) --help` for usage.")
+            output.error("error: \(PrintedTextRedactor.redact(error.message))\nRun `checkout \(name) --help` for usage.")
             return 2
         } catch let error as CommandFailure {
-            output.error("error: \(PaymentDataRedactorBridge.redact(error.message))")
+            output.error("error: \(PrintedTextRedactor.redact(error.message))")
             return 1
         } catch {
-            output.error("error: \(PaymentDataRedactorBridge.redact(String(describing: error)))")
+            output.error("error: \(PrintedTextRedactor.redact(String(describing: error)))")
             return 1
         }
     }

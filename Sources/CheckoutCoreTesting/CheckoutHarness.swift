@@ -29,7 +29,7 @@ import Testing
 public final class CheckoutHarness: Sendable {
     private struct Started {
         let cancel: @Sendable () -> Void
-        let done: Mailbox<Void>
+        let done: BoundedWaitQueue<Void>
         let sourceLocation: SourceLocation
     }
 
@@ -45,9 +45,9 @@ public final class CheckoutHarness: Sendable {
     public let session: CheckoutSession
     /// How long a `receive` waits for the next value by default before it fails the test.
     public let timeout: Duration
-    private let states = Mailbox<PaymentFlowState>()
-    private let outcomes = Mailbox<CheckoutOutcome>()
-    private let recordedState = Mailbox<Void>()
+    private let states = BoundedWaitQueue<PaymentFlowState>()
+    private let outcomes = BoundedWaitQueue<CheckoutOutcome>()
+    private let recordedState = BoundedWaitQueue<Void>()
     private let state = Locked(State())
 
     /// Subscribes to `session.outcomes()` (so outcomes already delivered in this run are
@@ -85,7 +85,7 @@ public final class CheckoutHarness: Sendable {
     @discardableResult
     public func run<T: Sendable>(sourceLocation: SourceLocation = #_sourceLocation,
                                  _ operation: @escaping @Sendable () async -> T) -> Task<T, Never> {
-        let done = Mailbox<Void>()
+        let done = BoundedWaitQueue<Void>()
         let task = Task {
             let value = await operation()
             done.put(())

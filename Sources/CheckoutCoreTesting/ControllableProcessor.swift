@@ -40,12 +40,12 @@ public final class ControllableProcessor<Backing: PaymentProcessor>: PaymentProc
     /// Where unscripted calls go.
     public let backing: Backing
     private let state = Locked(State())
-    private let arrivals: [Call: Mailbox<Void>]
+    private let arrivals: [Call: BoundedWaitQueue<Void>]
 
     /// Creates a processor that forwards to `backing` until told otherwise.
     public init(backing: Backing) {
         self.backing = backing
-        arrivals = Dictionary(uniqueKeysWithValues: Call.allCases.map { ($0, Mailbox<Void>()) })
+        arrivals = Dictionary(uniqueKeysWithValues: Call.allCases.map { ($0, BoundedWaitQueue<Void>()) })
     }
 
     // MARK: Control

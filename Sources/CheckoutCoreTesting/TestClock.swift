@@ -43,7 +43,7 @@ public final class TestClock: Clock, Sendable {
     }
 
     private let state = Locked(State())
-    private let arrivals = Mailbox<Instant>()
+    private let arrivals = BoundedWaitQueue<Instant>()
 
     /// A clock at offset zero with nobody asleep.
     public init() {}

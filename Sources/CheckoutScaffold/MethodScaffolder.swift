@@ -166,9 +166,9 @@ public struct MethodScaffolder: Sendable {
         """
         import CheckoutCore
 
-        /// The payment flow of \(request.type): the core's `PaymentStepFlow` running
+        /// The payment flow of \(request.type): the core's `CorePaymentFlow` running
         /// `\(request.name)PaymentSteps`, so the state, attempt and outcome rules are the core's.
-        public typealias \(request.name)PaymentFlow = PaymentStepFlow<\(request.name)PaymentSteps>
+        public typealias \(request.name)PaymentFlow = CorePaymentFlow<\(request.name)PaymentSteps>
 
         /// What a \(request.type) payment does; the core's flow does the rest.
         ///

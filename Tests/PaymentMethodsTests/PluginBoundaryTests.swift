@@ -58,6 +58,22 @@ struct PluginBoundaryTests {
         #expect(result.status == 0, "\(result.diagnostics)")
     }
 
+    /// Code written against the flow types' former names still compiles, warned towards the new names.
+    @Test("the flow types' former names still compile, with a warning naming the new ones")
+    func formerNamesCompile() async throws {
+        let source = """
+            import CheckoutCore
+            func pending(_ action: PaymentFlowStateMachine.PendingAction) -> String { action.paymentId }
+            func flow<S: PaymentSteps>(_ flow: PaymentStepFlow<S>) -> PaymentFlowState { flow.flowState }
+            let keeper: PaymentFlowMachine<Void>? = nil
+            """
+        let result = try await Self.typecheck(source)
+        #expect(result.status == 0, "\(result.diagnostics)")
+        for renamed in ["PaymentFlowRules", "CorePaymentFlow", "PaymentFlowStateKeeper"] {
+            #expect(result.diagnostics.contains("renamed to '\(renamed)'"), "\(result.diagnostics.prefix(600))")
+        }
+    }
+
     static let forbidden: [(line: String, inaccessible: String)] = [
         ("_ = await context.pipeline.createPayment(token: token)", "'pipeline' is inaccessible"),
         ("_ = try await context.processor.paymentStatus(paymentId: token.token)", "'processor' is inaccessible"),

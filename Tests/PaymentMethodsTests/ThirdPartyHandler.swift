@@ -5,7 +5,7 @@ import CheckoutLocking
 ///
 /// It is written exactly as a third party would write one, against CheckoutCore's public API
 /// only (no plugin module, no core change): it supplies one step, tokenizing the card through the
-/// processor, and the core's `PaymentStepFlow` does the rest.
+/// processor, and the core's `CorePaymentFlow` does the rest.
 struct StoreCardHandler: PaymentMethodHandler {
     static let storeCard: PaymentMethodType = "STORE_CARD"
     let type: PaymentMethodType = "STORE_CARD"
@@ -16,9 +16,9 @@ struct StoreCardHandler: PaymentMethodHandler {
 
 /// The store card's flow: `enter(_:)` the card, then `submit()`. The core's step flow runs it, so
 /// the attempt and outcome rules are the core's, not this test's.
-typealias StoreCardFlow = PaymentStepFlow<StoreCardSteps>
+typealias StoreCardFlow = CorePaymentFlow<StoreCardSteps>
 
-extension PaymentStepFlow where Steps == StoreCardSteps {
+extension CorePaymentFlow where Steps == StoreCardSteps {
     /// Sets the card for the next attempt.
     func enter(_ details: CardDetails) { steps.card.withLock { $0 = details } }
 }

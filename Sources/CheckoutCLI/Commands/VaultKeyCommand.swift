@@ -93,7 +93,7 @@ enum VaultKeyCommand: DeclaredCommand {
         } catch let error as RemoteVaultError {
             let failure = SyncError(error)
             if json { try output.json(CommandJSON.Failure(error: .init(code: failure.code.rawValue, message: failure.message), pending: nil)) }
-            output.error("error: \(PaymentDataRedactorBridge.redact(failure.message))")
+            output.error("error: \(PrintedTextRedactor.redact(failure.message))")
             return 1
         }
     }

@@ -152,10 +152,10 @@ enum VaultSyncCommand: DeclaredCommand {
             }
             if json {
                 try output.json(CommandJSON.Failure(error: .init(code: failure.code.rawValue,
-                                                                 message: PaymentDataRedactorBridge.redact(failure.message)),
+                                                                 message: PrintedTextRedactor.redact(failure.message)),
                                                     pending: JSONNullable(Int(pending))))
             }
-            output.error("error: \(PaymentDataRedactorBridge.redact(message))")
+            output.error("error: \(PrintedTextRedactor.redact(message))")
             return 1
         }
     }

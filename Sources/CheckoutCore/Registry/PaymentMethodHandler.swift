@@ -19,7 +19,7 @@ import Foundation
 ///
 /// A method supplies only its `PaymentSteps` (tokenize, and where it differs from the default,
 /// create and resume), and the core runs them in its own flow, so no method can break the rules
-/// of one: the core's `PaymentStepFlow` owns the `PaymentFlowState` and its
+/// of one: the core's `CorePaymentFlow` owns the `PaymentFlowState` and its
 /// broadcast, numbers attempts (results of a cancelled or superseded attempt are ignored),
 /// refuses `submit()` while an attempt runs or after success, keeps the payment awaiting a
 /// redirect or challenge and lets one `resume` claim it, polls it when the steps ask for polling,
@@ -33,7 +33,7 @@ public protocol PaymentMethodHandler: Sendable {
     var display: PaymentMethodDisplay { get }
     /// Whether the method can be offered in this session. The default says yes.
     func availability(in context: PaymentMethodContext) -> PaymentMethodAvailability
-    /// What this method does in one payment; the core runs the steps in a `PaymentStepFlow`.
+    /// What this method does in one payment; the core runs the steps in a `CorePaymentFlow`.
     associatedtype Steps: PaymentSteps
     /// Creates the steps of one payment with this method (the flow around them is the core's).
     func makeSteps(context: PaymentFlowContext) -> Steps
@@ -42,7 +42,7 @@ public protocol PaymentMethodHandler: Sendable {
 extension PaymentMethodHandler {
     /// The core's flow running this handler's steps for one payment.
     func makeFlow(context: PaymentFlowContext) -> any PaymentFlow {
-        PaymentStepFlow(context: context, steps: makeSteps(context: context))
+        CorePaymentFlow(context: context, steps: makeSteps(context: context))
     }
 }
 

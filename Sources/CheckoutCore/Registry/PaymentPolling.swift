@@ -1,4 +1,4 @@
-/// When a `PaymentStepFlow` checks a pending payment's status again: the waits between checks
+/// When a `CorePaymentFlow` checks a pending payment's status again: the waits between checks
 /// and how long the payment may stay pending.
 ///
 /// The first check happens at once; the wait before the second is `initialInterval`, each later
@@ -13,7 +13,7 @@ public protocol PaymentPollingSchedule: Sendable {
     func interval(after interval: Duration) -> Duration
 }
 
-/// How a method's `PaymentStepFlow` polls a pending payment when the host calls
+/// How a method's `CorePaymentFlow` polls a pending payment when the host calls
 /// `pollForCompletion()`: the schedule, and the clock it waits on and measures the timeout by.
 ///
 /// A method that polls returns one from `PaymentSteps.polling`; the flow owns the loop (one per

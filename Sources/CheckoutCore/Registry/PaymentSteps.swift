@@ -1,7 +1,7 @@
 import Foundation
 
 /// The method-specific part of a payment: what a plugin supplies so that the core's
-/// `PaymentStepFlow` can run the flow.
+/// `CorePaymentFlow` can run the flow.
 ///
 /// A plugin writes only its steps (how an attempt gets a token, whether a success saves the
 /// instrument, how a redirect or challenge return is read); the flow around them (the
@@ -20,7 +20,7 @@ import Foundation
 ///         .token(try await context.services.tokenize(request), surcharge: 0)
 ///     }
 /// }
-/// // in the handler (the core runs them in a `PaymentStepFlow`):
+/// // in the handler (the core runs them in a `CorePaymentFlow`):
 /// func makeSteps(context: PaymentFlowContext) -> GiftCardSteps { GiftCardSteps(context: context) }
 /// ```
 public protocol PaymentSteps: Sendable {
@@ -45,7 +45,7 @@ public protocol PaymentSteps: Sendable {
     /// The default takes a challenge's result.
     /// - Throws: `CheckoutError` `.invalidReturn` for input that does not belong to `pending`;
     ///   nothing changes then, and the payment still waits.
-    func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String
+    func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowRules.PendingAction) throws -> String
 
     /// Whether the core has the processor verify that a resume token belongs to the pending payment
     /// before completing it (a redirect's return, which anyone can forge): a rejected return is given
@@ -119,7 +119,7 @@ extension PaymentSteps {
     }
 
     /// Takes a challenge's result; refuses a return URL.
-    public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
+    public func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowRules.PendingAction) throws -> String {
         guard case .challengeResult(let result) = input else {
             throw CheckoutError(.invalidReturn, "\(paymentName) resumes with a challenge result")
         }

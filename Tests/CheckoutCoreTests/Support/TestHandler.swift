@@ -23,7 +23,7 @@ struct TestHandler: PaymentMethodHandler {
 }
 
 /// The flow of `TestHandler`: the core's step flow running `TestSteps`.
-typealias TestFlow = PaymentStepFlow<TestSteps>
+typealias TestFlow = CorePaymentFlow<TestSteps>
 
 /// The steps of `TestHandler`: a success saves the instrument.
 final class TestSteps: PaymentSteps {

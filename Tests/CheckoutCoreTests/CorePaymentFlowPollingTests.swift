@@ -6,7 +6,7 @@ import Testing
 
 /// The core's step flow polls a pending payment and verifies returns for any method whose steps
 /// ask for it: the steps here are a minimal redirect method, not the redirect plugin.
-@Suite struct PaymentStepFlowPollingTests {
+@Suite struct CorePaymentFlowPollingTests {
     /// Waits of 1 s doubling, giving up after `timeout`.
     struct Doubling: PaymentPollingSchedule {
         let timeout: Duration
@@ -27,7 +27,7 @@ import Testing
 
         func unsupportedAction(_ action: RequiredAction) -> String? { nil }
 
-        func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowStateMachine.PendingAction) throws -> String {
+        func resumeToken(from input: PaymentResumeInput, for pending: PaymentFlowRules.PendingAction) throws -> String {
             guard case .returnURL(let url) = input,
                   let token = URLComponents(url: url, resolvingAgainstBaseURL: false)?
                       .queryItems?.first(where: { $0.name == "resumeToken" })?.value else {
@@ -50,7 +50,7 @@ import Testing
     struct Setup {
         let session: CheckoutSession
         let processor: ControllableProcessor<SandboxProcessor>
-        let flow: PaymentStepFlow<ReturnSteps>
+        let flow: CorePaymentFlow<ReturnSteps>
         let redirect: URL
     }
 
@@ -61,7 +61,7 @@ import Testing
         let processor = ControllableProcessor()
         let session = Fixtures.session(registry: registry, processor: processor, configuration: Fixtures.configuration([.payPal]))
         await session.start()
-        let flow = try #require(try session.flow(for: .payPal) as? PaymentStepFlow<ReturnSteps>)
+        let flow = try #require(try session.flow(for: .payPal) as? CorePaymentFlow<ReturnSteps>)
         guard case .awaitingRedirect(let url) = await flow.submit() else {
             Issue.record("expected a redirect, got \(flow.flowState)")
             throw CheckoutError(.invalidState, "not redirected")

@@ -2,7 +2,7 @@ import Foundation
 
 /// The core's payment flow: runs a plugin's `PaymentSteps` under the rules every flow shares.
 ///
-/// The plugin supplies only its steps; this class owns the rest, through `PaymentFlowMachine`:
+/// The plugin supplies only its steps; this class owns the rest, through `PaymentFlowStateKeeper`:
 /// - `submit()` is refused (returning the current state) while an attempt runs, while a payment
 ///   awaits a redirect or challenge, and after success (and after `cancel()` when the steps'
 ///   `cancelIsFinal`); from `idle`, `failed` or `cancelled` it starts a new attempt: an
@@ -21,7 +21,7 @@ import Foundation
 /// The steps see every change through `flowChanged(_:)`. A flow's `description` and mirror show
 /// its method and state, and its steps only where they describe (`CustomStringConvertible`) or
 /// reflect (`CustomReflectable`) themselves, so printing a flow cannot reveal what its steps hold.
-public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow, CustomStringConvertible, CustomReflectable {
+public final class CorePaymentFlow<Steps: PaymentSteps>: PaymentFlow, CustomStringConvertible, CustomReflectable {
     /// What the flow keeps beside the shared state, under the machine's lock.
     struct Extra: Sendable {
         /// Resume tokens already used, over every attempt (only with `singleUseResumeTokens`).
@@ -30,7 +30,7 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow, CustomStri
         var polling: Task<PaymentFlowState, Never>?
     }
 
-    typealias Machine = PaymentFlowMachine<Extra>
+    typealias Machine = PaymentFlowStateKeeper<Extra>
 
     /// What a `resume(with:)` does once the input is checked: complete the payment, or wait for
     /// the poll that is completing it.
@@ -59,7 +59,7 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow, CustomStri
     /// The method type and the state, then the steps when they describe themselves.
     public var description: String {
         let described = (steps as? any CustomStringConvertible).map { ", \($0.description)" } ?? ""
-        return "PaymentStepFlow(\(paymentMethodType.rawValue), \(flowState)\(described))"
+        return "CorePaymentFlow(\(paymentMethodType.rawValue), \(flowState)\(described))"
     }
 
     /// The method type and the state, then the steps when they reflect themselves.
@@ -79,7 +79,7 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow, CustomStri
     public var paymentId: String? { machine.paymentId }
 
     /// The payment waiting for the shopper (its action says where they went), if any.
-    public var pendingAction: PaymentFlowStateMachine.PendingAction? { machine.pending }
+    public var pendingAction: PaymentFlowRules.PendingAction? { machine.pending }
 
     /// Starts an attempt and returns the state it reached.
     @discardableResult
@@ -154,7 +154,7 @@ public final class PaymentStepFlow<Steps: PaymentSteps>: PaymentFlow, CustomStri
     }
 
     /// Completes `pending` through the pipeline, verifying the return first when the steps ask for it.
-    private func resume(_ pending: PaymentFlowStateMachine.PendingAction, resumeToken: String) async throws -> PaymentPipeline.Step {
+    private func resume(_ pending: PaymentFlowRules.PendingAction, resumeToken: String) async throws -> PaymentPipeline.Step {
         if steps.verifiesReturn {
             return try await pipeline.resumeVerifyingReturn(paymentId: pending.paymentId, resumeToken: resumeToken,
                                                             token: pending.token, vaultOnSuccess: steps.vaultOnSuccess)

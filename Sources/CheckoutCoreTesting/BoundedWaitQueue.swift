@@ -3,7 +3,7 @@ import CheckoutLocking
 /// The one bounded wait of CheckoutCoreTesting: values put from any task, taken in order by one
 /// waiting test. A take parks on a continuation (no polling, no sleep between checks) and a timer
 /// ends it with nil once `timeout` has passed, so a value that never comes fails instead of hanging.
-final class Mailbox<Value: Sendable>: Sendable {
+final class BoundedWaitQueue<Value: Sendable>: Sendable {
     private struct Waiter {
         let id: Int
         let continuation: CheckedContinuation<Value?, Never>

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// The shared attempt/state rules of payment flows, driven step by step without a processor.
-@Suite struct PaymentFlowMachineTests {
-    typealias Machine = PaymentFlowMachine<Void>
+@Suite struct PaymentFlowStateKeeperTests {
+    typealias Machine = PaymentFlowStateKeeper<Void>
 
     static let token = PaymentMethodToken(token: "tok_1", paymentMethodType: .paymentCard, instrumentType: .paymentCard)
     static let result = PaymentResult(paymentId: "pay_1", status: .succeeded, paymentMethodType: .paymentCard)
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func cancelIsANoOpAfterSuccessAndRunsCleanupOnlyWhenItCancels() throws {
-        let machine = PaymentFlowMachine<Int>(extra: 0)
+        let machine = PaymentFlowStateKeeper<Int>(extra: 0)
         let attempt = try #require(machine.beginAttempt(resetting: { $0 = 10 }))
         #expect(machine.withCurrent { $0.extra } == 10)
         #expect(machine.cancel(cleanup: { extra -> Int in extra += 1; return extra }) == 11)

@@ -5,8 +5,8 @@ import Testing
 
 /// The payment-flow rules as a transition table: every state with every event, the expected
 /// machine and actions written out by hand per cell.
-@Suite struct PaymentFlowStateMachineTests {
-    typealias Machine = PaymentFlowStateMachine
+@Suite struct PaymentFlowRulesTests {
+    typealias Machine = PaymentFlowRules
     typealias Attempt = Machine.Attempt
     typealias Pending = Machine.PendingAction
 

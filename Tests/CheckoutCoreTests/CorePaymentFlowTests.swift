@@ -6,7 +6,7 @@ import Testing
 
 /// The core's step flow keeps the attempt and outcome rules whatever a plugin's steps do: the
 /// steps here are scripted per test and try to break each rule.
-@Suite struct PaymentStepFlowTests {
+@Suite struct CorePaymentFlowTests {
     /// Steps whose tokenize the test scripts; it counts what it was asked to do.
     final class ScriptedSteps: PaymentSteps {
         typealias Tokenize = @Sendable (PaymentFlowContext, PaymentStepAttempt) async throws -> PaymentTokenization
@@ -53,7 +53,7 @@ import Testing
     struct Setup {
         let session: CheckoutSession
         let processor: ControllableProcessor<SandboxProcessor>
-        let flow: PaymentStepFlow<ScriptedSteps>
+        let flow: CorePaymentFlow<ScriptedSteps>
     }
 
     static func setUp(_ script: @escaping ScriptedSteps.Tokenize,
@@ -63,7 +63,7 @@ import Testing
         let processor = ControllableProcessor()
         let session = Fixtures.session(registry: registry, processor: processor, configuration: Fixtures.configuration([.payPal]))
         await session.start()
-        let flow = try #require(try session.flow(for: .payPal) as? PaymentStepFlow<ScriptedSteps>)
+        let flow = try #require(try session.flow(for: .payPal) as? CorePaymentFlow<ScriptedSteps>)
         return Setup(session: session, processor: processor, flow: flow)
     }
 
@@ -96,7 +96,7 @@ import Testing
         #expect(setup.processor.callCount(.createPayment) == 0)
         #expect(setup.processor.callCount(.createPayment) == 0)
         #expect(setup.session.deliveredOutcomes.isEmpty)
-        #expect(await PaymentFlowMachineTests.published(states) == [.idle, .processing, .cancelled])
+        #expect(await PaymentFlowStateKeeperTests.published(states) == [.idle, .processing, .cancelled])
     }
 
     @Test func invalidInputFailsTheAttemptWithoutAnOutcome() async throws {

@@ -1,7 +1,7 @@
 /// The attempt and state rules every payment flow shares, as a value: an event goes in through
 /// `handle(_:)`, the new state and the actions to perform come out.
 ///
-/// It has no lock, no stream and no task: its owner (`PaymentFlowMachine`) keeps it behind a
+/// It has no lock, no stream and no task: its owner (`PaymentFlowStateKeeper`) keeps it behind a
 /// lock, calls `handle` there, and performs the returned actions after unlocking. That way every
 /// rule sits in one pure function whose table of states and events is tested cell by cell. The
 /// rules:
@@ -20,12 +20,12 @@
 /// - `.cancel` ends the current attempt from any state but `succeeded` (and `cancelled`);
 ///   `.cancelAttempt(_:)` does so only while that attempt is current.
 /// ```swift
-/// var machine = PaymentFlowStateMachine()
+/// var machine = PaymentFlowRules()
 /// let transition = machine.handle(.beginAttempt)
 /// // transition.state == .processing
 /// // transition.actions == [.publish(.processing), .startAttempt(Attempt(number: 1))]
 /// ```
-public struct PaymentFlowStateMachine: Sendable, Equatable {
+public struct PaymentFlowRules: Sendable, Equatable {
     /// One submitted attempt of a flow; results are applied only while it is the current one.
     public struct Attempt: Sendable, Hashable, CustomStringConvertible {
         /// 1 for the first attempt, then counting every new attempt and every cancellation.

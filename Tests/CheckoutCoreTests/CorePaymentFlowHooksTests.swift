@@ -7,7 +7,7 @@ import Testing
 
 /// What the core's step flow offers a method with a richer state of its own (the card form):
 /// checking the input before an attempt, a cancel that is final, and seeing every change.
-@Suite struct PaymentStepFlowHooksTests {
+@Suite struct CorePaymentFlowHooksTests {
     /// Card steps whose input error, cancel rule and observations a test controls and reads.
     final class CheckedSteps: PaymentSteps {
         let context: PaymentFlowContext
@@ -67,7 +67,7 @@ import Testing
     struct Setup {
         let session: CheckoutSession
         let processor: ControllableProcessor<SandboxProcessor>
-        let flow: PaymentStepFlow<CheckedSteps>
+        let flow: CorePaymentFlow<CheckedSteps>
         var steps: CheckedSteps { flow.steps }
     }
 
@@ -79,7 +79,7 @@ import Testing
         let session = Fixtures.session(registry: registry, processor: processor,
                                        configuration: Fixtures.configuration([.paymentCard, .payPal]))
         await session.start()
-        let flow = try #require(try session.flow(for: .paymentCard) as? PaymentStepFlow<CheckedSteps>)
+        let flow = try #require(try session.flow(for: .paymentCard) as? CorePaymentFlow<CheckedSteps>)
         return Setup(session: session, processor: processor, flow: flow)
     }
 
@@ -217,8 +217,8 @@ import Testing
             #expect(text.contains("PAYMENT_CARD"))
             #expect(!text.contains(setup.steps.secret), "the steps' fields were printed: \(text)")
         }
-        let described = try #require(try setup.session.flow(for: .payPal) as? PaymentStepFlow<DescribedSteps>)
-        #expect(String(describing: described) == "PaymentStepFlow(PAYPAL, idle, described steps)")
+        let described = try #require(try setup.session.flow(for: .payPal) as? CorePaymentFlow<DescribedSteps>)
+        #expect(String(describing: described) == "CorePaymentFlow(PAYPAL, idle, described steps)")
     }
 
     /// A flow that ignores every rule: what a handler could once return in place of the core's.
@@ -248,7 +248,7 @@ import Testing
                                        configuration: Fixtures.configuration([.payPal]))
         await session.start()
         let flow = try session.flow(for: .payPal)
-        #expect(flow is PaymentStepFlow<DescribedSteps>, "got \(type(of: flow))")
+        #expect(flow is CorePaymentFlow<DescribedSteps>, "got \(type(of: flow))")
         #expect(!(flow is OwnFlow))
         #expect(await flow.submit() == .cancelled, "the steps' tokenize (a dismissal) ran, under the core's rules")
         #expect(session.deliveredOutcomes.isEmpty)
@@ -302,7 +302,7 @@ import Testing
         let session = Fixtures.session(registry: registry, processor: ControllableProcessor(),
                                        configuration: Fixtures.configuration([.payPal]))
         await session.start()
-        let flow = try #require(try session.flow(for: .payPal) as? PaymentStepFlow<SlowObserverSteps>)
+        let flow = try #require(try session.flow(for: .payPal) as? CorePaymentFlow<SlowObserverSteps>)
         flow.steps.flow.withLock { $0 = flow }
         defer { flow.steps.flow.withLock { $0 = nil } }
         _ = await flow.submit()

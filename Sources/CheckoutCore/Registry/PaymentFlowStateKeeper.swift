@@ -1,12 +1,12 @@
 import CheckoutLocking
 
-/// The attempt and state rules every `PaymentFlow` shares: the core's `PaymentStepFlow` runs a
+/// The attempt and state rules every `PaymentFlow` shares: the core's `CorePaymentFlow` runs a
 /// plugin's steps on it, feeding it the steps of the `PaymentPipeline` (which only the core reaches).
 ///
 /// It owns the flow's `PaymentFlowState` (published in order through a `StateBroadcaster`),
 /// numbers attempts so that a result arriving after `cancel()` or a restart changes nothing,
 /// remembers the payment waiting for a redirect or challenge and lets exactly one caller claim
-/// it. The rules themselves are the value-type `PaymentFlowStateMachine`; this class keeps it
+/// it. The rules themselves are the value-type `PaymentFlowRules`; this class keeps it
 /// behind a lock, feeds it events and publishes the states after unlocking (through an
 /// `ActionQueue`, so subscribers see states in transition order; only the `observer` runs inside
 /// the lock). The rules:
@@ -26,26 +26,26 @@ import CheckoutLocking
 /// `Extra` is flow-specific data guarded by the same lock (e.g. the redirect flow's used resume
 /// tokens and polling task, the wallet's last request); use `Void` when there is none. Read or
 /// change it, together with the state, in `withCurrent(_:)`.
-public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
+public final class PaymentFlowStateKeeper<Extra: Sendable>: Sendable {
     /// One submitted attempt of a flow; results are applied only while it is the current one.
-    public typealias Attempt = PaymentFlowStateMachine.Attempt
+    public typealias Attempt = PaymentFlowRules.Attempt
 
     /// Who is completing the pending payment right now, so that only one caller does.
-    public typealias Claim = PaymentFlowStateMachine.Claim
+    public typealias Claim = PaymentFlowRules.Claim
 
     /// The payment waiting for the shopper: kept from `apply` until the attempt ends.
-    public typealias PendingAction = PaymentFlowStateMachine.PendingAction
+    public typealias PendingAction = PaymentFlowRules.PendingAction
 
     /// The guarded state as a flow sees it inside `withCurrent(_:)`: read-only except `extra`
     /// and the pending payment's claim.
     public struct Current: Sendable {
         /// The rules and their state.
-        fileprivate var machine: PaymentFlowStateMachine
+        fileprivate var machine: PaymentFlowRules
         /// Flow-specific data.
         public var extra: Extra
 
         fileprivate init(extra: Extra, cancelIsFinal: Bool) {
-            machine = PaymentFlowStateMachine(cancelIsFinal: cancelIsFinal)
+            machine = PaymentFlowRules(cancelIsFinal: cancelIsFinal)
             self.extra = extra
         }
 
@@ -73,7 +73,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
         }
 
         /// The pending payment a claim transition handed over, if it did.
-        fileprivate static func claimed(_ transition: PaymentFlowStateMachine.Transition) -> PendingAction? {
+        fileprivate static func claimed(_ transition: PaymentFlowRules.Transition) -> PendingAction? {
             for case .completePending(let pending, _) in transition.actions { return pending }
             return nil
         }
@@ -87,7 +87,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     /// Creates an `idle` machine holding `extra`.
     /// - Parameters:
     ///   - cancelIsFinal: whether a cancelled flow takes no new attempt (see
-    ///     `PaymentFlowStateMachine.cancelIsFinal`).
+    ///     `PaymentFlowRules.cancelIsFinal`).
     ///   - observer: sees every change, inside the machine's lock; it must not call back into the
     ///     machine or wait.
     public init(extra: Extra, cancelIsFinal: Bool = false,
@@ -223,7 +223,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
 
     /// Finishes the pending challenge with the shopper's result through `pipeline`: the whole
     /// `resume(with:)` of a flow whose only action is a challenge.
-    @available(*, deprecated, message: "write the method as PaymentSteps: PaymentStepFlow resumes a challenge by default")
+    @available(*, deprecated, message: "write the method as PaymentSteps: CorePaymentFlow resumes a challenge by default")
     /// - Parameter wrongInput: the message for a return URL, which such a flow cannot take.
     /// - Throws: `CheckoutError` `.invalidReturn` for a return URL or when no challenge is
     ///   waiting (or it is already being resumed); nothing changes then.
@@ -273,8 +273,8 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
 
     /// Feeds `event` to the rules, shows the observer what changed and queues the states to
     /// publish (inside the lock, so the queue's order is the transitions' order).
-    private func handle(_ event: PaymentFlowStateMachine.Event, _ current: inout Current)
-        -> PaymentFlowStateMachine.Transition {
+    private func handle(_ event: PaymentFlowRules.Event, _ current: inout Current)
+        -> PaymentFlowRules.Transition {
         let before = current.snapshot
         let transition = current.machine.handle(event)
         observe(from: before, current)
@@ -291,7 +291,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     }
 
     /// Handles a cancelling event, running `cleanup` on `extra` when it released an attempt.
-    private func cancel<Result: Sendable>(_ event: PaymentFlowStateMachine.Event, _ current: inout Current,
+    private func cancel<Result: Sendable>(_ event: PaymentFlowRules.Event, _ current: inout Current,
                                           cleanup: (inout Extra) -> Result) -> Result? {
         let transition = handle(event, &current)
         guard transition.actions.contains(.releaseAttempt) else { return nil }
@@ -304,7 +304,7 @@ public final class PaymentFlowMachine<Extra: Sendable>: Sendable {
     }
 }
 
-extension PaymentFlowMachine where Extra == Void {
+extension PaymentFlowStateKeeper where Extra == Void {
     /// Creates an `idle` machine with no flow-specific data.
     public convenience init() { self.init(extra: ()) }
 }

@@ -1,4 +1,4 @@
-extension PaymentStepFlow {
+extension CorePaymentFlow {
     /// Polls the pending payment's status by the steps' `polling` until it settles or the
     /// schedule's timeout passes (then the attempt fails with `.timeout`). Concurrent calls share
     /// one polling loop; `cancel()` stops it. A cancelled caller gets the current state at once,
