@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test bench bench-quick bench-scaling deps build tsan test-long preview simulate docs
+.PHONY: demo test bench bench-quick bench-scaling bench-instructions deps build tsan test-long preview simulate docs
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -119,3 +119,11 @@ preview: deps
 docs: deps
 	swift build --target CheckoutKit
 	bash scripts/build-docs.sh
+
+## Counted instructions (valgrind's callgrind, installed when missing) of one card check, one feed
+## request and the pull per instrument, compared with scripts/instructions-reference.json: fails when
+## one is more than 10% above it. `make bench-instructions REFRESH=1` rewrites the reference (commit
+## it with the reason).
+bench-instructions: deps
+	swift build -c release --product checkout-bench
+	bash scripts/bench-instructions.sh $(if $(REFRESH),--refresh,)
