@@ -46,8 +46,11 @@ let package = Package(
         .target(name: "CheckoutCrypto", dependencies: ["COpenSSL"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
         // The one strict, bounded JSON reader (tokenizer, JSONValue, typed fields): every JSON byte goes through it.
         .target(name: "CheckoutJSON", path: "Sources/CheckoutJSON", swiftSettings: swift6),
+        // The platform layer: generic pieces the product modules share and none of them owns (retry
+        // backoff with jitter, Duration in seconds). Depends on nothing; CheckoutCore re-exports it.
+        .target(name: "CheckoutPlatform", path: "Sources/CheckoutPlatform", swiftSettings: swift6),
         // Pure domain: no I/O; its one C call is libuuid's, for SafeIdentifier (every id the package makes).
-        .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CheckoutJSON", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),
+        .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CheckoutJSON", "CheckoutPlatform", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),
         // Design tokens and layout.
         .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking", "CheckoutCore", "CheckoutJSON"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
         // SQLite wrapper shared by the client store, the vault server and the orchestration ledger.
@@ -56,7 +59,7 @@ let package = Package(
         .target(name: "HTTPTransport", dependencies: ["CCurl", "CheckoutLocking"], path: "Sources/HTTPTransport",
                 swiftSettings: swift6),
         // Offline vault cache with outbox.
-        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutJSON", "CheckoutLocking",
+        .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "CheckoutPlatform", "SQLiteKit", "CheckoutJSON", "CheckoutLocking",
                                                       "HTTPTransport"],
                 path: "Sources/CheckoutVault", swiftSettings: swift6),
 
@@ -74,7 +77,7 @@ let package = Package(
         // The deterministic simulator of the whole sync system (real stores, engines, server and
         // storage under a seeded network, clock and crashes), and its command line: vault-sim.
         .target(name: "VaultSimulation", dependencies: ["CheckoutVault", "VaultServer", "VaultServerPostgres", "CheckoutCore",
-                                                        "CheckoutJSON", "CheckoutLocking", "HTTPTransport"],
+                                                        "CheckoutJSON", "CheckoutLocking", "CheckoutPlatform", "HTTPTransport"],
                 path: "Sources/VaultSimulation", swiftSettings: swift6),
         .executableTarget(name: "vault-sim", dependencies: ["VaultSimulation"], path: "Sources/vault-sim", swiftSettings: swift6),
         // Deterministic doubles for sync tests: an in-memory remote vault and a manual clock.
@@ -85,10 +88,10 @@ let package = Package(
         .target(name: "CheckoutCoreTesting", dependencies: ["CheckoutCore", "CheckoutLocking"],
                 path: "Sources/CheckoutCoreTesting", swiftSettings: swift6),
 
-        // Orchestration (issue 18): PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events;
-        // its PostgreSQL ledger in a separate target like VaultServerPostgres.
+        // Orchestration: PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events; its
+        // PostgreSQL ledger in a separate target like VaultServerPostgres. It needs nothing of the vault.
         .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
-                                                              "CheckoutLocking", "CheckoutVault", "CheckoutJSON"],
+                                                              "CheckoutLocking", "CheckoutJSON"],
                 path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
         .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "VaultServerPostgres", "CLibPQ",
                                                                       "CheckoutLocking", "CheckoutCore"],

@@ -1,3 +1,5 @@
+import CheckoutPlatform
+
 /// How a `SyncEngine`'s background loop waits after a round, as a value.
 ///
 /// After a round that succeeded it waits for the timer (`interval`, nil: none), a local write or

@@ -1,3 +1,4 @@
+import CheckoutPlatform
 import CheckoutVault
 
 /// The simulator's one source of randomness: the package's seeded SplitMix64

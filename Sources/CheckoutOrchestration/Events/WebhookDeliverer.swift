@@ -1,6 +1,5 @@
 import CheckoutCore
 import CheckoutLocking
-import CheckoutVault
 import Foundation
 import HTTPTransport
 

@@ -1,4 +1,4 @@
-import CheckoutVault
+import CheckoutCore
 import Foundation
 import HTTPTransport
 

@@ -1,6 +1,5 @@
 import CheckoutCore
 import CheckoutLocking
-import CheckoutVault
 import Foundation
 
 /// A `PaymentProcessor` that routes each payment over named processors, so a `CheckoutSession`

@@ -1,7 +1,5 @@
-import CheckoutCore
-
-/// How the sync engine waits between failed attempts: exponential backoff with full jitter,
-/// capped, honouring the server's `Retry-After`.
+/// How a client waits between failed attempts (the vault's sync engine, webhook deliveries, the payment
+/// router's retries): exponential backoff with full jitter, capped, honouring the server's `Retry-After`.
 ///
 /// Full jitter (a uniformly random wait between zero and the exponential ceiling) spreads the
 /// retries of many clients that failed together, so a recovering server is not hit by a
