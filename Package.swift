@@ -47,7 +47,8 @@ let package = Package(
         // The one strict, bounded JSON reader (tokenizer, JSONValue, typed fields): every JSON byte goes through it.
         .target(name: "CheckoutJSON", path: "Sources/CheckoutJSON", swiftSettings: swift6),
         // The platform layer: generic pieces the product modules share and none of them owns (retry
-        // backoff with jitter, Duration in seconds). Depends on nothing; CheckoutCore re-exports it.
+        // backoff with jitter, Duration in seconds, the subscriber list every publisher uses). Depends on nothing;
+        // CheckoutCore re-exports it.
         .target(name: "CheckoutPlatform", path: "Sources/CheckoutPlatform", swiftSettings: swift6),
         // Pure domain: no I/O; its one C call is libuuid's, for SafeIdentifier (every id the package makes).
         .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CheckoutJSON", "CheckoutPlatform", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),

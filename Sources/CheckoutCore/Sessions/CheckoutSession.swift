@@ -33,8 +33,7 @@ public final class CheckoutSession: Sendable {
         var flows: [PaymentMethodType: any PaymentFlow] = [:]
         var refreshTask: Task<Void, Never>?
         var delivered: [CheckoutOutcome] = []
-        var subscribers: [Int: AsyncStream<CheckoutOutcome>.Continuation] = [:]
-        var nextSubscriber = 0
+        var subscribers = SubscriberList<CheckoutOutcome>()
     }
 
     private struct HookStorage: Sendable {
@@ -116,23 +115,12 @@ public final class CheckoutSession: Sendable {
     /// before `start()` to see an initialization failure; after `cancel()`, subscribe again for the
     /// next run.
     public func outcomes() -> AsyncStream<CheckoutOutcome> {
-        let (stream, continuation) = AsyncStream<CheckoutOutcome>.makeStream(bufferingPolicy: .unbounded)
-        let id: Int? = run.withLock { run in
-            for outcome in run.delivered { continuation.yield(outcome) }
-            guard !run.machine.terminal else { return nil }
-            let id = run.nextSubscriber
-            run.nextSubscriber += 1
-            run.subscribers[id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.run.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        SubscriberList.stream(register: { continuation in
+            run.withLock { run in
+                for outcome in run.delivered { continuation.yield(outcome) }
+                return run.machine.terminal ? nil : run.subscribers.add(continuation)
+            }
+        }, unregister: { [weak self] id in self?.run.withLock { $0.subscribers.remove(id) } })
     }
 
     /// Every outcome delivered in the current run, in order.
@@ -241,13 +229,13 @@ public final class CheckoutSession: Sendable {
     public func cancel() {
         run.withLock { run in
             guard run.machine.handle(.cancel) == [.tearDown] else { return }
-            var effects: [Effect] = [.finish(Array(run.subscribers.values))]
+            var effects: [Effect] = [.finish(run.subscribers.takeAll())]
             if let refresh = run.refreshTask { effects.append(.cancelRefresh(refresh)) }
             effects += [.cancelFlows(Array(run.flows.values)), .phase(.initializing)]
             self.effects.enqueue(effects)
             var next = Run()
             next.machine = run.machine
-            next.nextSubscriber = run.nextSubscriber
+            next.subscribers = run.subscribers  // empty now; its ids go on, so an old stream's end removes nothing new
             run = next
         }
         performEffects()
@@ -385,12 +373,9 @@ public final class CheckoutSession: Sendable {
     private func record(_ outcome: CheckoutOutcome, _ actions: [CheckoutSessionRunMachine.Action], _ run: inout Run) {
         for case .deliver(let endsRun) in actions {
             run.delivered.append(outcome)
-            let subscribers = Array(run.subscribers.values)
+            let subscribers = run.subscribers.current
             effects.enqueue([.yield(outcome, to: subscribers)])
-            if endsRun {
-                run.subscribers.removeAll()
-                effects.enqueue([.finish(subscribers)])
-            }
+            if endsRun { effects.enqueue([.finish(run.subscribers.takeAll())]) }
         }
     }
 

@@ -9,9 +9,7 @@ import CheckoutLocking
 public final class StateBroadcaster<Value: Sendable>: Sendable {
     private struct Storage {
         var value: Value
-        var subscribers: [Int: AsyncStream<Value>.Continuation] = [:]
-        var nextId = 0
-        var finished = false
+        var subscribers = SubscriberList<Value>()
         /// The revision of the last `send(_:revision:)`.
         var revision: UInt64 = 0
     }
@@ -26,23 +24,12 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
 
     /// A stream of the current value followed by every change.
     public func stream() -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .unbounded)
-        let id: Int? = storage.withLock { storage in
-            continuation.yield(storage.value)
-            if storage.finished { return nil }
-            let id = storage.nextId
-            storage.nextId += 1
-            storage.subscribers[id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.storage.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        SubscriberList.stream(register: { continuation in
+            storage.withLock { storage in
+                continuation.yield(storage.value)
+                return storage.subscribers.add(continuation)
+            }
+        }, unregister: { [weak self] id in self?.storage.withLock { $0.subscribers.remove(id) } })
     }
 
     /// Replaces the value and publishes it. Publishing happens inside the lock so that every
@@ -50,7 +37,7 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
     public func send(_ value: Value) {
         storage.withLock { storage in
             storage.value = value
-            for continuation in storage.subscribers.values { continuation.yield(value) }
+            storage.subscribers.yield(value)
         }
     }
 
@@ -62,7 +49,7 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
             guard revision > storage.revision else { return }
             storage.revision = revision
             storage.value = value
-            for continuation in storage.subscribers.values { continuation.yield(value) }
+            storage.subscribers.yield(value)
         }
     }
 
@@ -72,19 +59,14 @@ public final class StateBroadcaster<Value: Sendable>: Sendable {
     public func update<Result>(_ change: (inout Value) throws -> Result) rethrows -> Result {
         try storage.withLock { storage in
             let result = try change(&storage.value)
-            for continuation in storage.subscribers.values { continuation.yield(storage.value) }
+            storage.subscribers.yield(storage.value)
             return result
         }
     }
 
     /// Ends every stream; later subscribers get the last value and an immediate end.
     public func finish() {
-        let continuations = storage.withLock { storage -> [AsyncStream<Value>.Continuation] in
-            storage.finished = true
-            defer { storage.subscribers.removeAll() }
-            return Array(storage.subscribers.values)
-        }
-        for continuation in continuations { continuation.finish() }
+        for continuation in storage.withLock({ $0.subscribers.finish() }) { continuation.finish() }
     }
 }
 
@@ -95,9 +77,7 @@ extension StateBroadcaster where Value: Equatable {
         try storage.withLock { storage in
             let before = storage.value
             let result = try change(&storage.value)
-            if storage.value != before {
-                for continuation in storage.subscribers.values { continuation.yield(storage.value) }
-            }
+            if storage.value != before { storage.subscribers.yield(storage.value) }
             return result
         }
     }
