@@ -168,6 +168,9 @@ public final class VaultServer: Sendable {
         return finished
     }
 
+    /// Whether `stop()` (or a drain that ended) has begun: the tests wait for it instead of a fixed time.
+    var hasBegunStopping: Bool { state.withLock { $0.stopped } }
+
     /// Stops listening and closes every connection at once. Safe to call twice.
     public func stop() {
         let daemon = state.withLock { state -> MHDDaemon? in

@@ -68,9 +68,11 @@ struct VaultServerLifecycleTests {
         let watch = Stopwatch(ContinuousClock())
         let drained = Task { await onOwnThread { server.server.drain(timeout: .milliseconds(300)) } }
         // The drain gives up after 300 ms and then stops the server, which waits for the gated
-        // request's thread: let that request go well after the drain has given up.
-        try await Task.sleep(for: .seconds(2))
+        // request's thread: let that request go only once the drain has given up and begun to stop
+        // (waiting on that event, not on a fixed time a loaded, sanitized run may not keep).
+        let gaveUp = await eventually { server.server.hasBegunStopping }
         gate.release.signal()
+        #expect(gaveUp, "the drain never gave up")
         #expect(await drained.value == false)
         #expect(watch.elapsed >= .milliseconds(300))
         _ = try? await inFlight.value
