@@ -12,7 +12,10 @@ public struct TextMeasure: Sendable {
         let widest: Double
     }
 
-    private let faces: [Face]
+    /// The faces the page declares: regular for weights 1 to 500, semibold for 501 to 1000
+    /// (`PreviewRenderer`'s `@font-face` rules).
+    private let regular: Face
+    private let semibold: Face
     private let unitsPerEm: Double
 
     /// The shipped font's measure.
@@ -20,7 +23,7 @@ public struct TextMeasure: Sendable {
 
     private init() {
         unitsPerEm = EmbeddedFontMetrics.unitsPerEm
-        faces = EmbeddedFontMetrics.faces.map { face in
+        let faces = EmbeddedFontMetrics.faces.map { face in
             var advances: [UInt32: Double] = [:]
             var index = 0
             while index + 1 < face.advances.count {
@@ -28,16 +31,12 @@ public struct TextMeasure: Sendable {
                 index += 2
             }
             return Face(weight: face.weight, advances: advances, widest: advances.values.max() ?? 0)
-        }
+        }.sorted { $0.weight < $1.weight }
+        regular = faces.first ?? Face(weight: 400, advances: [:], widest: 0)
+        semibold = faces.last ?? regular
     }
 
-    /// The face the page uses for `weight`: it declares the regular face for weights 1 to 500 and the
-    /// semibold one for 501 to 1000 (`PreviewRenderer`'s `@font-face` rules).
-    private func face(_ weight: Double) -> Face {
-        let sorted = faces.sorted { $0.weight < $1.weight }
-        guard let regular = sorted.first else { return Face(weight: 400, advances: [:], widest: 0) }
-        return weight <= 500 ? regular : (sorted.last ?? regular)
-    }
+    private func face(_ weight: Double) -> Face { weight <= 500 ? regular : semibold }
 
     /// The width of `text` on one line in `style`, in points. A character the font lacks counts as
     /// the face's widest one, so a measure never comes out short.
@@ -58,23 +57,31 @@ public struct TextMeasure: Sendable {
     public func lines(_ text: String, style: Typography, width: Double) -> [String] {
         // Half a point of slack: the browser rounds glyph positions, the sum here does not.
         let limit = max(0, width - 0.5)
+        // Widths add up (no kerning, spacing per scalar), so a line grows by its words' widths.
+        let space = self.width(of: " ", style: style)
         var lines: [String] = []
         var current = ""
+        var currentWidth = 0.0
         for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
-            let candidate = current.isEmpty ? word : current + " " + word
-            if self.width(of: candidate, style: style) <= limit {
-                current = candidate
+            let wordWidth = self.width(of: word, style: style)
+            let candidate = current.isEmpty ? wordWidth : currentWidth + space + wordWidth
+            if candidate <= limit {
+                current = current.isEmpty ? word : current + " " + word
+                currentWidth = candidate
                 continue
             }
             if !current.isEmpty { lines.append(current) }
             current = ""
+            currentWidth = 0
             for character in word {
-                let longer = current + String(character)
-                if !current.isEmpty, self.width(of: longer, style: style) > limit {
+                let characterWidth = self.width(of: String(character), style: style)
+                if !current.isEmpty, currentWidth + characterWidth > limit {
                     lines.append(current)
                     current = String(character)
+                    currentWidth = characterWidth
                 } else {
-                    current = longer
+                    current.append(character)
+                    currentWidth += characterWidth
                 }
             }
         }

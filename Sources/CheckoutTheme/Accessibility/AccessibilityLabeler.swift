@@ -24,14 +24,14 @@ struct AccessibilityLabeler {
         switch screen {
         case .paymentMethods(let model):
             switch slot {
-            case .header: return AccessibilityInfo(label: text("methods.header"), hint: text("methods.header.hint"), role: .header)
+            case .header: return AccessibilityInfo(label: text(SlotTextKey.methodsHeader), hint: text("methods.header.hint"), role: .header)
             case .empty: return empty("methods")
             case .method: return methodRow(frame.index, model)
             default: return nil
             }
         case .vaulted(let model):
             switch slot {
-            case .header: return AccessibilityInfo(label: text("vaulted.header"), hint: text("vaulted.header.hint"), role: .header)
+            case .header: return AccessibilityInfo(label: text(SlotTextKey.vaultedHeader), hint: text("vaulted.header.hint"), role: .header)
             case .empty: return empty("vaulted")
             case .vaultedMethod: return vaultedRow(frame.index, model)
             case .cvvRecapture:
@@ -50,10 +50,10 @@ struct AccessibilityLabeler {
             let method = ["method": model.methodDescription]
             switch slot {
             case .deleteDialog, .deleteTitle:
-                return AccessibilityInfo(label: text("vaulted.delete.title"), hint: text("vaulted.delete.message", method),
+                return AccessibilityInfo(label: text(SlotTextKey.deleteTitle), hint: text(SlotTextKey.deleteMessage, method),
                                          role: slot == .deleteDialog ? .dialog : .header)
             case .deleteMessage:
-                return AccessibilityInfo(label: text("vaulted.delete.message", method), hint: text("vaulted.delete.title"), role: .text)
+                return AccessibilityInfo(label: text(SlotTextKey.deleteMessage, method), hint: text(SlotTextKey.deleteTitle), role: .text)
             case .deleteConfirm:
                 return AccessibilityInfo(label: text("vaulted.delete.confirm"), hint: text("vaulted.delete.confirm.hint", method),
                                          role: .button)
@@ -107,11 +107,11 @@ struct AccessibilityLabeler {
         switch slot {
         case .submit: return payButton()
         case .billingHeader:
-            return AccessibilityInfo(label: text("card.billingHeader"), hint: text("card.billingHeader.hint"), role: .header)
+            return AccessibilityInfo(label: text(SlotTextKey.billingHeader), hint: text("card.billingHeader.hint"), role: .header)
         case .networkSelectorLabel:
             return AccessibilityInfo(label: text(SlotTextKey.networkSelectorLabel), hint: text("card.networkSelector.hint"), role: .text)
         case .networkSelector:
-            var label = text("card.networkSelector.label")
+            var label = text(SlotTextKey.networkSelectorLabel)
             if let selected = model.selectedNetwork {
                 label += text("format.listSeparator") + text("card.networkSelector.selected", ["network": selected])
             }
@@ -131,7 +131,7 @@ struct AccessibilityLabeler {
     }
 
     private func errorMessage(_ code: String) -> String {
-        strings.text("error.field.\(code)", fallback: "error.field.generic")
+        SlotTextKey.fieldError(code, in: strings)
     }
 }
 
