@@ -44,7 +44,9 @@ let package = Package(
         .target(name: "CheckoutLocking", path: "Sources/CheckoutLocking", swiftSettings: swift6),
         // libcrypto wrapped: digests, HMAC, HKDF, AES, random bytes, constant-time compare. Knows nothing of vaults.
         .target(name: "CheckoutCrypto", dependencies: ["COpenSSL"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
-        // The one strict, bounded JSON reader (tokenizer, JSONValue, typed fields): every JSON byte goes through it.
+        // The one JSON stack: a strict, bounded reader (tokenizer, JSONValue, typed fields, Codable decoding) and the
+        // writer (JSONValue and Encodable, byte-identical to JSONEncoder). Every JSON byte goes through it; a test
+        // fails on Foundation's coders in product code.
         .target(name: "CheckoutJSON", path: "Sources/CheckoutJSON", swiftSettings: swift6),
         // The platform layer: generic pieces the product modules share and none of them owns (retry
         // backoff with jitter, Duration in seconds, the subscriber list every publisher uses). Depends on nothing;
@@ -100,9 +102,9 @@ let package = Package(
 
         // Orchestration over the wire (issue 18, WIRE): webhooks, HTTPPaymentProcessor, sandbox-psp.
         // The one libmicrohttpd server core for small JSON services (sandbox-psp, tests' receivers).
-        .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD", "CheckoutLocking"],
+        .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD", "CheckoutLocking", "CheckoutJSON"],
                 path: "Sources/MicroHTTPServer", swiftSettings: swift6),
-        .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto"],
+        .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto", "CheckoutJSON"],
                           path: "Sources/sandbox-psp", swiftSettings: swift6),
         .testTarget(name: "OrchestrationWireTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto",
@@ -133,7 +135,7 @@ let package = Package(
         // The CLI's commands and their declared options, as a library so that tests parse and run them
         // in-process (output sinks injected); `checkout` is its thin entry point.
         .target(name: "CheckoutCLI",
-                dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutTheme", "CheckoutVault", "HTTPTransport",
+                dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutJSON", "CheckoutTheme", "CheckoutVault", "HTTPTransport",
                                "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
                                "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
                                "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
@@ -152,7 +154,7 @@ let package = Package(
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CheckoutDemo", "CBenchBaselines", "VaultServer",
                                                              "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
                                          "Loopback", "CheckoutOrchestration", "CheckoutOrchestrationPostgres",
-                                                             "MicroHTTPServer", "CMicroHTTPD", "CCurl"],
+                                                             "MicroHTTPServer", "CMicroHTTPD", "CCurl", "CheckoutJSON"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.

@@ -95,7 +95,7 @@ public struct CardNetworkTable: Sendable, Equatable {
     public init(data: Data) throws(CardNetworkTableError) {
         let file: TableFile
         do {
-            file = try JSONDecoder().decode(TableFile.self, from: data)
+            file = try JSONReader.decode(TableFile.self, from: data)
         } catch {
             throw CardNetworkTableError(.malformedJSON, DecodingErrorDescription.describe(error))
         }

@@ -54,8 +54,6 @@ public enum WalletPaymentRequest: Sendable, Equatable, Encodable {
 
     /// The request as compact JSON with sorted keys (stable across runs and machines).
     public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        Data(try JSONWriter.encode(self, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 }

@@ -1,3 +1,4 @@
+import CheckoutJSON
 import Foundation
 
 /// Where a command writes. stdout carries results (JSON with `--json`); stderr carries diagnostics.
@@ -42,11 +43,9 @@ public struct Output: Sendable {
         colorEnabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    /// Encodes `value` with sorted keys and prints it on one line (the bytes `JSONSerialization`
-    /// wrote before: `/` escaped, non-ASCII as is, integral doubles without `.0`).
+    /// Encodes `value` with sorted keys and prints it on one line (`/` escaped, non-ASCII as is,
+    /// integral doubles without `.0`).
     func json<Value: Encodable>(_ value: Value) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        standardOutput(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+        standardOutput(try JSONWriter.encodeString(value) + "\n")
     }
 }

@@ -17,7 +17,7 @@ public struct JSONShapeError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 /// Typed reading of a `JSONValue` tree with paths in errors: how models decode from the one
-/// reader instead of `JSONDecoder`. A `null` member counts as absent for optional fields (as
+/// reader, without Codable. A `null` member counts as absent for optional fields (as
 /// `decodeIfPresent` does) and is an error for required ones; unknown keys are ignored.
 ///
 /// ```swift

@@ -38,6 +38,11 @@ extension JSONReader {
         }
     }
 
+    /// `decode(_:from:limits:)` over the bytes of a `Data` (a file's contents, say).
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data, limits: JSONLimits = .standard) throws -> T {
+        try decode(type, from: [UInt8](data), limits: limits)
+    }
+
     /// `decode(_:from:limits:)` over the UTF-8 of a string (a stored JSON column, say).
     public static func decode<T: Decodable>(_ type: T.Type, from text: String, limits: JSONLimits = .standard) throws -> T {
         try decode(type, from: Array(text.utf8), limits: limits)
@@ -45,8 +50,9 @@ extension JSONReader {
 }
 
 extension JSONShapeError {
-    /// The path and a fixed sentence for a decoding error; only a `dataCorrupted` error raised by a
-    /// type's own `init(from:)` keeps its description, which the type wrote.
+    /// The path and a fixed sentence for a decoding error. A sentence this decoder wrote is kept;
+    /// any other (a type's own `init(from:)`, or the standard library's enum decoding, which
+    /// quotes the value it refused) becomes `invalid value`, so no input is ever echoed.
     init(_ error: DecodingError) {
         func path(_ keys: [any CodingKey]) -> String {
             var text = ""
@@ -59,15 +65,24 @@ extension JSONShapeError {
             }
             return text
         }
+        func fixed(_ sentence: String) -> String { Self.decoderSentences.contains(sentence) ? sentence : "invalid value" }
         switch error {
         case .keyNotFound(let key, let context):
             self.init(path: path(context.codingPath + [key]), problem: "required key is missing")
         case .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context):
-            self.init(path: path(context.codingPath), problem: context.debugDescription)
+            self.init(path: path(context.codingPath), problem: fixed(context.debugDescription))
         @unknown default:
-            self.init(path: "", problem: "unexpected JSON shape")
+            self.init(path: "", problem: "invalid value")
         }
     }
+
+    /// Every sentence the Codable decoder writes (none holds input).
+    static let decoderSentences: Set<String> = {
+        let kinds = ["an object", "an array", "a string", "a boolean", "a number", "an integer", "a Base64 string", "a URL string"]
+        return Set(kinds.map { "expected \($0)" } + kinds.map { "expected \($0), found null" }
+                   + ["expected Base64", "expected a URL", "number out of range", "expected an integer in range",
+                      "the array has no more elements"])
+    }()
 }
 
 /// A parsed value for decoding: numbers keep their text, so that integers are exact.

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutJSON
 import CheckoutLocking
 import Foundation
 import HTTPTransport
@@ -107,7 +108,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
         var query = "?limit=\(limit)"
         if let cursor { query += "&cursor=" + Self.percentEncoded(cursor) }
         let data = try await send(scope, method: "GET", path: customerPath(scope) + "/changes" + query, body: nil)
-        // Fast path: a hand-written strict reader; anything it does not take goes through JSONDecoder.
+        // Fast path: a hand-written strict reader; anything it does not take goes through the Codable bridge.
         if let page = try? WireJSON.scan(data, WireJSON.changePage) { return page }
         return try decode(ChangePage.self, from: data)
     }
@@ -218,7 +219,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
         case 200..<300:
             return response.body
         case 401:
-            switch (try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)))?.error.code {
+            switch (try? JSONReader.decode(ErrorBody.self, from: response.body))?.error.code {
             case "key-expired": throw RemoteVaultError.keyExpired
             case "key-revoked": throw RemoteVaultError.keyRevoked
             default: throw RemoteVaultError.unauthorized
@@ -226,7 +227,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
         case 410:
             throw RemoteVaultError.cursorExpired
         default:
-            let detail = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
+            let detail = try? JSONReader.decode(ErrorBody.self, from: response.body)
             let retryAfter = response.header("Retry-After")
                 .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 .map { max(0, $0) }
@@ -240,11 +241,9 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
 
     func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw RemoteVaultError.malformedResponse(reason: DecodingErrorDescription.describe(error))
+            return try JSONReader.decode(type, from: bytes)
         } catch {
-            throw RemoteVaultError.malformedResponse(reason: "not valid JSON")
+            throw RemoteVaultError.malformedResponse(reason: DecodingErrorDescription.describe(error))
         }
     }
 }

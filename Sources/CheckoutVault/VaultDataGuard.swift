@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutJSON
 import Foundation
 
 /// The vault store's payment-data rule: nothing that looks like a full card number, and no
@@ -67,7 +68,7 @@ public enum VaultDataGuard {
     /// Checks a JSON payload: no card number anywhere in its text, no key naming a security code.
     public static func checkPayload(_ json: String) throws {
         try checkText(json, field: "the payload")
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed]) else {
+        guard let object = try? JSONReader.read(json) else {
             throw CheckoutError(.invalidPaymentData, "the payload is not valid JSON")
         }
         if let key = firstSecurityCodeKey(in: object) {
@@ -75,16 +76,19 @@ public enum VaultDataGuard {
         }
     }
 
-    private static func firstSecurityCodeKey(in value: Any) -> String? {
-        if let object = value as? [String: Any] {
-            for (key, nested) in object {
+    private static func firstSecurityCodeKey(in value: JSONValue) -> String? {
+        switch value {
+        case .object(let object):
+            for (key, nested) in object.members {
                 if isSecurityCodeKey(key) { return key }
                 if let found = firstSecurityCodeKey(in: nested) { return found }
             }
-        } else if let array = value as? [Any] {
-            for nested in array {
+        case .array(let items):
+            for nested in items {
                 if let found = firstSecurityCodeKey(in: nested) { return found }
             }
+        default:
+            break
         }
         return nil
     }

@@ -35,7 +35,6 @@ extension VaultStore {
     }
 
     private static func decodeOps(_ rows: [PendingRow], scope: VaultScope) throws -> [OutboxOperation] {
-        let decoder = JSONDecoder()
         return try rows.map { row in
             guard let kind = OutboxOperation.Kind(rawValue: row.kind) else {
                 throw CheckoutError(.vaultFailure, "outbox operation \(row.id) has an unknown kind")
@@ -44,11 +43,11 @@ extension VaultStore {
             if let payload = row.payload {
                 do {
                     let data = Data(payload.utf8)
-                    // Fast path: the strict hand-written reader; JSONDecoder for anything it does not take.
+                    // Fast path: the strict hand-written reader; the Codable bridge for anything it does not take.
                     if let fast = try? WireJSON.scan(data, JSONScanner.vaultedMethod) {
                         method = fast
                     } else {
-                        method = try decoder.decode(VaultedPaymentMethod.self, from: data)
+                        method = try JSONReader.decode(VaultedPaymentMethod.self, from: data)
                     }
                 } catch {
                     throw CheckoutError(.vaultFailure, "outbox operation \(row.id) has an unreadable payload")

@@ -5,7 +5,7 @@ import Foundation
 /// Hand-written JSON reading and writing of the sync wire types (the hot paths of pull and push).
 ///
 /// Reading goes through `JSONScanner`; on any `JSONScanner.Failure` the callers retry with
-/// `JSONDecoder`, which accepts the odd-but-valid input or reports the precise error, so the
+/// `JSONReader.decode` (the Codable bridge), which accepts the odd-but-valid input or reports the precise error, so the
 /// behaviour is exactly the `Codable` one, only faster. Writing produces the same JSON shape as
 /// the synthesized `Encodable` conformances (nil optionals omitted).
 enum WireJSON {

@@ -97,7 +97,7 @@ public final class InMemoryRemoteVault: RemoteVault {
         private static func feedBytes(id: String, method: VaultedPaymentMethod?) -> Int {
             guard var stored = method else { return 64 + 6 * id.utf8.count }
             stored.isDefault = false
-            return 64 + 6 * id.utf8.count + ((try? JSONEncoder().encode(stored).count) ?? 0)
+            return 64 + 6 * id.utf8.count + ((try? JSONWriter.encode(stored).count) ?? 0)
         }
     }
 
@@ -517,7 +517,7 @@ public final class InMemoryRemoteVault: RemoteVault {
     }
 
     private static func containsCardNumber(_ op: OutboundOp) -> Bool {
-        guard let json = try? JSONEncoder().encode(op) else { return true }
+        guard let json = try? JSONWriter.encode(op) else { return true }
         return PaymentDataRedactor.containsCardNumber(String(decoding: json, as: UTF8.self))
     }
 

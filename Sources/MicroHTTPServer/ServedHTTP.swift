@@ -1,3 +1,4 @@
+import CheckoutJSON
 import Foundation
 
 /// One request as `MicroHTTPServer` hands it to its handler: read whole, body bounded.
@@ -67,7 +68,7 @@ public struct ServedResponse: Sendable {
     /// The JSON error format `{"error": {"code": …, "message": …}}` the package's servers share.
     public static func error(_ status: Int, code: String, message: String, close: Bool = false) -> ServedResponse {
         struct Envelope: Encodable { struct Detail: Encodable { let code: String; let message: String }; let error: Detail }
-        let body = (try? JSONEncoder().encode(Envelope(error: .init(code: code, message: message)))).map { [UInt8]($0) } ?? []
+        let body = (try? JSONWriter.encode(Envelope(error: .init(code: code, message: message)))) ?? []
         var response = json(status, body)
         response.close = close
         return response

@@ -1,7 +1,7 @@
 /// Writes a change-feed page as JSON straight from stored rows, a piece at a time.
 ///
 /// The feed is the hot path of every sync, so rows are not decoded into `VaultedPaymentMethod`
-/// and re-encoded: the stored method JSON (written by `JSONEncoder` with `isDefault: false`) is
+/// and re-encoded: the stored method JSON (written by `JSONWriter.encode` with `isDefault: false`) is
 /// copied as is, with the default flag switched on for the one default instrument. The output
 /// is the same JSON shape as `WireChangePage`; the end-to-end tests decode it strictly. Rows are
 /// ordered by the server-wide sequence, which never reaches the wire (see `WireChange`).

@@ -1,9 +1,10 @@
+import CheckoutJSON
 import Foundation
 
 /// Writes op results as JSON by hand: the ops endpoint answers thousands of them per second.
 ///
 /// The output is the `WireOpResult` shape (`HTTPRemoteVault` decodes it strictly in the tests);
-/// the rare `current` of a conflict goes through `JSONEncoder` with sorted keys, so that the same
+/// the rare `current` of a conflict goes through `JSONWriter.encode` (sorted keys), so that the same
 /// result is always the same bytes.
 enum OpResultEncoder {
     static func encode(_ result: WireOpResult) throws -> [UInt8] {
@@ -44,9 +45,7 @@ enum OpResultEncoder {
         }
         if let current = result.current {
             out += #","current":"#.utf8
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            out += try encoder.encode(current)
+            out += try JSONWriter.encode(current)
         }
         out.append(0x7D)
     }

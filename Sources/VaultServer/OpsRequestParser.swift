@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutCrypto
+import CheckoutJSON
 import Foundation
 
 /// Turns the body of `POST .../ops` into prepared ops, refusing bad input with clear errors.
@@ -57,8 +58,6 @@ enum OpsRequestParser {
         guard decodedOps.count <= maxOps else {
             throw VaultHTTPError(status: 413, code: "too-many-ops", message: "a batch may carry at most \(maxOps) ops")
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         var seen = Set<String>()
         var prepared: [VaultService.PreparedOp] = []
         prepared.reserveCapacity(decodedOps.count)
@@ -114,7 +113,7 @@ enum OpsRequestParser {
                 if let json = WireOpReader.canonicalJSON(method) {
                     methodJSON = json
                 } else {
-                    guard let json = try? encoder.encode(method) else { throw VaultHTTPError.internalError }
+                    guard let json = try? JSONWriter.encode(method) else { throw VaultHTTPError.internalError }
                     methodJSON = String(decoding: json, as: UTF8.self)
                 }
                 // What is stored is checked, not only what was sent.

@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutCrypto
+import CheckoutJSON
 import Foundation
 
 /// Routes a request, authenticates it, applies limits and answers with JSON.
@@ -278,9 +279,7 @@ final class VaultRequestHandler: Sendable {
 
     static func json(_ status: Int, _ value: some Encodable,
                      headers: [(String, String)] = jsonHeaders) -> VaultHTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(value) else {
+        guard let data = try? JSONWriter.encode(value) else {
             return VaultHTTPResponse(status: 500, body: .bytes(Array(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8)),
                                      headers: Self.jsonHeaders)
         }

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutJSON
 import Foundation
 
 /// The vault server's settings, as read from `Config/vault-server.json`.
@@ -376,7 +377,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         }
         let configuration: VaultServerConfiguration
         do {
-            configuration = try JSONDecoder().decode(VaultServerConfiguration.self, from: data)
+            configuration = try JSONReader.decode(VaultServerConfiguration.self, from: data)
         } catch {
             throw VaultServerConfigurationError("\(url.lastPathComponent): \(DecodingErrorDescription.describe(error))")
         }

@@ -1,3 +1,4 @@
+import CheckoutJSON
 import Foundation
 
 /// Where the vault server writes its structured log: one JSON object per line.
@@ -19,10 +20,8 @@ public struct VaultServerLog: Sendable {
 
     /// Writes `event` as one line of sorted-key JSON.
     func record(_ event: some Encodable) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(event) else { return }
-        write(String(decoding: data, as: UTF8.self))
+        guard let line = try? JSONWriter.encodeString(event, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        write(line)
     }
 }
 

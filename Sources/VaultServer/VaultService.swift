@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutJSON
 import CheckoutLocking
 import Foundation
 
@@ -183,7 +184,7 @@ struct VaultService: Sendable {
                     let op = valid.op
                     if let record = try tx.opRecord(key, opId: op.opId) {
                         guard record.bodyHash == valid.hash else { throw VaultHTTPError.idempotencyKeyReused }
-                        results.append(try JSONDecoder().decode(WireOpResult.self, from: Data(record.resultJSON.utf8)))
+                        results.append(try JSONReader.decode(WireOpResult.self, from: record.resultJSON))
                         continue
                     }
                     let result = try Self.apply(valid, key: key, tx: tx, now: now, liveCount: &liveCount,

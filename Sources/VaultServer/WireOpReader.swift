@@ -3,14 +3,14 @@ import CheckoutCore
 import Foundation
 
 /// Hand-written reading of an ops request and writing of a method's canonical JSON: the hot
-/// path of `POST .../ops`, where `JSONDecoder` and `JSONEncoder` cost most of the time on Linux.
+/// path of `POST .../ops`, where building and walking Codable trees would cost most of the time.
 ///
 /// Reading is strict (see `JSONScanner`): any op outside the fast subset, or with a key the op
 /// shape does not have, makes the whole body go through the slow path instead (the whole body read
 /// into a `JSONValue` tree by the same tokenizer, each op read by this op reader), so errors,
 /// lenient per-op rejections and the scan of every value are unchanged.
-/// Writing is byte-identical to `JSONEncoder` with `.sortedKeys` for the values it takes (plain
-/// printable ASCII strings); anything else returns nil and the caller uses `JSONEncoder`.
+/// Writing is byte-identical to `JSONWriter.encode` (sorted keys) for the values it takes (plain
+/// printable ASCII strings); anything else returns nil and the caller uses `JSONWriter.encode`.
 enum WireOpReader {
     /// The ops of `{"ops": [...]}`, or nil when the body is outside the fast subset.
     static func ops(_ body: [UInt8]) -> [WireOp]? {
@@ -114,8 +114,8 @@ enum WireOpReader {
 
     // MARK: Canonical JSON
 
-    /// `JSONEncoder` (`.sortedKeys`) output for `method`, or nil when a string needs escaping
-    /// (then the caller encodes with `JSONEncoder`, which stays the reference).
+    /// `JSONWriter.encode` output for `method`, or nil when a string needs escaping (then the
+    /// caller encodes with `JSONWriter.encode`, which stays the reference).
     static func canonicalJSON(_ method: VaultedPaymentMethod) -> String? {
         let data = method.paymentInstrumentData
         var out: [UInt8] = []
@@ -200,7 +200,7 @@ enum WireOpReader {
     }
 
     /// Appends `text` quoted when it is printable ASCII without `"`, `\` or `/` (which
-    /// `JSONEncoder` escapes); false otherwise.
+    /// `JSONWriter` escapes); false otherwise.
     private static func plain(_ text: String, _ out: inout [UInt8]) -> Bool {
         out.append(0x22)
         for byte in text.utf8 {

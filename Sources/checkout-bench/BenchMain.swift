@@ -1,4 +1,5 @@
 import CBenchBaselines
+import CheckoutJSON
 import CheckoutKit
 import Foundation
 
@@ -129,19 +130,18 @@ enum BenchMain {
             print("targets missed\(reportOnly ? " (--report-only: not an error)" : ""): \(missedTargets.joined(separator: ", "))")
         }
         if let path = value(after: "--json") {
-            let document: [String: Any] = [
-                "quick": options.quick,
+            let document: JSONValue = .object([
+                "quick": .bool(options.quick),
                 "machine": Machine.json,
-                "command": CommandLine.arguments.joined(separator: " "),
-                "date": ISO8601DateFormatter().string(from: startedAt),
-                "seconds": elapsed,
-                "sections": Dictionary(uniqueKeysWithValues: results.map { ($0.0, $0.1.map(\.json)) }),
-                "order": results.map(\.0),
-                "missing": missing,
-            ]
+                "command": .string(CommandLine.arguments.joined(separator: " ")),
+                "date": .string(ISO8601DateFormatter().string(from: startedAt)),
+                "seconds": .number(elapsed),
+                "sections": .object(JSONObject(results.map { ($0.0, JSONValue.array($0.1.map(\.json))) })),
+                "order": .array(results.map { .string($0.0) }),
+                "missing": .array(missing.map { .string($0) }),
+            ])
             do {
-                let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-                try data.write(to: URL(fileURLWithPath: path))
+                try Data(JSONWriter.write(document) + [0x0A]).write(to: URL(fileURLWithPath: path))
                 print("wrote \(path)")
             } catch {
                 FileHandle.standardError.write(Data("checkout-bench: cannot write --json \(path): \(error.localizedDescription)\n".utf8))

@@ -1,4 +1,5 @@
 import CBenchBaselines
+import CheckoutJSON
 import CheckoutKit
 import Foundation
 
@@ -60,19 +61,19 @@ struct Figure: Sendable {
         return text
     }
 
-    var json: [String: Any] {
+    var json: JSONValue {
         // JSON has no NaN: a value that could not be measured is null.
-        var object: [String: Any] = ["name": name, "value": value.isFinite ? value : NSNull(), "unit": unit]
-        if let spread, spread.isFinite { object["spread"] = spread }
-        if let baseline, baseline.isFinite { object["baseline"] = baseline }
-        if let baselineName { object["baselineName"] = baselineName }
-        if let ratio, ratio.isFinite { object["ratio"] = ratio }
-        if let pairs { object["pairs"] = pairs }
-        if let target { object["target"] = target }
-        if let targetMet { object["targetMet"] = targetMet }
-        if let reference { object["reference"] = reference }
-        if let note { object["note"] = note }
-        return object
+        var object: JSONObject = ["name": .string(name), "value": value.isFinite ? .number(value) : .null, "unit": .string(unit)]
+        if let spread, spread.isFinite { object["spread"] = .number(spread) }
+        if let baseline, baseline.isFinite { object["baseline"] = .number(baseline) }
+        if let baselineName { object["baselineName"] = .string(baselineName) }
+        if let ratio, ratio.isFinite { object["ratio"] = .number(ratio) }
+        if let pairs { object["pairs"] = .number(Double(pairs)) }
+        if let target { object["target"] = .string(target) }
+        if let targetMet { object["targetMet"] = .bool(targetMet) }
+        if let reference { object["reference"] = .string(reference) }
+        if let note { object["note"] = .string(note) }
+        return .object(object)
     }
 
     static func format(_ value: Double) -> String {

@@ -1,3 +1,4 @@
+import CheckoutJSON
 import CheckoutLocking
 import Foundation
 #if canImport(Glibc)
@@ -48,16 +49,13 @@ enum LoadGenerator {
         let total = await onOwnThread { CurlLoadLoop.run(options, deadline: deadline) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let sorted = total.latencies.sorted().map(Double.init)
-        let report: [String: Any] = [
-            "requests": total.requests, "errors": total.errors, "seconds": seconds,
-            "connections": options.connections,
-            "p50_us": Measure.percentile(sorted, 0.50), "p90_us": Measure.percentile(sorted, 0.90),
-            "p99_us": Measure.percentile(sorted, 0.99), "max_us": sorted.last ?? 0,
-            "statusErrors": Dictionary(uniqueKeysWithValues: total.statusErrors.map { (String($0.key), $0.value) }),
-            "firstError": total.firstError ?? "",
-        ]
-        guard let data = try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]) else { return 1 }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        let report = ServerBench.LoadGeneratorOutput(requests: total.requests, errors: total.errors, seconds: seconds, connections: options.connections,
+                                p50_us: Measure.percentile(sorted, 0.50), p90_us: Measure.percentile(sorted, 0.90),
+                                p99_us: Measure.percentile(sorted, 0.99), max_us: sorted.last ?? 0,
+                                statusErrors: Dictionary(uniqueKeysWithValues: total.statusErrors.map { (String($0.key), $0.value) }),
+                                firstError: total.firstError ?? "")
+        guard let data = try? JSONWriter.encode(report) else { return 1 }
+        FileHandle.standardOutput.write(Data(data + [0x0A]))
         return 0
     }
 

@@ -1,3 +1,4 @@
+import CheckoutJSON
 import Foundation
 
 /// The machine the figures were measured on (printed with every run, stored in the JSON).
@@ -25,7 +26,8 @@ enum Machine {
         "\(cores) cores, \(String(format: "%.1f", memoryGiB)) GiB, \(cpuModel), \(ProcessInfo.processInfo.operatingSystemVersionString)"
     }
 
-    static var json: [String: Any] {
-        ["cores": cores, "memoryGiB": memoryGiB, "cpu": cpuModel, "os": ProcessInfo.processInfo.operatingSystemVersionString]
+    static var json: JSONValue {
+        .object(["cores": .number(Double(cores)), "memoryGiB": .number(memoryGiB), "cpu": .string(cpuModel),
+                 "os": .string(ProcessInfo.processInfo.operatingSystemVersionString)])
     }
 }

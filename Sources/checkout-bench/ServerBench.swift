@@ -1,3 +1,4 @@
+import CheckoutJSON
 import CheckoutKit
 import CheckoutLocking
 import Foundation
@@ -15,6 +16,20 @@ enum ServerBench {
         var p99: Double
         var detail: String
         var rate: Double { Double(requests) / seconds }
+    }
+
+    /// The one JSON line the load generator prints.
+    struct LoadGeneratorOutput: Codable {
+        var requests: Int
+        var errors: Int
+        var seconds: Double
+        var connections: Int
+        var p50_us: Double
+        var p90_us: Double
+        var p99_us: Double
+        var max_us: Double
+        var statusErrors: [String: Int]
+        var firstError: String
     }
 
     /// Runs the load generator as a child process and parses its one JSON line.
@@ -37,18 +52,14 @@ enum ServerBench {
         let termination = await process.waitForExit()
         watchdog.cancel()
         guard termination == .exited(0),
-              let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let requests = object["requests"] as? Int, let errors = object["errors"] as? Int,
-              let elapsed = object["seconds"] as? Double, let p50 = object["p50_us"] as? Double,
-              let p99 = object["p99_us"] as? Double else {
+              let output = try? JSONReader.decode(LoadGeneratorOutput.self, from: data) else {
             throw BenchFailure("server: the load generator failed (\(termination)): "
                                + String(decoding: data.prefix(500), as: UTF8.self))
         }
-        let statusErrors = object["statusErrors"] as? [String: Int] ?? [:]
-        let firstError = object["firstError"] as? String ?? ""
         var detail = ""
-        if errors > 0 { detail = "statuses \(statusErrors), first error: \(firstError)" }
-        return LoadReport(requests: requests, errors: errors, seconds: elapsed, p50: p50, p99: p99, detail: detail)
+        if output.errors > 0 { detail = "statuses \(output.statusErrors), first error: \(output.firstError)" }
+        return LoadReport(requests: output.requests, errors: output.errors, seconds: output.seconds, p50: output.p50_us, p99: output.p99_us,
+                          detail: detail)
     }
 
     static func run(_ options: BenchOptions) async throws -> [Figure] {

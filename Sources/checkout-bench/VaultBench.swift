@@ -1,4 +1,5 @@
 import CBenchBaselines
+import CheckoutJSON
 import CheckoutKit
 import Foundation
 
@@ -111,8 +112,7 @@ enum VaultBench {
         // Where the local save's time goes: the payment-data guard the store runs per method before
         // any SQL (public API: VaultDataGuard), timed alone, on payload texts made beforehand.
         let guardSample = Array(batches.flatMap(\.1).prefix(2_000))
-        let encoder = JSONEncoder()
-        let guardPayloads = try guardSample.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let guardPayloads = try guardSample.map { try JSONWriter.encodeString($0) }
         let guardTime = try Measure.repeated(repeats) {
             try Measure.seconds {
                 for (method, payload) in zip(guardSample, guardPayloads) {

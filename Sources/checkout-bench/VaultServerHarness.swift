@@ -1,4 +1,5 @@
 import CheckoutDemo
+import CheckoutJSON
 import CheckoutKit
 import Foundation
 import VaultServer
@@ -84,11 +85,9 @@ final class VaultServerHarness {
     /// method's sorted-key JSON with the default flag in its column): setup, not a measured figure.
     func seedDirectly(_ scope: VaultScope, count: Int, customerIndex: Int) throws {
         let key = CustomerKey(merchant: Self.merchant, customer: scope.customerId)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         let records = try (0..<count).map { index -> (String, String) in
             let method = VaultBench.method(index, customer: customerIndex)
-            return (method.id, String(decoding: try encoder.encode(method), as: UTF8.self))
+            return (method.id, try JSONWriter.encodeString(method))
         }
         try storage.transaction { transaction in
             for (id, json) in records {

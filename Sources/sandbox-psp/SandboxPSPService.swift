@@ -72,9 +72,9 @@ final class SandboxPSPService: Sendable {
 
     private func tokenize(_ request: ServedRequest) async -> ServedResponse {
         // Exactly one member, not null: `{"card": {…}, "wallet": null}` is refused as the schema says.
-        guard let members = try? JSONDecoder().decode([String: JSONValue].self, from: Data(request.body)), members.count == 1,
+        guard let members = try? JSONReader.decode([String: JSONValue].self, from: request.body), members.count == 1,
               members.values.first != .null,
-              let body = try? JSONDecoder().decode(ProcessorAPI.TokenizeBody.self, from: Data(request.body)),
+              let body = try? JSONReader.decode(ProcessorAPI.TokenizeBody.self, from: request.body),
               let tokenization = body.request else {
             return .error(400, code: "invalid-request", message: "the body must hold exactly one of card, redirect, wallet")
         }
@@ -107,16 +107,14 @@ final class SandboxPSPService: Sendable {
         case .key(let value): key = value
         case .refused(let refusal): return refusal
         }
-        guard let body = try? JSONDecoder().decode(ProcessorAPI.CreatePaymentBody.self, from: Data(request.body)) else {
+        guard let body = try? JSONReader.decode(ProcessorAPI.CreatePaymentBody.self, from: request.body) else {
             return .error(400, code: "invalid-request", message: "the body is not a create-payment request")
         }
         guard body.amount >= 0, body.surcharge >= 0 else {
             return .error(400, code: "invalid-request", message: "amount and surcharge are minor units, 0 or more")
         }
         // The request as understood (keys sorted), so key order and whitespace do not count.
-        let canonical = JSONEncoder()
-        canonical.outputFormatting = [.sortedKeys]
-        let fingerprint = Digest.sha256((try? canonical.encode(body)).map { [UInt8]($0) } ?? request.body)
+        let fingerprint = Digest.sha256((try? JSONWriter.encode(body)) ?? request.body)
         let reused = fingerprints.withLock { known -> Bool in
             if let first = known[key] { return !ConstantTime.equals(first, fingerprint) }
             known[key] = fingerprint
@@ -184,7 +182,7 @@ final class SandboxPSPService: Sendable {
     }
 
     private func resume(_ id: String, _ request: ServedRequest) async -> ServedResponse {
-        guard let body = try? JSONDecoder().decode(ProcessorAPI.ResumeBody.self, from: Data(request.body)) else {
+        guard let body = try? JSONReader.decode(ProcessorAPI.ResumeBody.self, from: request.body) else {
             return .error(400, code: "invalid-request", message: "the body must be {\"resumeToken\": …}")
         }
         return await answer { try await processor.resumePayment(paymentId: id, resumeToken: body.resumeToken) }
@@ -235,9 +233,7 @@ final class SandboxPSPService: Sendable {
     }
 
     private static func encode(_ status: Int, _ value: some Encodable) -> ServedResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(value) else { return .error(500, code: "internal", message: "cannot encode the answer") }
-        return .json(status, [UInt8](data))
+        guard let data = try? JSONWriter.encode(value) else { return .error(500, code: "internal", message: "cannot encode the answer") }
+        return .json(status, data)
     }
 }

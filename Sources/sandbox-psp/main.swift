@@ -1,3 +1,4 @@
+import CheckoutJSON
 import CheckoutOrchestration
 import Dispatch
 import Foundation
@@ -38,7 +39,7 @@ while let argument = arguments.popFirst() {
 var behaviour = SandboxBehaviour()
 if let text = options["--behaviour"] {
     do {
-        behaviour = try JSONDecoder().decode(SandboxBehaviour.self, from: Data(text.utf8))
+        behaviour = try JSONReader.decode(SandboxBehaviour.self, from: text)
     } catch {
         fail("--behaviour is not a behaviour object (operations createPayment, resumePayment, attemptStatus, paymentStatus; values \(SandboxBehaviourValue.allCodes.joined(separator: ", ")))", status: 2)
     }

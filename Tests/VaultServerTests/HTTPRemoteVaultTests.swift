@@ -79,11 +79,11 @@ struct HTTPRemoteVaultTests {
 
     static let cases: [Canned] = [
         Canned(name: "garbage", status: 200, body: "<html>hello</html>", call: .changes,
-               expected: .malformedResponse(reason: "not valid JSON")),
+               expected: .malformedResponse(reason: "not valid JSON (line 1, column 1: unexpected character)")),
         Canned(name: "truncated", status: 200, body: #"{"changes":[{"sequence":1,"#, call: .changes,
-               expected: .malformedResponse(reason: "not valid JSON")),
+               expected: .malformedResponse(reason: "not valid JSON (line 1, column 27: unexpected end of input)")),
         Canned(name: "wrong shape", status: 200, body: #"{"changes":"x","cursor":"v1.1","hasMore":false}"#, call: .changes,
-               expected: .malformedResponse(reason: "changes: expected Array<Any>")),
+               expected: .malformedResponse(reason: "changes: expected an array")),
         Canned(name: "missing hasMore", status: 200, body: #"{"changes":[],"cursor":"v1.1"}"#, call: .changes,
                expected: .malformedResponse(reason: "hasMore: required key is missing")),
         Canned(name: "live change without method", status: 200,
@@ -94,7 +94,7 @@ struct HTTPRemoteVaultTests {
         Canned(name: "results not matching the ops", status: 200, body: #"{"results":[{"opId":"other","status":"applied"}]}"#,
                call: .push, expected: .malformedResponse(reason: "the results do not match the ops sent")),
         Canned(name: "instruments not a list", status: 200, body: #"{"instruments":{}}"#, call: .instruments,
-               expected: .malformedResponse(reason: "instruments: expected Array<Any>")),
+               expected: .malformedResponse(reason: "instruments: expected an array")),
         Canned(name: "500 with error body", status: 500, body: #"{"error":{"code":"internal","message":"boom"}}"#, call: .changes,
                expected: .httpStatus(status: 500, code: "internal", message: "boom", retryAfterSeconds: nil)),
         Canned(name: "503 with Retry-After", status: 503, headers: ["Retry-After: 7"], body: "down", call: .instruments,

@@ -1,3 +1,4 @@
+import CheckoutJSON
 import Foundation
 
 /// Every shopper-visible text of the checkout, per locale: the `Config/strings/<locale>.json` files.
@@ -35,7 +36,7 @@ public struct StringCatalog: Sendable, Equatable {
         var tables: [String: [String: String]] = [:]
         for (locale, data) in files {
             do {
-                tables[locale] = try JSONDecoder().decode([String: String].self, from: data)
+                tables[locale] = try JSONReader.decode([String: String].self, from: data)
             } catch {
                 throw CheckoutError(.invalidConfiguration,
                                     "strings/\(locale).json: must be one JSON object of strings (\(DecodingErrorDescription.describe(error)))")

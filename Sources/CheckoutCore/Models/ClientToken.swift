@@ -1,3 +1,4 @@
+import CheckoutJSON
 import Foundation
 
 /// The decoded client token: what the merchant's backend authorised for this checkout.
@@ -146,10 +147,8 @@ public struct ClientToken: Sendable, Equatable, Codable {
 
     /// The encoded form (`ckt1.` + base64url JSON).
     public func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         // Encoding plain strings and numbers cannot fail.
-        let data = (try? encoder.encode(self)) ?? Data()
+        let data = Data((try? JSONWriter.encode(self)) ?? [])
         return ClientToken.prefix + Base64URL.encode(data)
     }
 

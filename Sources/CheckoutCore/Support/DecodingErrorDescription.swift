@@ -1,10 +1,14 @@
-/// Turns a `DecodingError` into a one-line explanation naming the JSON path, without echoing values.
+import CheckoutJSON
+
+/// Turns a `JSONDecodeError` (the one JSON stack's) or a `DecodingError` into a one-line
+/// explanation naming the JSON path, without echoing values.
 ///
 /// Shared by every module that decodes untrusted JSON (client token, configuration, card-network
 /// table, vault server requests, sync responses), so bad input is reported the same way everywhere.
 public enum DecodingErrorDescription {
     /// `paymentMethods[2].type: required key is missing`; `not valid JSON` for anything else.
     public static func describe(_ error: any Error) -> String {
+        if let error = error as? JSONDecodeError { return error.description }
         guard let error = error as? DecodingError else { return "not valid JSON" }
         func path(_ keys: [any CodingKey]) -> String {
             let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()

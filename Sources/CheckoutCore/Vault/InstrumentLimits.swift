@@ -56,7 +56,7 @@ public enum InstrumentLimits {
     public static let maxDigitRun = 19
     /// The most live instruments one customer may hold; an upsert creating one more is refused.
     public static let maxInstrumentsPerCustomer = 1000
-    /// An upper bound of a method's JSON (as `JSONEncoder` writes it) when every field is within
+    /// An upper bound of a method's JSON (as `JSONWriter.encode` writes it) when every field is within
     /// the limits, with room to spare: every scalar escaped to six bytes is under 5 KiB.
     public static let maxMethodJSONBytes = 8192
 

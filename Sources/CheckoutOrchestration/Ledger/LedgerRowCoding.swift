@@ -1,3 +1,4 @@
+import CheckoutJSON
 import Foundation
 
 /// The column values both backends store, and the checks that turn them back into records:
@@ -38,15 +39,13 @@ public enum LedgerRowCoding {
 
     public static func authentication(_ text: String?) throws -> AuthenticationResult? {
         guard let text else { return nil }
-        do { return try JSONDecoder().decode(AuthenticationResult.self, from: Data(text.utf8)) } catch {
+        do { return try JSONReader.decode(AuthenticationResult.self, from: text) } catch {
             throw LedgerError(.corrupt, "unreadable authentication result in the ledger")
         }
     }
 
     public static func authenticationText(_ value: AuthenticationResult?) throws -> String? {
         guard let value else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return LedgerText.clean(String(decoding: try encoder.encode(value), as: UTF8.self))
+        return LedgerText.clean(try JSONWriter.encodeString(value))
     }
 }

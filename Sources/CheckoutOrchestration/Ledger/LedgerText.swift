@@ -1,5 +1,6 @@
 import CheckoutCore
 import CheckoutCrypto
+import CheckoutJSON
 import Foundation
 
 /// The one gate every value passes before the ledger or an event stores it: card numbers found by
@@ -32,7 +33,7 @@ enum LedgerText {
 
     /// The body of an event about `intent` (the exact bytes POSTed), checked for card numbers.
     static func eventBody(id: String, type: String, intent: IntentRecord, at date: Date) throws -> Data {
-        try eventBody(id: id, type: type, intent: intent, extra: [:], at: date)
+        try eventBody(id: id, type: type, intent: intent, extra: [], at: date)
     }
 
     /// The body of a capture, void or refund event: the payment's fields, the operation (`operation`,
@@ -40,24 +41,27 @@ enum LedgerText {
     static func operationEventBody(id: String, type: String, intent: IntentRecord, operation: OperationRecord, reconciled: Bool,
                                    at date: Date) throws -> Data {
         try eventBody(id: id, type: type, intent: intent, extra: [
-            "operation": operation.kind.rawValue, "operationAmount": operation.amount, "operationStatus": operation.status.rawValue,
-            "operationSequence": operation.sequence, "rawCode": operation.rawCode ?? NSNull(),
-            "captured": intent.balance?.captured ?? 0, "refunded": intent.refundedAmount, "reconciled": reconciled,
+            ("operation", .string(operation.kind.rawValue)), ("operationAmount", number(operation.amount)),
+            ("operationStatus", .string(operation.status.rawValue)), ("operationSequence", number(operation.sequence)),
+            ("rawCode", text(operation.rawCode)), ("captured", number(intent.balance?.captured ?? 0)),
+            ("refunded", number(intent.refundedAmount)), ("reconciled", .bool(reconciled)),
         ], at: date)
     }
 
-    private static func eventBody(id: String, type: String, intent: IntentRecord, extra: [String: Any], at date: Date) throws -> Data {
+    private static func number(_ value: some BinaryInteger) -> JSONValue { .number(Double(value)) }
+    private static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+
+    private static func eventBody(id: String, type: String, intent: IntentRecord, extra: [(String, JSONValue)], at date: Date) throws -> Data {
         let last = intent.attempts.last { $0.status != .skipped }
-        var data: [String: Any] = [
-            "state": intent.state.rawValue, "route": intent.route, "amount": intent.amount, "currency": intent.currency,
-            "methodType": intent.methodType, "processor": last?.processor ?? NSNull(),
-            "category": last?.category?.rawValue ?? NSNull(), "rawCode": last?.rawCode ?? NSNull(),
-            "attempts": intent.attempts.count,
+        var data: JSONObject = [
+            "state": .string(intent.state.rawValue), "route": .string(intent.route), "amount": number(intent.amount),
+            "currency": .string(intent.currency), "methodType": .string(intent.methodType), "processor": text(last?.processor),
+            "category": text(last?.category?.rawValue), "rawCode": text(last?.rawCode), "attempts": number(intent.attempts.count),
         ]
-        data.merge(extra) { $1 }
-        let object: [String: Any] = ["id": id, "type": type, "paymentId": intent.id,
-                                     "createdAt": ISO8601DateFormatter().string(from: date), "data": data]
-        let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        for (key, value) in extra { data[key] = value }
+        let object: JSONValue = .object(["id": .string(id), "type": .string(type), "paymentId": .string(intent.id),
+                                         "createdAt": .string(ISO8601DateFormatter().string(from: date)), "data": .object(data)])
+        let body = Data(JSONWriter.write(object))
         guard !CardNumberDetector.containsCardNumber(String(decoding: body, as: UTF8.self)) else {
             throw LedgerError(.cardDataRefused, "an event body would hold a card number")
         }

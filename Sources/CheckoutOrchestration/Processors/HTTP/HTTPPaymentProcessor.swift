@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutJSON
 import Foundation
 import HTTPTransport
 
@@ -79,7 +80,7 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
             throw CheckoutError(response.status == 400 ? .invalidPaymentData : .paymentFailed,
                                 "processor \(name): tokenization refused (\(code))")
         }
-        guard let token = try? JSONDecoder().decode(ProcessorAPI.Token.self, from: Data(response.body)) else {
+        guard let token = try? JSONReader.decode(ProcessorAPI.Token.self, from: response.body) else {
             throw CheckoutError(.paymentFailed, "processor \(name): the tokenization answer is not the API's JSON")
         }
         return token.value
@@ -187,7 +188,7 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
         }
         if response.status == 404 { return nil }
         guard response.status == 200,
-              let payment = try? JSONDecoder().decode(ProcessorAPI.Payment.self, from: Data(response.body)) else {
+              let payment = try? JSONReader.decode(ProcessorAPI.Payment.self, from: response.body) else {
             throw AttemptFailure(rawCode: Self.errorCode(response) ?? Self.notSentCode, sent: false,
                                  message: "processor \(name): status call answered HTTP \(response.status)")
         }
@@ -207,7 +208,7 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
         let code = Self.errorCode(response)
         switch response.status {
         case 200, 201:
-            guard let payment = try? JSONDecoder().decode(ProcessorAPI.Payment.self, from: Data(response.body)),
+            guard let payment = try? JSONReader.decode(ProcessorAPI.Payment.self, from: response.body),
                   let value = payment.value else {
                 throw AttemptFailure(rawCode: Self.unknownOutcomeCode, sent: true,
                                      message: "processor \(name): the answer is not the API's JSON")
@@ -231,9 +232,7 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
         -> HTTPResponse {
         let bytes: [UInt8]
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            bytes = [UInt8](try encoder.encode(body))
+            bytes = try JSONWriter.encode(body)
         } catch {
             throw HTTPTransportError(.invalidRequest, "the request body cannot be encoded")
         }
@@ -253,7 +252,7 @@ public final class HTTPPaymentProcessor: RoutableProcessor, Sendable {
 
     /// The `error.code` of a JSON error answer.
     private static func errorCode(_ response: HTTPResponse) -> String? {
-        (try? JSONDecoder().decode(ProcessorAPI.ErrorBody.self, from: Data(response.body)))?.error.code
+        (try? JSONReader.decode(ProcessorAPI.ErrorBody.self, from: response.body))?.error.code
     }
 
     /// `text` as one percent-encoded path segment.
