@@ -93,17 +93,6 @@ enum DecodedNode {
     case string(String)
     case array([DecodedNode])
     case object([String: DecodedNode])
-
-    var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
 }
 
 extension JSONScanner {
@@ -144,7 +133,8 @@ extension JSONScanner {
     }
 }
 
-private struct IndexKey: CodingKey {
+/// The coding key of an array element, `[n]` in paths (shared by the decoder and the encoder).
+struct IndexKey: CodingKey {
     var intValue: Int?
     var stringValue: String { "[\(intValue ?? 0)]" }
     init(_ index: Int) { intValue = index }

@@ -150,14 +150,6 @@ private final class ArrayBuilder {
     func node() -> EncodedNode { .array(slots.map { $0.node() }) }
 }
 
-private struct IndexKey: CodingKey {
-    var intValue: Int?
-    var stringValue: String { "[\(intValue ?? 0)]" }
-    init(_ index: Int) { intValue = index }
-    init?(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { nil }
-}
-
 private struct SuperKey: CodingKey {
     var stringValue: String { "super" }
     var intValue: Int? { nil }
