@@ -1,3 +1,4 @@
+import CheckoutLocking
 import Dispatch
 
 /// One writer connection and a small pool of reader connections on a WAL database.
@@ -44,23 +45,48 @@ public final class DatabasePool: Sendable {
     // MARK: Async (never blocks a task's thread)
 
     /// Runs `body` on the writer inside a `BEGIN IMMEDIATE` transaction, on the writer's queue;
-    /// any error rolls it back. The calling task is suspended, not blocked, until it is done.
+    /// any error rolls it back. The calling task is suspended, not blocked, until it is done. A
+    /// task cancelled before `body` starts (before the call, or while the write waits its turn
+    /// behind others) gets `CancellationError` at once and `body` never runs; once `body` has
+    /// started, the write completes.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         checkNotNested("write")
-        return try await withCheckedThrowingContinuation { continuation in
-            writerQueue.async {
-                continuation.resume(with: Result { try self.inWriteTransaction(body) })
-            }
-        }
+        return try await onWriterQueue { try self.inWriteTransaction(body) }
     }
 
-    /// Runs `body` on the writer without opening a transaction, on the writer's queue.
+    /// Runs `body` on the writer without opening a transaction, on the writer's queue; cancelled
+    /// while it waits, as `write`.
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         checkNotNested("writeWithoutTransaction")
-        return try await withCheckedThrowingContinuation { continuation in
-            writerQueue.async {
-                continuation.resume(with: Result { try body(self.writer.database) })
+        return try await onWriterQueue { try body(self.writer.database) }
+    }
+
+    /// Queues `work` on the writer's queue and suspends until it is done, or until the task is
+    /// cancelled before the queue reached it (then `work` is skipped).
+    private func onWriterQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        typealias Waiter = CheckedContinuation<T, any Error>
+        let waiting = Locked<Waiter?>(nil)
+        let take: @Sendable () -> Waiter? = { waiting.withLock { (slot: inout Waiter?) -> Waiter? in defer { slot = nil }; return slot } }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                // Registered under the lock: a cancellation that came first finds nothing to take
+                // and is seen here instead.
+                let cancelledAlready = waiting.withLock { (slot: inout Waiter?) -> Bool in
+                    if Task.isCancelled { return true }
+                    slot = continuation
+                    return false
+                }
+                if cancelledAlready {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                writerQueue.async {
+                    guard let continuation = take() else { return }
+                    continuation.resume(with: Result { try work() })
+                }
             }
+        } onCancel: {
+            take()?.resume(throwing: CancellationError())
         }
     }
 

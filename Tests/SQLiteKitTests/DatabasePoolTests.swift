@@ -28,6 +28,49 @@ struct DatabasePoolTests {
         #expect(count == 2_000)
     }
 
+    @Test("a write cancelled while it waits its turn ends at once with CancellationError and never runs")
+    func cancelledWriteNeverRuns() async throws {
+        let directory = try TemporaryDirectory()
+        let pool = try DatabasePool(path: directory.path("db.sqlite"))
+        try await pool.writeWithoutTransaction { try $0.execute("CREATE TABLE t (n INTEGER)") }
+        // A write that holds the writer until the test lets it go.
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holding = Task {
+            try await pool.write { database in
+                entered.signal()
+                release.wait()
+                try database.run("INSERT INTO t VALUES (1)")
+            }
+        }
+        #expect(await onOwnThread { entered.wait(timeout: .now() + 60) == .success }, "the holding write never started")
+        let queued = Task { try await pool.write { try $0.run("INSERT INTO t VALUES (2)") } }
+        queued.cancel()
+        // It ends while the writer is still held: the wait itself was cancelled.
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        release.signal()
+        try await holding.value
+        let rows = try await pool.read { database in
+            try database.withStatement("SELECT n FROM t ORDER BY n") { statement -> [Int] in
+                var rows: [Int] = []
+                while try statement.step() { rows.append(statement.int(at: 0)) }
+                return rows
+            }
+        }
+        #expect(rows == [1], "the cancelled write ran")
+        // The writer is free again: the next write runs.
+        try await pool.write { try $0.run("INSERT INTO t VALUES (3)") }
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await pool.write { try $0.run("INSERT INTO t VALUES (4)") }
+        }
+        await #expect(throws: CancellationError.self) { try await cancelledFirst.value }
+        let count = try await pool.read { database in
+            try database.withStatement("SELECT count(*) FROM t") { try $0.step() ? $0.int(at: 0) : -1 }
+        }
+        #expect(count == 2)
+    }
+
     @Test("a read does not wait for an open write and sees the last committed state")
     func readsDoNotWaitForWrites() throws {
         let directory = try TemporaryDirectory()
