@@ -43,7 +43,7 @@ let package = Package(
         // The package's lock: a Mutex the thread sanitizer can see (`make tsan`).
         .target(name: "CheckoutLocking", path: "Sources/CheckoutLocking", swiftSettings: swift6),
         // libcrypto wrapped: digests, HMAC, HKDF, AES, random bytes, constant-time compare. Knows nothing of vaults.
-        .target(name: "CheckoutCrypto", dependencies: ["COpenSSL"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
+        .target(name: "CheckoutCrypto", dependencies: ["COpenSSL", "CheckoutPlatform"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
         // The one JSON stack: a strict, bounded reader (tokenizer, JSONValue, typed fields, Codable decoding) and the
         // writer (JSONValue and Encodable, byte-identical to JSONEncoder). Every JSON byte goes through it; a test
         // fails on Foundation's coders in product code.
@@ -57,9 +57,9 @@ let package = Package(
         // Design tokens and layout.
         .target(name: "CheckoutTheme", dependencies: ["CheckoutLocking", "CheckoutCore", "CheckoutJSON"], path: "Sources/CheckoutTheme", swiftSettings: swift6),
         // SQLite wrapper shared by the client store, the vault server and the orchestration ledger.
-        .target(name: "SQLiteKit", dependencies: ["CSQLite", "CheckoutLocking"], path: "Sources/SQLiteKit", swiftSettings: swift6),
+        .target(name: "SQLiteKit", dependencies: ["CSQLite", "CheckoutLocking", "CheckoutPlatform"], path: "Sources/SQLiteKit", swiftSettings: swift6),
         // Outbound HTTP(S) on libcurl: every request the package sends goes through it.
-        .target(name: "HTTPTransport", dependencies: ["CCurl", "CheckoutLocking"], path: "Sources/HTTPTransport",
+        .target(name: "HTTPTransport", dependencies: ["CCurl", "CheckoutLocking", "CheckoutPlatform"], path: "Sources/HTTPTransport",
                 swiftSettings: swift6),
         // Offline vault cache with outbox.
         .target(name: "CheckoutVault", dependencies: ["CheckoutCore", "CheckoutPlatform", "SQLiteKit", "CheckoutJSON", "CheckoutLocking",
@@ -68,12 +68,16 @@ let package = Package(
 
         // The remote vault service: a library and its executable, on libmicrohttpd.
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
-        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "MicroHTTPServer", "SQLiteKit", "CheckoutCore", "CheckoutJSON", "CheckoutLocking",
+        .target(name: "VaultServer", dependencies: ["CMicroHTTPD", "MicroHTTPServer", "SQLiteKit", "CheckoutCore", "CheckoutJSON", "CheckoutLocking", "CheckoutPlatform",
                                                     "CheckoutCrypto"],
                 path: "Sources/VaultServer", swiftSettings: swift6),
         // PostgreSQL storage for several vault-server instances on one vault (libpq).
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
-        .target(name: "VaultServerPostgres", dependencies: ["VaultServer", "CLibPQ", "CheckoutLocking"],
+        // libpq for every PostgreSQL user (the vault server's storage, the orchestration ledger): connections with their
+        // prepared statements and pipelines, the pool, results and errors.
+        .target(name: "PostgresKit", dependencies: ["CLibPQ", "CheckoutLocking", "CheckoutPlatform"],
+                path: "Sources/PostgresKit", swiftSettings: swift6),
+        .target(name: "VaultServerPostgres", dependencies: ["VaultServer", "PostgresKit", "CLibPQ", "CheckoutLocking", "CheckoutPlatform"],
                 path: "Sources/VaultServerPostgres", swiftSettings: swift6),
         .executableTarget(name: "vault-server", dependencies: ["VaultServer", "VaultServerPostgres", "MicroHTTPServer"],
                           path: "Sources/vault-server", swiftSettings: swift6),
@@ -84,7 +88,7 @@ let package = Package(
                 path: "Sources/VaultSimulation", swiftSettings: swift6),
         .executableTarget(name: "vault-sim", dependencies: ["VaultSimulation"], path: "Sources/vault-sim", swiftSettings: swift6),
         // Deterministic doubles for sync tests: an in-memory remote vault and a manual clock.
-        .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutLocking"],
+        .target(name: "CheckoutVaultTesting", dependencies: ["CheckoutVault", "CheckoutCore", "CheckoutCoreTesting", "CheckoutLocking"],
                 path: "Sources/CheckoutVaultTesting", swiftSettings: swift6),
 
         // The core's testing product (Swift Testing for its failures): processor, clock, harness.
@@ -94,22 +98,23 @@ let package = Package(
         // Orchestration: PaymentRouter, decline taxonomy, ledger + reconcile, breaker, events; its
         // PostgreSQL ledger in a separate target like VaultServerPostgres. It needs nothing of the vault.
         .target(name: "CheckoutOrchestration", dependencies: ["CheckoutCore", "SQLiteKit", "CheckoutCrypto", "HTTPTransport",
-                                                              "CheckoutLocking", "CheckoutJSON"],
+                                                              "CheckoutLocking", "CheckoutJSON", "CheckoutPlatform"],
                 path: "Sources/CheckoutOrchestration", swiftSettings: swift6),
-        .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "VaultServerPostgres", "CLibPQ",
+        .target(name: "CheckoutOrchestrationPostgres", dependencies: ["CheckoutOrchestration", "PostgresKit", "CLibPQ",
                                                                       "CheckoutLocking", "CheckoutCore"],
                 path: "Sources/CheckoutOrchestrationPostgres", swiftSettings: swift6),
 
-        // Orchestration over the wire (issue 18, WIRE): webhooks, HTTPPaymentProcessor, sandbox-psp.
+        // Orchestration over the wire: webhooks, HTTPPaymentProcessor, sandbox-psp.
         // The one libmicrohttpd server core for small JSON services (sandbox-psp, tests' receivers).
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD", "CheckoutLocking", "CheckoutJSON"],
                 path: "Sources/MicroHTTPServer", swiftSettings: swift6),
-        .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto", "CheckoutJSON"],
+        .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto", "CheckoutJSON",
+                                                          "CheckoutLocking"],
                           path: "Sources/sandbox-psp", swiftSettings: swift6),
         .testTarget(name: "OrchestrationWireTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto",
                                    "CheckoutVault", "CheckoutVaultTesting", "HTTPTransport", "CheckoutLocking", "Spawning", "TLSTestSupport",
-                                   "Loopback"],
+                                   "Loopback", "CheckoutCoreTesting"],
                     path: "Tests/OrchestrationWireTests", swiftSettings: swift6),
 
         // Payment-method modules: each depends on CheckoutCore only.
@@ -154,7 +159,7 @@ let package = Package(
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CheckoutDemo", "CBenchBaselines", "VaultServer",
                                                              "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
                                          "Loopback", "CheckoutOrchestration", "CheckoutOrchestrationPostgres",
-                                                             "MicroHTTPServer", "CMicroHTTPD", "CCurl", "CheckoutJSON"],
+                                                             "MicroHTTPServer", "CMicroHTTPD", "CCurl", "CheckoutJSON", "CheckoutCore", "CheckoutVault"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.
@@ -167,7 +172,7 @@ let package = Package(
         // libpng, for the preview tests to read screenshot pixels back.
         .systemLibrary(name: "CLibPNG", path: "Sources/CLibPNG", providers: [.apt(["libpng-dev"])]),
         .testTarget(name: "CheckoutPreviewTests",
-                    dependencies: ["CheckoutPreview", "CheckoutKit", "CheckoutTestSupport", "CLibPNG", "Spawning"],
+                    dependencies: ["CheckoutPreview", "CheckoutKit", "CheckoutTheme", "CheckoutTestSupport", "CLibPNG", "Spawning"],
                     path: "Tests/CheckoutPreviewTests", swiftSettings: swift6),
 
         // Scaffolding for `checkout new-method`.
@@ -176,7 +181,7 @@ let package = Package(
         // Tests: one target per module, and a throwaway PKI (real certificates) for the TLS tests.
         .target(name: "TLSTestSupport", dependencies: ["Spawning"], path: "Tests/TLSTestSupport", swiftSettings: swift6),
         // The tests' one bounded wait (`eventually`) and one seeded generator (`TestSeed`, `SeededRandom`).
-        .target(name: "CheckoutTestSupport", dependencies: ["Spawning", "CheckoutLocking"], // Spawning, CheckoutLocking: the crash tests' CrashLoop
+        .target(name: "CheckoutTestSupport", dependencies: ["Spawning", "CheckoutLocking", "Loopback"], // the crash tests' CrashLoop, the raw HTTP stub
                 path: "Tests/CheckoutTestSupport", swiftSettings: swift6),
         // new-method: tests
         // The CLI in-process: the declared options' parsing, derived help and errors, run with captured output.
@@ -189,9 +194,11 @@ let package = Package(
         .testTarget(name: "VaultSimulationTests", dependencies: ["VaultSimulation", "CheckoutVault", "CheckoutCore", "VaultServer",
                                                                 "HTTPTransport", "CheckoutLocking"],
                     path: "Tests/VaultSimulationTests", swiftSettings: swift6),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["CheckoutTestSupport", "HTTPTransport"],
+                    path: "Tests/HTTPTransportTests", swiftSettings: swift6),
         .testTarget(name: "SyncEngineTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutVault", "CheckoutVaultTesting", "VaultServer", "SQLiteKit", "CheckoutCore", "CheckoutLocking",
-                                   "Loopback", "HTTPTransport", "Spawning", "TLSTestSupport", "VaultServerPostgres"],
+                                   "Loopback", "HTTPTransport", "Spawning", "TLSTestSupport", "VaultServerPostgres", "CheckoutCoreTesting"],
                     path: "Tests/SyncEngineTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerTests", dependencies: ["CheckoutTestSupport", "VaultServer", "CheckoutVault", "CheckoutCore", "VaultServerPostgres", "CLibPQ", "CheckoutLocking",
                                                            "Spawning", "Loopback", "CheckoutCrypto", "TLSTestSupport", "HTTPTransport",
@@ -200,17 +207,17 @@ let package = Package(
         .testTarget(name: "ReliabilityTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutCore", "CheckoutKit", "CheckoutTheme", "CardPaymentMethod", "SQLiteKit", "CheckoutVault",
                                    "CheckoutVaultTesting", "VaultServer", "CheckoutLocking", "Spawning", "Loopback",
-                                   "CheckoutCrypto", "HTTPTransport", "TLSTestSupport", "CheckoutOrchestration"],
+                                   "CheckoutCrypto", "HTTPTransport", "TLSTestSupport", "CheckoutOrchestration", "CheckoutCoreTesting"],
                     path: "Tests/ReliabilityTests", swiftSettings: swift6),
-        // Orchestration (issue 18): the router, ledger, breaker and CLI scenarios in-process; the SIGKILL child.
+        // Orchestration: the router, ledger, breaker and CLI scenarios in-process; the SIGKILL child.
         .testTarget(name: "CheckoutOrchestrationTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "CheckoutOrchestrationPostgres", "CheckoutCore",
                                    "CheckoutLocking", "SQLiteKit", "Spawning", "CLibPQ", "VaultServerPostgres", "VaultServer",
-                                   "CheckoutKit", "CardPaymentMethod"],
+                                   "CheckoutKit", "CardPaymentMethod", "CheckoutCoreTesting", "CheckoutVault"],
                     path: "Tests/CheckoutOrchestrationTests", swiftSettings: swift6),
         .executableTarget(name: "orchestration-crash-child", dependencies: ["CheckoutOrchestration", "CheckoutCore"],
                           path: "Sources/orchestration-crash-child", swiftSettings: swift6),
-        .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit"],
+        .testTarget(name: "CheckoutKitTests", dependencies: ["CheckoutKit", "Spawning"],
                     path: "Tests/CheckoutKitTests", swiftSettings: swift6),
         .testTarget(name: "VaultServerPostgresTests",
                     dependencies: ["CheckoutTestSupport", "VaultServerPostgres", "VaultServer", "CheckoutVault", "CheckoutCore", "CheckoutLocking", "Spawning",

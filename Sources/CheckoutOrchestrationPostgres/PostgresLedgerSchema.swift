@@ -1,4 +1,4 @@
-import VaultServerPostgres
+import PostgresKit
 
 /// The ledger's PostgreSQL schema: named migrations recorded in `ledger_migration`, never edited
 /// once shipped; applied under an advisory lock so two instances starting together do not race.

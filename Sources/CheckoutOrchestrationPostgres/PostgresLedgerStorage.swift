@@ -1,7 +1,7 @@
 import CheckoutOrchestration
 import Dispatch
 import Foundation
-import VaultServerPostgres
+import PostgresKit
 
 /// The ledger in PostgreSQL, for several router instances on one ledger, on the vault server's
 /// libpq pieces (`PostgresConnectionPool`, prepared statements with `$n` text parameters).
@@ -17,7 +17,8 @@ public final class PostgresLedgerStorage: LedgerStorage {
 
     /// Connects to `url` (a `postgres://` URL; never put in an error) and migrates the schema.
     public init(url: String, poolSize: Int = 4) throws {
-        pool = PostgresConnectionPool(url: url, capacity: max(1, poolSize), acquireTimeout: .seconds(10))
+        pool = PostgresConnectionPool(url: url, capacity: max(1, poolSize), acquireTimeout: .seconds(10),
+                                      applicationName: "checkoutkit-ledger")
         try pool.withConnection { connection in try PostgresLedgerSchema.migrate(connection) }
     }
 

@@ -1,6 +1,6 @@
 import CheckoutOrchestration
 import Foundation
-import VaultServerPostgres
+import PostgresKit
 
 /// The ledger's SQL on one PostgreSQL connection inside a transaction (values as `$n` text
 /// parameters; the SQL text is constant, so errors can name it).

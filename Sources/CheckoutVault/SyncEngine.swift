@@ -113,7 +113,7 @@ public final class SyncEngine: Sendable {
     /// Creates an engine (reading the store's pending count for the first status); nothing talks to
     /// the remote until `start()` or `syncNow()`. Call `stop()` before dropping a started engine.
     /// Waits run on `clock` and `lastSyncedAt` reads `wallClock`; tests pass a
-    /// `CheckoutVaultTesting.ManualSyncClock` as `clock` and its `wallClock` to drive both by hand.
+    /// `CheckoutCoreTesting.TestClock` as `clock` and its `wallClock` to drive both by hand.
     public convenience init(store: VaultStore, remote: any RemoteVault, configuration: Configuration = Configuration(),
                             clock: any Clock<Duration> = ContinuousClock(), wallClock: WallClock = .system) {
         self.init(unreadStore: store, remote: remote, configuration: configuration, clock: clock, wallClock: wallClock)

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutPlatform
 import HTTPTransport
 
 /// Why a sync round failed.
@@ -8,45 +9,7 @@ import HTTPTransport
 /// from the remote vault, `remote` holds the typed cause.
 public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable, machine-readable failure code.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The wire form of the code.
-        public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The server could not be reached (refused, timeout, connection lost).
-        public static let unreachable = Code("unreachable")
-        /// The server answered with an error status (5xx, 429, 4xx other than 401/410).
-        public static let serverError = Code("server-error")
-        /// The server did not accept the API key.
-        public static let unauthorized = Code("unauthorized")
-        /// The server refused the ephemeral key as expired, and a fresh one too.
-        public static let keyExpired = Code("key-expired")
-        /// The server refused the ephemeral key as revoked, and a fresh one too.
-        public static let keyRevoked = Code("key-revoked")
-        /// The host's ephemeral-key provider failed.
-        public static let credentialsUnavailable = Code("credentials-unavailable")
-        /// The server's certificate or public key was refused (not trusted, host name mismatch,
-        /// expired, pin mismatch).
-        public static let untrustedServer = Code("untrusted-server")
-        /// The client's settings cannot work (URL, plain HTTP to a remote host, CA bundle, pins).
-        public static let invalidConfiguration = Code("invalid-configuration")
-        /// The server's answer was not the promised JSON; nothing of it was applied.
-        public static let malformedResponse = Code("malformed-response")
-        /// The server reported an expired cursor again right after a reset.
-        public static let cursorExpired = Code("cursor-expired")
-        /// The local store could not be read or written.
-        public static let storeFailure = Code("store-failure")
-        /// The scope cannot be synced (an empty merchant or customer id).
-        public static let invalidScope = Code("invalid-scope")
-        /// The credentials belong to another merchant (or customer) than the scope's: nothing was
-        /// pushed from the scope's outbox and nothing pulled into it.
-        public static let merchantMismatch = Code("merchant-mismatch")
-        /// `SyncEngine.waitUntilSynced(scope:timeout:)` gave up: the device was not caught up in time
-        /// (the message carries the last round's failure, if any). Pending ops are kept.
-        public static let timedOut = Code("timed-out")
-
-        public var description: String { rawValue }
-    }
+    public typealias Code = ErrorCode<SyncError>
 
     /// What went wrong.
     public let code: Code
@@ -89,6 +52,40 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     public var retryAfter: Duration? { remote?.retryAfter }
 
     public var description: String { "\(code): \(message)" }
+}
+
+extension ErrorCode where Domain == SyncError {
+    /// The server could not be reached (refused, timeout, connection lost).
+    public static let unreachable = Self("unreachable")
+    /// The server answered with an error status (5xx, 429, 4xx other than 401/410).
+    public static let serverError = Self("server-error")
+    /// The server did not accept the API key.
+    public static let unauthorized = Self("unauthorized")
+    /// The server refused the ephemeral key as expired, and a fresh one too.
+    public static let keyExpired = Self("key-expired")
+    /// The server refused the ephemeral key as revoked, and a fresh one too.
+    public static let keyRevoked = Self("key-revoked")
+    /// The host's ephemeral-key provider failed.
+    public static let credentialsUnavailable = Self("credentials-unavailable")
+    /// The server's certificate or public key was refused (not trusted, host name mismatch,
+    /// expired, pin mismatch).
+    public static let untrustedServer = Self("untrusted-server")
+    /// The client's settings cannot work (URL, plain HTTP to a remote host, CA bundle, pins).
+    public static let invalidConfiguration = Self("invalid-configuration")
+    /// The server's answer was not the promised JSON; nothing of it was applied.
+    public static let malformedResponse = Self("malformed-response")
+    /// The server reported an expired cursor again right after a reset.
+    public static let cursorExpired = Self("cursor-expired")
+    /// The local store could not be read or written.
+    public static let storeFailure = Self("store-failure")
+    /// The scope cannot be synced (an empty merchant or customer id).
+    public static let invalidScope = Self("invalid-scope")
+    /// The credentials belong to another merchant (or customer) than the scope's: nothing was
+    /// pushed from the scope's outbox and nothing pulled into it.
+    public static let merchantMismatch = Self("merchant-mismatch")
+    /// `SyncEngine.waitUntilSynced(scope:timeout:)` gave up: the device was not caught up in time
+    /// (the message carries the last round's failure, if any). Pending ops are kept.
+    public static let timedOut = Self("timed-out")
 }
 
 extension RemoteVaultError {

@@ -4,7 +4,7 @@ extension VaultStorageError {
     /// The vault's form of an SQLiteKit error: the same code (by its stable wire form), message,
     /// extended result code and SQL, so logs and CLI output read exactly as before.
     init(_ error: SQLiteError) {
-        self.init(Code(error.code.rawValue), message: error.message, sql: error.sql, resultCode: error.extendedResultCode)
+        self.init(error.code, message: error.message, sql: error.sql, resultCode: error.extendedResultCode)
     }
 
     /// Runs `body`, turning an SQLiteKit error into a `VaultStorageError`; every other error

@@ -1,3 +1,5 @@
+import CheckoutPlatform
+
 /// The local vault's database could not be opened, read or written: the storage errors of
 /// `VaultStore` and of the `SyncEngine` calls that reach it.
 ///
@@ -8,39 +10,7 @@
 /// payment data.
 public struct VaultStorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable, machine-readable classification of the failure (`disk-full`, `newer-schema`, ...).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The wire form of the code, stable across releases.
-        public let rawValue: String
-        init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// Another connection held the database locked beyond the busy timeout.
-        public static let busy = Code("busy")
-        /// A table is locked within the store's own connection.
-        public static let locked = Code("locked")
-        /// The disk, or the configured page cap (`Configuration.maxPageCount`), is exhausted.
-        public static let diskFull = Code("disk-full")
-        /// The database file is damaged.
-        public static let corrupt = Code("corrupt")
-        /// The file exists but is not a vault database (not SQLite at all).
-        public static let notADatabase = Code("not-a-database")
-        /// The file or its directory cannot be opened or created.
-        public static let cannotOpen = Code("cannot-open")
-        /// The database cannot be written (a read-only file or directory).
-        public static let readOnly = Code("read-only")
-        /// A storage constraint (unique, check, foreign key, not null) was violated.
-        public static let constraint = Code("constraint")
-        /// The operating system reported an I/O error.
-        public static let ioError = Code("io-error")
-        /// The storage was used incorrectly (a bug, never a property of the data).
-        public static let misuse = Code("misuse")
-        /// The database records migrations this build does not know: it was written by a newer version.
-        public static let newerSchema = Code("newer-schema")
-        /// Any other storage failure; see `resultCode`.
-        public static let other = Code("sqlite-error")
-
-        /// The code's wire form.
-        public var description: String { rawValue }
-    }
+    public typealias Code = ErrorCode<StorageErrorDomain>
 
     /// The classification of the failure.
     public let code: Code

@@ -135,7 +135,7 @@ public final class InMemoryRemoteVault: RemoteVault {
     public let faults = RemoteFaults()
 
     /// Creates an empty vault. `clock` is the server's wall clock (tombstone and op-record
-    /// retention, the write budget); pass a test clock (e.g. a `ManualSyncClock`'s `wallClock`)
+    /// retention, the write budget); pass a test clock (e.g. a `TestClock`'s `wallClock`)
     /// to expire cursors and op records without waiting.
     public init(merchantId: String = "merchant", limits: Limits = Limits(), tombstoneRetention: Duration = .seconds(30 * 24 * 3600),
                 opRecordRetention: Duration = .seconds(7 * 24 * 3600), clock: WallClock = .system) {

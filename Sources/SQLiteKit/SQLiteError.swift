@@ -1,4 +1,5 @@
 import CSQLite
+import CheckoutPlatform
 
 /// An error reported by SQLite or by SQLiteKit itself, with a stable code.
 ///
@@ -7,56 +8,7 @@ import CSQLite
 /// leaking payment data. `Code` is an extensible struct, so new codes never break a `switch`.
 public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable, machine-readable classification of the failure (`disk-full`, `newer-schema`, ...).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The wire form of the code, stable across releases.
-        public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The database is locked by another connection beyond the busy timeout (`SQLITE_BUSY`).
-        public static let busy = Code("busy")
-        /// A table is locked within this connection (`SQLITE_LOCKED`).
-        public static let locked = Code("locked")
-        /// The disk or the configured `max_page_count` is exhausted (`SQLITE_FULL`).
-        public static let diskFull = Code("disk-full")
-        /// The file is damaged (`SQLITE_CORRUPT`).
-        public static let corrupt = Code("corrupt")
-        /// The file exists but is not an SQLite database (`SQLITE_NOTADB`).
-        public static let notADatabase = Code("not-a-database")
-        /// The file or its directory cannot be opened or created (`SQLITE_CANTOPEN`).
-        public static let cannotOpen = Code("cannot-open")
-        /// The database cannot be written (`SQLITE_READONLY`, or a read-write open fell back to read-only).
-        public static let readOnly = Code("read-only")
-        /// A constraint (unique, check, foreign key, not null) was violated (`SQLITE_CONSTRAINT`).
-        public static let constraint = Code("constraint")
-        /// The operating system reported an I/O error (`SQLITE_IOERR`).
-        public static let ioError = Code("io-error")
-        /// The API was used incorrectly (`SQLITE_MISUSE`, or a SQLiteKit precondition such as nesting).
-        public static let misuse = Code("misuse")
-        /// The database records migrations this build does not know: it was written by a newer version.
-        public static let newerSchema = Code("newer-schema")
-        /// Any other SQLite failure; see `resultCode` and `extendedResultCode`.
-        public static let other = Code("sqlite-error")
-
-        /// The code's wire form.
-        public var description: String { rawValue }
-
-        /// The code for a primary SQLite result code.
-        init(primaryResultCode code: Int32) {
-            switch code {
-            case SQLITE_BUSY: self = .busy
-            case SQLITE_LOCKED: self = .locked
-            case SQLITE_FULL: self = .diskFull
-            case SQLITE_CORRUPT: self = .corrupt
-            case SQLITE_NOTADB: self = .notADatabase
-            case SQLITE_CANTOPEN: self = .cannotOpen
-            case SQLITE_READONLY: self = .readOnly
-            case SQLITE_CONSTRAINT: self = .constraint
-            case SQLITE_IOERR: self = .ioError
-            case SQLITE_MISUSE: self = .misuse
-            default: self = .other
-            }
-        }
-    }
+    public typealias Code = ErrorCode<StorageErrorDomain>
 
     /// The classification of the failure.
     public let code: Code
@@ -104,5 +56,24 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
         let code = (extended & 0xFF) == (resultCode & 0xFF) ? extended : resultCode
         let message = sqlite3_errmsg(handle).map { String(cString: $0) } ?? String(cString: sqlite3_errstr(resultCode))
         return SQLiteError(resultCode: code, message: message, sql: sql)
+    }
+}
+
+extension ErrorCode where Domain == StorageErrorDomain {
+    /// The code for a primary SQLite result code.
+    init(primaryResultCode code: Int32) {
+        switch code {
+        case SQLITE_BUSY: self = .busy
+        case SQLITE_LOCKED: self = .locked
+        case SQLITE_FULL: self = .diskFull
+        case SQLITE_CORRUPT: self = .corrupt
+        case SQLITE_NOTADB: self = .notADatabase
+        case SQLITE_CANTOPEN: self = .cannotOpen
+        case SQLITE_READONLY: self = .readOnly
+        case SQLITE_CONSTRAINT: self = .constraint
+        case SQLITE_IOERR: self = .ioError
+        case SQLITE_MISUSE: self = .misuse
+        default: self = .other
+        }
     }
 }

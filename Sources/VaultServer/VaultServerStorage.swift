@@ -1,3 +1,4 @@
+import CheckoutPlatform
 import Foundation
 
 /// Where the vault server keeps instruments, tombstones, the idempotency log and ephemeral keys.
@@ -18,14 +19,11 @@ public protocol VaultServerStorage: Sendable {
     func read<T: Sendable>(_ body: (any VaultStorageTransaction) throws -> T) throws -> T
 }
 
-/// A storage error that may say its failure is temporary (every pooled connection busy, the
-/// database briefly unreachable). The server answers a temporary failure with 503 and
-/// `Retry-After` instead of 500, so clients back off and retry (ops are idempotent by op id, so a
-/// retry is safe even when the outcome of the failed call is unknown).
-public protocol TemporaryStorageFailure: Error {
-    /// True when the same request may succeed if retried shortly.
-    var isTemporary: Bool { get }
-}
+/// A storage error that may say its failure is temporary; the server answers a temporary failure
+/// with 503 and `Retry-After` instead of 500, so clients back off and retry (ops are idempotent by
+/// op id, so a retry is safe even when the outcome of the failed call is unknown). The protocol
+/// itself lives in the platform layer, where the PostgreSQL kit conforms to it.
+public typealias TemporaryStorageFailure = CheckoutPlatform.TemporaryStorageFailure
 
 /// The operations available inside one storage transaction. Every call is scoped by merchant
 /// (and customer, for the vault's rows); nothing here can reach another tenant's rows. The one

@@ -1,3 +1,5 @@
+import PostgresKit
+
 /// The PostgreSQL schema of the vault server, as named migrations applied at start.
 ///
 /// Each migration runs in its own transaction together with the row that records it in

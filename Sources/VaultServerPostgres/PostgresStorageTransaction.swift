@@ -1,3 +1,4 @@
+import PostgresKit
 import VaultServer
 
 /// The storage primitives over one open PostgreSQL transaction.

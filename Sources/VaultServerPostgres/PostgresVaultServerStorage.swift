@@ -1,3 +1,4 @@
+import PostgresKit
 import VaultServer
 
 /// A `VaultServerStorage` on PostgreSQL, so that any number of `vault-server` instances serve
@@ -81,7 +82,8 @@ public final class PostgresVaultServerStorage: VaultServerStorage {
             throw PostgresError(.misuse, message: "poolSize, maxTransactionAttempts and acquireTimeout must be positive")
         }
         self.options = options
-        pool = PostgresConnectionPool(url: url, capacity: options.poolSize, acquireTimeout: options.acquireTimeout)
+        pool = PostgresConnectionPool(url: url, capacity: options.poolSize, acquireTimeout: options.acquireTimeout,
+                                      applicationName: "checkoutkit-vault-server")
         do {
             try pool.withConnection { connection in _ = try PostgresMigrations.migrate(connection) }
         } catch let error as PostgresError {

@@ -1,3 +1,4 @@
+import PostgresKit
 import VaultServer
 
 /// Every statement the PostgreSQL vault storage runs, prepared once per connection.

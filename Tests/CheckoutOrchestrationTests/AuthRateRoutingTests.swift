@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 @testable import CheckoutOrchestration
 import CheckoutVault
@@ -82,12 +83,12 @@ import Testing
         let directory = try OrchestrationTemp.directory("auth-rate-open")
         let ledger = PaymentLedger(storage: try SQLiteLedgerStorage(path: directory.appendingPathComponent("l.sqlite").path,
                                                                     durability: .processCrash))
-        let clock = ManualClock()
+        let clock = TestClock()
         let router = try PaymentRouter(file: file, processors: processors, ledger: ledger, picker: WeightedPicker(seed: 5),
-                                       clock: clock.source)
+                                       clock: clock.wallClock)
         _ = try await Self.pay(router, processors, count: 100, from: 0)
-        for _ in 0..<3 { router.breakers.record("a", failure: true, now: clock.now) }
-        #expect(router.breakers.wouldSkip("a", now: clock.now) != nil)
+        for _ in 0..<3 { router.breakers.record("a", failure: true, now: clock.wallClock.now) }
+        #expect(router.breakers.wouldSkip("a", now: clock.wallClock.now) != nil)
         let during = try await Self.pay(router, processors, count: 50, from: 100)
         #expect(during["a", default: 0] == 0, "\(during)")
     }

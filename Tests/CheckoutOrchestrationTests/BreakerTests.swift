@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 @testable import CheckoutOrchestration
 import Foundation
 import Testing
@@ -29,15 +30,15 @@ import Testing
         let facts = RoutingFacts(methodType: "PAYMENT_CARD", currency: "EUR", amount: 1000)
         let explanation = harness.router.explain(facts)
         #expect(explanation.steps.map(\.skipped) == [true, false])
-        #expect(explanation.steps[0].skippedUntil == harness.clock.now.addingTimeInterval(30))
+        #expect(explanation.steps[0].skippedUntil == harness.clock.wallClock.now.addingTimeInterval(30))
         // Cool-down over: one probe, which fails (script call 4): open again.
-        harness.clock.advance(31)
+        harness.clock.advance(by: .seconds(31))
         _ = try await harness.pay(key: "c4").get()
         #expect(harness.sandboxes["psp-a"]?.createCallCount == 4)
         _ = try await harness.pay(key: "c5").get()
         #expect(harness.sandboxes["psp-a"]?.createCallCount == 4)
         // Next probe succeeds: closed, traffic flows again.
-        harness.clock.advance(31)
+        harness.clock.advance(by: .seconds(31))
         #expect(try await harness.pay(key: "c6").get().status == .succeeded)
         #expect(harness.breakerState("psp-a") == .closed)
         _ = try await harness.pay(key: "c7").get()
@@ -57,7 +58,7 @@ import Testing
         if case .open = harness.breakerState("psp-a") {} else { Issue.record("expected the circuit open, got \(harness.breakerState("psp-a"))") }
         _ = try await harness.pay(key: "r7").get()
         #expect(harness.sandboxes["psp-a"]?.createCallCount == 7)
-        harness.clock.advance(11)
+        harness.clock.advance(by: .seconds(11))
         _ = try await harness.pay(key: "r8").get() // the probe: script call 7 succeeds -> closed
         #expect(harness.breakerState("psp-a") == .closed)
         #expect(harness.sandboxes["psp-a"]?.createCallCount == 8)
@@ -83,7 +84,7 @@ import Testing
                                             breaker: #"{"consecutiveFailures": 2, "failureRate": 0, "window": 5, "coolDownSeconds": 60}"#))
         for index in 0..<2 { _ = try await harness.pay(key: "p\(index)").get() }
         let fresh = try PaymentRouter(file: harness.router.file, processors: harness.sandboxes, ledger: harness.ledger,
-                                      clock: harness.clock.source)
+                                      clock: harness.clock.wallClock)
         #expect(fresh.breakers.state("psp-a") == .closed)
         try await fresh.restoreCircuits()
         if case .open = fresh.breakers.state("psp-a") {} else { Issue.record("expected the restored circuit open") }

@@ -1,15 +1,8 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 @testable import CheckoutOrchestration
 import Foundation
-
-/// A wall clock the tests move by hand.
-final class ManualClock: Sendable {
-    private let date = Locked(Date(timeIntervalSince1970: 1_800_000_000))
-    var now: Date { date.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { date.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    var source: WallClock { WallClock { [self] in self.now } }
-}
 
 /// A fresh temporary directory per test.
 enum OrchestrationTemp {
@@ -27,16 +20,16 @@ struct Harness {
     let router: PaymentRouter
     let ledger: PaymentLedger
     let sandboxes: [String: ScriptedSandboxProcessor]
-    let clock: ManualClock
+    let clock: TestClock
     let directory: URL
 
     /// `file` is a routing file's JSON; its sandbox processors are built with their behaviour.
     init(_ json: String, durability: SQLiteLedgerStorage.Durability = .processCrash, seed: UInt64 = 0) throws {
         let file = try RoutingFileLoader.load(Array(json.utf8))
         directory = try OrchestrationTemp.directory("harness")
-        clock = ManualClock()
+        clock = TestClock()
         ledger = PaymentLedger(storage: try SQLiteLedgerStorage(path: directory.appendingPathComponent("ledger.sqlite").path,
-                                                                durability: durability), clock: clock.source)
+                                                                durability: durability), clock: clock.wallClock)
         var sandboxes: [String: ScriptedSandboxProcessor] = [:]
         for definition in file.processors {
             sandboxes[definition.name] = ScriptedSandboxProcessor(
@@ -45,7 +38,7 @@ struct Harness {
         }
         self.sandboxes = sandboxes
         router = try PaymentRouter(file: file, processors: sandboxes, ledger: ledger, picker: WeightedPicker(seed: seed),
-                                   clock: clock.source)
+                                   clock: clock.wallClock)
     }
 
     static func session(amount: Int = 1000, currency: String = "EUR", merchant: String = "m_1") -> ClientSession {

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 import CheckoutTestSupport
 @testable import CheckoutOrchestration
@@ -80,7 +81,7 @@ import Testing
         var processors: [String: any RoutableProcessor] = harness.sandboxes
         processors["psp-a"] = lossy
         let router = try PaymentRouter(file: harness.router.file, processors: processors, ledger: harness.ledger,
-                                       clock: harness.clock.source, notFoundGrace: 60)
+                                       clock: harness.clock.wallClock, notFoundGrace: 60)
         let session = Harness.session()
         let token = try await router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1, expiryYear: 2031)),
                                               session: session)
@@ -96,12 +97,12 @@ import Testing
         #expect(harness.totalCharges == 0)
 
         // Within the grace, reconcile asks again and leaves it unknown.
-        harness.clock.advance(30)
+        harness.clock.advance(by: .seconds(30))
         #expect(try await router.reconcile().stillOpen == 1)
         #expect(try await harness.ledger.intent(id: id)?.state == .unknown)
 
         // Past the grace, "not found" is proof: failed, and a reconcile never sends it elsewhere.
-        harness.clock.advance(31)
+        harness.clock.advance(by: .seconds(31))
         let report = try await router.reconcile()
         #expect(report.stillOpen == 0)
         intent = try #require(try await harness.ledger.intent(id: id))

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 @testable import CheckoutOrchestration
 import Foundation
@@ -21,7 +22,7 @@ import Testing
     static func fallBackOnEverything(_ harness: Harness) throws -> PaymentRouter {
         var file = harness.router.file
         file.routes[0].fallbackOn = Set(DeclineCategory.allCases)
-        return try PaymentRouter(file: file, processors: harness.sandboxes, ledger: harness.ledger, clock: harness.clock.source)
+        return try PaymentRouter(file: file, processors: harness.sandboxes, ledger: harness.ledger, clock: harness.clock.wallClock)
     }
 
     static func payAndFailChallenge(_ router: PaymentRouter, key: String) async throws -> PaymentResponse {
@@ -230,7 +231,7 @@ extension PaymentSafetyTests {
         let harness = try Harness(Self.twoProcessors(a: "{}"))
         let gated = GatedProcessor(name: "psp-a")
         let router = try PaymentRouter(file: harness.router.file, processors: ["psp-a": gated, "psp-b": harness.sandboxes["psp-b"]!],
-                                       ledger: harness.ledger, clock: harness.clock.source)
+                                       ledger: harness.ledger, clock: harness.clock.wallClock)
         func pay() async -> Result<PaymentResponse, any Error> {
             let session = Harness.session()
             do {
@@ -366,7 +367,7 @@ extension PaymentSafetyTests {
         let session = Harness.session()
         let stale = try await harness.router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1, expiryYear: 2031,
                                                                         network: .visa)), session: session)
-        harness.clock.advance(PaymentRouter.tokenLifetime + 1)
+        harness.clock.advance(by: .seconds(PaymentRouter.tokenLifetime + 1))
         // Tokenizing again sweeps the expired one.
         let fresh = try await harness.router.tokenize(.card(CardDetails(number: Harness.visa, cvv: "123", expiryMonth: 1,
                                                                         expiryYear: 2031, network: .visa)), session: session)

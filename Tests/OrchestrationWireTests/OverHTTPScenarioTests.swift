@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutCrypto
 import CheckoutOrchestration
 import CheckoutTestSupport
@@ -138,7 +139,7 @@ import Testing
                                                   fallbackOn: #"["processor-error"]"#)
         defer { Task { await harness.stop() } }
         for index in 0..<4 { _ = try await harness.pay(key: "order-e\(index)").get() }
-        let clock = ManualSyncClock(startMillis: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        let clock = TestClock(startMillis: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
         let secret = try SecureRandom.bytes(32)
         let receiver = try WebhookReceiver(secret: secret, failing: Array(repeating: .failAfterHandling, count: 2) + [.unavailable(retryAfter: nil)],
                                            now: { Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000) })

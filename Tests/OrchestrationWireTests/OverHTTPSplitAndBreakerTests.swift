@@ -1,3 +1,4 @@
+import CheckoutCoreTesting
 import CheckoutOrchestration
 import CheckoutTestSupport
 import CheckoutVaultTesting
@@ -56,7 +57,7 @@ import Testing
 
     @Test("over HTTP, a scripted failure rate opens psp-a's circuit (skipped, not called), and a probe after the cool-down closes it")
     func breakerOverHTTP() async throws {
-        let clock = ManualSyncClock(startMillis: 1_800_000_000_000)
+        let clock = TestClock(startMillis: 1_800_000_000_000)
         // Alternating failure/success: never 2 in a row, but 50 % over a window of 6.
         let script = "[" + Array(repeating: #""processor-error", "succeed""#, count: 10).joined(separator: ", ") + "]"
         let harness = try await HTTPHarness.start(

@@ -1,3 +1,4 @@
+import CheckoutCoreTesting
 import CheckoutCrypto
 import CheckoutOrchestration
 import CheckoutTestSupport
@@ -17,10 +18,10 @@ import Testing
         }
     }
 
-    static func date(_ clock: ManualSyncClock) -> Date { Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000) }
+    static func date(_ clock: TestClock) -> Date { Date(timeIntervalSince1970: Double(clock.nowMillis()) / 1000) }
 
     /// A deliverer of `outbox` to `receiver` on loopback.
-    static func deliverer(_ outbox: InMemoryWebhookOutbox, _ receiver: WebhookReceiver, _ secret: [UInt8], _ clock: ManualSyncClock,
+    static func deliverer(_ outbox: InMemoryWebhookOutbox, _ receiver: WebhookReceiver, _ secret: [UInt8], _ clock: TestClock,
                           seed: UInt64, concurrency: Int = 4) -> WebhookDeliverer {
         WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
             endpoint: URL(string: "http://127.0.0.1:\(receiver.port)/")!, secret: secret, maxConcurrentDeliveries: concurrency),
@@ -28,7 +29,7 @@ import Testing
     }
 
     /// Runs passes, moving the manual clock to the next due event between them, until nothing is pending.
-    static func drain(_ deliverer: WebhookDeliverer, _ outbox: InMemoryWebhookOutbox, _ clock: ManualSyncClock,
+    static func drain(_ deliverer: WebhookDeliverer, _ outbox: InMemoryWebhookOutbox, _ clock: TestClock,
                       maxPasses: Int = 500) async -> Int {
         var passes = 0
         while outbox.pendingCount > 0, passes < maxPasses {
@@ -43,7 +44,7 @@ import Testing
     }
 
     @Test func aReceiverFailingItsFirstFiveDeliveriesGetsEveryEventHandledExactlyOnce() async throws {
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let secret = try SecureRandom.bytes(32)
         // Three failures before handling, two after handling (the sender sees a failure and sends again).
         let receiver = try WebhookReceiver(secret: secret, failing: [.unavailable(retryAfter: nil), .failAfterHandling,
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func aDeadEndpointIsRetriedWithGrowingBackoffForTwentyFourHoursThenAbandoned() async throws {
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let secret = try SecureRandom.bytes(32)
         let receiver = try WebhookReceiver(secret: secret, failing: Array(repeating: .unavailable(retryAfter: nil), count: 10_000),
                                            now: { Self.date(clock) })
@@ -106,7 +107,7 @@ import Testing
     }
 
     @Test func onePassAgainstAFailingEndpointSendsAtMostTheConcurrencyLimitNotOnePerEvent() async throws {
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let secret = try SecureRandom.bytes(32)
         let receiver = try WebhookReceiver(secret: secret, failing: Array(repeating: .unavailable(retryAfter: nil), count: 1000),
                                            now: { Self.date(clock) })
@@ -121,7 +122,7 @@ import Testing
     }
 
     @Test func runWaitsLongerAfterEachPassThatOnlyFailed() async throws {
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let secret = try SecureRandom.bytes(32)
         let receiver = try WebhookReceiver(secret: secret, failing: Array(repeating: .unavailable(retryAfter: nil), count: 1000),
                                            now: { Self.date(clock) })
@@ -138,7 +139,7 @@ import Testing
     }
 
     @Test func anEventWhoseBodyHoldsACardNumberIsNeverSent() async throws {
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let secret = try SecureRandom.bytes(32)
         let receiver = try WebhookReceiver(secret: secret, failing: [], now: { Self.date(clock) })
         defer { receiver.stop() }
@@ -161,7 +162,7 @@ import Testing
     }
 
     @Test func eachDeliveryCarriesTheExactBodyTheEventIdAndAFreshSignature() async throws {
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let secret = try SecureRandom.bytes(32)
         let receiver = try WebhookReceiver(secret: secret, failing: [], now: { Self.date(clock) })
         defer { receiver.stop() }

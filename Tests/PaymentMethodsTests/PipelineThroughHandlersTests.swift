@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 import Foundation
 import RedirectPaymentMethod
@@ -13,7 +14,7 @@ struct ThirdPartyHandlerTests {
 
     static func harness() async throws -> Harness {
         let registry = try registry([StoreCardHandler()])
-        try RedirectPaymentHandler.registerFactory(in: registry, clock: VirtualClock())
+        try RedirectPaymentHandler.registerFactory(in: registry, clock: TestClock.automatic())
         let configuration = CheckoutConfiguration(paymentMethods: [
             .init(type: .payPal, handler: "redirect"),
             .init(type: StoreCardHandler.storeCard, display: .init(name: "Acme store card")),

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import Foundation
 import RedirectPaymentMethod
 import Testing
@@ -9,7 +10,7 @@ struct RedirectPaymentFlowTests {
 
     /// A ready session offering PayPal through the shared `redirect` implementation.
     static func harness(amount: Int = 1000, policy: RedirectPollingPolicy = .standard,
-                        clock: any Clock<Duration> = VirtualClock(),
+                        clock: any Clock<Duration> = TestClock.automatic(),
                         options: [String: JSONValue] = [:]) async throws -> Harness {
         let registry = PaymentMethodRegistry()
         try RedirectPaymentHandler.registerFactory(in: registry, polling: policy, clock: clock)

@@ -1,5 +1,6 @@
 import CheckoutTestSupport
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 import Foundation
 import RedirectPaymentMethod
@@ -22,7 +23,7 @@ struct RedirectPollingTests {
     typealias Support = RedirectPaymentFlowTests
 
     @Test func pendingPaymentTimesOutAfterBackoff() async throws {
-        let clock = VirtualClock()
+        let clock = TestClock.automatic()
         let harness = try await Support.harness(amount: 1002, policy: try Support.policy(interval: 1, timeout: 10),
                                                 clock: clock)
         let (flow, states, url) = try await Support.redirected(harness)
@@ -32,14 +33,14 @@ struct RedirectPollingTests {
 
         let error = CheckoutError(.timeout, "the payment was not completed within 10 seconds")
         #expect(final == .failed(error))
-        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4), .seconds(3)])
+        #expect(clock.sleepHistory == [.seconds(1), .seconds(2), .seconds(4), .seconds(3)])
         #expect(harness.processor.statusCalls == 5)
         #expect(await drain(states) == [.idle, .processing, .awaitingRedirect(url), .failed(error)])
         #expect(harness.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
     }
 
     @Test func configurationOptionsSetIntervalAndTimeout() async throws {
-        let clock = VirtualClock()
+        let clock = TestClock.automatic()
         let harness = try await Support.harness(amount: 1002, clock: clock,
                                                 options: ["pollInterval": .number(0.5), "pollTimeout": .number(3)])
         let (flow, _, _) = try await Support.redirected(harness)
@@ -47,13 +48,13 @@ struct RedirectPollingTests {
         let final = await flow.pollForCompletion()
 
         #expect(final == .failed(CheckoutError(.timeout, "the payment was not completed within 3 seconds")))
-        #expect(clock.sleeps == [.milliseconds(500), .seconds(1), .milliseconds(1500)])
+        #expect(clock.sleepHistory == [.milliseconds(500), .seconds(1), .milliseconds(1500)])
     }
 
     @Test(arguments: [(1000, true), (1001, false)])
     func pollingSeesTheProviderSettleThePayment(amount: Int, succeeds: Bool) async throws {
         let late = LateAction()
-        let clock = VirtualClock { index in if index == 2 { await late.run() } }
+        let clock = TestClock.automatic { index in if index == 2 { await late.run() } }
         let harness = try await Support.harness(amount: amount, policy: try Support.policy(interval: 1, timeout: 60),
                                                 clock: clock)
         let (flow, states, url) = try await Support.redirected(harness)
@@ -71,7 +72,7 @@ struct RedirectPollingTests {
             ? .succeeded(PaymentResult(paymentId: paymentId, status: .succeeded, paymentMethodType: .payPal))
             : .failed(CheckoutError(.paymentFailed, "The shopper did not authorise the payment"))
         #expect(final == expected)
-        #expect(clock.sleeps == [.seconds(1), .seconds(2)])
+        #expect(clock.sleepHistory == [.seconds(1), .seconds(2)])
         #expect(await drain(states) == [.idle, .processing, .awaitingRedirect(url), expected])
         #expect(harness.session.deliveredOutcomes.count == 1)
         // Once settled, the return URL is no longer accepted.
@@ -80,7 +81,7 @@ struct RedirectPollingTests {
 
     @Test func cancelStopsPolling() async throws {
         let late = LateAction()
-        let clock = VirtualClock { _ in await late.run() }
+        let clock = TestClock.automatic { _ in await late.run() }
         let harness = try await Support.harness(amount: 1002, policy: try Support.policy(interval: 1, timeout: 60),
                                                 clock: clock)
         let (flow, states, url) = try await Support.redirected(harness)
@@ -89,14 +90,14 @@ struct RedirectPollingTests {
         let final = await flow.pollForCompletion()
 
         #expect(final == .cancelled)
-        #expect(clock.sleeps == [.seconds(1)])
+        #expect(clock.sleepHistory == [.seconds(1)])
         #expect(await drain(states) == [.idle, .processing, .awaitingRedirect(url), .cancelled])
         #expect(harness.session.deliveredOutcomes == [])
     }
 
     @Test func aCancelledCallerGetsTheCurrentStateAtOnceWhilePollingGoesOn() async throws {
         let gate = AsyncGate()
-        let clock = VirtualClock { index in if index == 1 { await gate.pass() } }
+        let clock = TestClock.automatic { index in if index == 1 { await gate.pass() } }
         let harness = try await Support.harness(amount: 1002, policy: try Support.policy(interval: 1, timeout: 10),
                                                 clock: clock)
         let (flow, _, url) = try await Support.redirected(harness)
@@ -108,13 +109,13 @@ struct RedirectPollingTests {
         gate.open()
         let error = CheckoutError(.timeout, "the payment was not completed within 10 seconds")
         #expect(await flow.pollForCompletion() == .failed(error))  // the shared loop went on to its end
-        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4), .seconds(3)])
+        #expect(clock.sleepHistory == [.seconds(1), .seconds(2), .seconds(4), .seconds(3)])
         #expect(harness.session.deliveredOutcomes.map(\.ignoringCheckoutData) == [.failure(error, checkoutData: nil)])
     }
 
     @Test func returnURLWinsOverAPollInProgress() async throws {
         let late = LateAction()
-        let clock = VirtualClock { index in if index == 1 { await late.run() } }
+        let clock = TestClock.automatic { index in if index == 1 { await late.run() } }
         let harness = try await Support.harness(policy: try Support.policy(interval: 1, timeout: 60), clock: clock)
         let (flow, states, url) = try await Support.redirected(harness)
         let paymentId = try #require(flow.paymentId)

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 import CheckoutVault
 import CheckoutVaultTesting
@@ -64,7 +65,7 @@ struct EndlessFeed {
         let store = try Self.store()
         let engine = SyncEngine(store: store, remote: HTTPRemoteVault(baseURL: server.url, apiKey: "stub-key", timeout: 30),
                                 configuration: .init(scopes: [Self.scope], interval: nil, retry: .noRetry, maxPagesPerRound: 5),
-                                clock: ManualSyncClock())
+                                clock: TestClock())
         let first = try await engine.syncNow(scope: Self.scope)
         #expect(first.partial == .pageLimit(pages: 5))
         #expect(first.pulled == 5)
@@ -81,7 +82,7 @@ struct EndlessFeed {
 
     @Test("a time budget ends the round after the page in hand")
     func timeBudget() async throws {
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         // Every feed request takes 100 s of the engine's clock.
         let server = try Server { clock.advance(by: .seconds(100)) }
         let store = try Self.store()
@@ -102,7 +103,7 @@ struct EndlessFeed {
         let store = try Self.store()
         let engine = SyncEngine(store: store, remote: HTTPRemoteVault(baseURL: server.url, apiKey: "stub-key", timeout: 30),
                                 configuration: .init(scopes: [Self.scope], interval: nil, retry: .noRetry),
-                                clock: ManualSyncClock())
+                                clock: TestClock())
         let report = try await engine.syncNow(scope: Self.scope)
         #expect(report.partial == .pageLimit(pages: SyncEngine.Configuration.defaultMaxPagesPerRound))
         #expect(report.pulled == 1000)
@@ -121,7 +122,7 @@ struct EndlessFeed {
         let engine = SyncEngine(store: store, remote: remote,
                                 configuration: .init(scopes: [Self.scope], pageSize: 2, interval: nil, retry: .noRetry,
                                                      maxPagesPerRound: 2),
-                                clock: ManualSyncClock())
+                                clock: TestClock())
         #expect(try await engine.syncNow(scope: Self.scope).partial == .pageLimit(pages: 2))
         #expect(engine.currentStatus.isPartial)
         let last = try await engine.syncNow(scope: Self.scope)

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
 @testable import CheckoutVault
 import CheckoutVaultTesting
@@ -38,7 +39,7 @@ struct EphemeralKeySyncTests {
     }
 
     /// A device remote whose key provider is `backend`, judging expiry by `clock`.
-    func device(_ server: LoopbackVaultServer, _ backend: Backend, clock: ManualSyncClock = ManualSyncClock(),
+    func device(_ server: LoopbackVaultServer, _ backend: Backend, clock: TestClock = TestClock(),
                 ttl: Int = 600) -> HTTPRemoteVault {
         HTTPRemoteVault(baseURL: server.baseURL, credentials: .ephemeral { scope in try await backend.mint(scope, ttl: ttl) },
                         timeout: 120, resourceTimeout: 240, clock: clock.wallClock)
@@ -49,7 +50,7 @@ struct EphemeralKeySyncTests {
         let server = try LoopbackVaultServer()
         let backend = Backend(server)
         // Device and server clocks start at the same instant.
-        let clock = ManualSyncClock(startMillis: server.time.now)
+        let clock = TestClock(startMillis: server.time.now)
         let remote = device(server, backend, clock: clock, ttl: 600)
         let directory = try TestDirectory()
         let store = try directory.store("device")
@@ -118,7 +119,7 @@ struct EphemeralKeySyncTests {
         let directory = try TestDirectory()
         let store = try directory.store("device")
         try store.upsert(Fixture.card("tok_a"), scope: scope)
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, retry: RetryPolicy(maxAttempts: 1))
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: scope) }
         #expect(error?.code == .credentialsUnavailable)

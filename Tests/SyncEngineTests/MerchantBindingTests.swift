@@ -1,5 +1,7 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutLocking
+import CheckoutTestSupport
 import CheckoutVault
 import CheckoutVaultTesting
 import Foundation
@@ -72,7 +74,7 @@ import TLSTestSupport
         try store.upsert(Fixture.card("tok_b", last4: "4444"), scope: Self.merchantB)
 
         let engineA = SyncEngine(store: store, remote: server.remote(tls: tls),
-                                 configuration: .init(interval: nil, retry: .noRetry), clock: ManualSyncClock())
+                                 configuration: .init(interval: nil, retry: .noRetry), clock: TestClock())
         let reportA = try await engineA.syncNow()
         #expect(reportA.pushed == 1)
         #expect(reportA.foreignScopes == [Self.merchantB])
@@ -82,7 +84,7 @@ import TLSTestSupport
         #expect(engineA.currentStatus.pendingCount == 0, "merchant_b's op is not this engine's to push")
 
         let engineB = SyncEngine(store: store, remote: server.remote(apiKey: LoopbackVaultServer.keyB, tls: tls),
-                                 configuration: .init(interval: nil, retry: .noRetry), clock: ManualSyncClock())
+                                 configuration: .init(interval: nil, retry: .noRetry), clock: TestClock())
         let reportB = try await engineB.syncNow()
         #expect(reportB.pushed == 1)
         #expect(reportB.foreignScopes.isEmpty, "merchant_a's scope has nothing queued any more")

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutVault
 import CheckoutVaultTesting
 import Testing
@@ -51,7 +52,7 @@ struct RemoteContractTests {
         let directory = try TestDirectory()
         let store = try directory.store("device")
         let engine = SyncEngine(store: store, remote: remote, configuration: .init(interval: nil, retry: .noRetry),
-                                clock: ManualSyncClock())
+                                clock: TestClock())
         _ = try await engine.syncNow(scope: scope)
         let saved = try store.instruments(scope: scope)
         #expect(Set(saved.map(\.id)) == ["tok_pp", "tok_pp2"])

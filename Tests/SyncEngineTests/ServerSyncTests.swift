@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutTestSupport
 @testable import CheckoutVault
 import CheckoutVaultTesting
@@ -13,7 +14,7 @@ struct ServerSyncTests {
     let scope = Fixture.scope("cus_server")
 
     /// Runs `body` while advancing `clock` past every backoff until `body` finishes.
-    func driving<T: Sendable>(_ clock: ManualSyncClock, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func driving<T: Sendable>(_ clock: TestClock, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let done = Atomic<Bool>(false)
         let task = Task {
             defer { done.store(true, ordering: .sequentiallyConsistent) }
@@ -39,7 +40,7 @@ struct ServerSyncTests {
         let ids = try store.upsert((1...20).map { Fixture.card("tok_\($0)") }, scope: scope)
         let remote = HookedRemote(server.remote(), action: { $0 == 2 ? .forwardThenLoseAnswer : .forward },
                                   afterPush: { if $0 == 2 { server.stop() } })
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, pushBatchSize: 5,
                                         retry: RetryPolicy(maxAttempts: 10))
         let round = Task { try await engine.syncNow(scope: scope) }
@@ -119,7 +120,7 @@ struct ServerSyncTests {
         let directory = try TestDirectory()
         let store = try directory.store("device")
         try store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let engine = SyncEngine.testing(store, server.remote(apiKey: "not-a-key"), scope: scope, clock: clock)
         engine.notifyLocalWrite()
         await #expect(throws: SyncError(.unauthorized)) { try await engine.syncNow(scope: scope) }
@@ -137,7 +138,7 @@ struct ServerSyncTests {
         let directory = try TestDirectory()
         let store = try directory.store("device")
         try store.upsert(Fixture.card("tok_a"), scope: scope)
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let engine = SyncEngine.testing(store, server.remote(), scope: scope, clock: clock)
         let round = Task { try await engine.syncNow(scope: scope) }
         await clock.waitForSleepers(1)  // whoami and the pull took both tokens; the push got 429
@@ -159,8 +160,8 @@ struct ServerSyncTests {
         let reader = try directory.store("reader")
         // The clocks are driven so that a retry forced by a loaded machine shows up as a wrong
         // request count below, never as a round parked on a backoff nobody ends.
-        let writerClock = ManualSyncClock()
-        let readerClock = ManualSyncClock()
+        let writerClock = TestClock()
+        let readerClock = TestClock()
         let writerEngine = SyncEngine.testing(writer, server.remote(), scope: scope, clock: writerClock, pushBatchSize: 500)
         let readerEngine = SyncEngine.testing(reader, server.remote(), scope: scope, clock: readerClock, pageSize: 200)
         try writer.upsert((1...1000).map { Fixture.card("tok_\($0)", name: "Holder \($0)") }, scope: scope)

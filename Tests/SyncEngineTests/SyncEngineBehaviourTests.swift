@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutTestSupport
 @testable import CheckoutVault
 import CheckoutVaultTesting
@@ -18,7 +19,7 @@ struct SyncEngineBehaviourTests {
         let harness: RemoteHarness
         /// The remote the engine talks to: the harness's, behind the fault switches.
         let remote: FaultInjectingRemote
-        let clock: ManualSyncClock
+        let clock: TestClock
         let engine: SyncEngine
         let scope: VaultScope
 
@@ -41,7 +42,7 @@ struct SyncEngineBehaviourTests {
         let store = try directory.store("device")
         let harness = try RemoteHarness(kind, limits: limits)
         let remote = FaultInjectingRemote(harness.remote)
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, pushBatchSize: pushBatchSize,
                                         interval: interval, retry: retry)
         return World(directory: directory, store: store, harness: harness, remote: remote, clock: clock, engine: engine, scope: scope)

@@ -1,4 +1,6 @@
 import CheckoutCore
+import CheckoutCoreTesting
+import CheckoutTestSupport
 @testable import CheckoutVault
 import CheckoutVaultTesting
 import Foundation
@@ -110,7 +112,7 @@ struct TLSTransportTests {
         let store = try directory.store("device")
         let scope = Fixture.scope()
         try store.upsert(Fixture.card("tok_a"), scope: scope)
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, retry: RetryPolicy(maxAttempts: 5))
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: scope) }
         #expect(error?.code == .untrustedServer)
@@ -129,7 +131,7 @@ struct TLSTransportTests {
         let directory = try TestDirectory()
         let store = try directory.store("device")
         let scope = Fixture.scope()
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, interval: .seconds(300))
         engine.start()
         var attemptsPerMinute = Array(repeating: 0, count: 10)

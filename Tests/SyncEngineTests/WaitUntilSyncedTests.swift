@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutTestSupport
 @testable import CheckoutVault
 import CheckoutVaultTesting
@@ -67,7 +68,7 @@ struct WaitUntilSyncedTests {
         memory.failNext(100_000, with: .unreachable(reason: "test: offline"))
         let directory = try TestDirectory()
         let phone = try directory.store("phone")
-        let clock = ManualSyncClock()
+        let clock = TestClock()
         let engine = SyncEngine.testing(phone, memory, scope: scope, clock: clock)
         try phone.upsert(Fixture.card("tok_a"), scope: scope)
         let done = Atomic<Bool>(false)

@@ -1,3 +1,4 @@
+import CheckoutCoreTesting
 import CheckoutLocking
 import Foundation
 import HTTPTransport
@@ -97,9 +98,9 @@ import Testing
 
     @Test("an address over its failed-authentication budget gets 429 auth-throttled with Retry-After, even with the right key; another address is not affected; every refusal is one log line without the key")
     func failedAuthBudget() throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let lines = LogLines()
-        let server = try TestServer(.memory, limits: .init(failedAuthBurst: 3, failedAuthRefillSeconds: 10), clock: clock.clock,
+        let server = try TestServer(.memory, limits: .init(failedAuthBurst: 3, failedAuthRefillSeconds: 10), clock: clock.wallClock,
                                     log: lines.log)
         let guess = "guess-\(UUID().uuidString)"
         for _ in 0..<3 {
@@ -115,7 +116,7 @@ import Testing
             from: "127.0.0.2")
         #expect(other.responses.first?.status == 200)
         // One failure is forgiven per refill period.
-        clock.advance(seconds: 10)
+        clock.advance(by: .seconds(10))
         #expect(try RawHTTP.call(port: server.port, "GET", "/v1/customers/c1/instruments", key: TestServer.keyA).status == 200)
 
         let logged = lines.all
@@ -140,8 +141,8 @@ import Testing
 
     @Test("guesses from a shared address never lock out a key that authenticated there before: 28 of 28 served over 30 s while one wrong key a second arrives from the same address")
     func sharedAddressLockout() throws {
-        let clock = ManualClock()
-        let server = try TestServer(.memory, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(.memory, clock: clock.wallClock)
         #expect(try Self.call(server, key: TestServer.keyA)?.status == 200, "the valid client authenticates first")
         // The attacker spends the address's whole budget at once, then keeps guessing.
         for index in 0...VaultServerConfiguration.Limits.defaultFailedAuthBurst {
@@ -150,7 +151,7 @@ import Testing
         var served = 0
         var attackerThrottled = 0
         for second in 0..<30 {
-            clock.advance(seconds: 1)
+            clock.advance(by: .seconds(1))
             if try Self.call(server, key: "guess-late-\(second)-\(UUID().uuidString)")?.errorCode == "auth-throttled" {
                 attackerThrottled += 1
             }
@@ -165,8 +166,8 @@ import Testing
 
     @Test("a credential that keeps failing is throttled wherever it comes from, and only it: another key from the same addresses is served")
     func failuresPerCredential() throws {
-        let clock = ManualClock()
-        let server = try TestServer(.memory, limits: .init(failedAuthBurst: 3, failedAuthRefillSeconds: 10), clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(.memory, limits: .init(failedAuthBurst: 3, failedAuthRefillSeconds: 10), clock: clock.wallClock)
         let revokedLike = "stale-key-\(UUID().uuidString)"
         for index in 0..<3 {
             expectJSONError(try Self.call(server, key: revokedLike, from: "127.0.0.\(index + 2)"), status: 401, code: "unauthorized")
@@ -179,11 +180,11 @@ import Testing
 
     @Test("--trusted-proxy: a listed proxy's X-Forwarded-For and Forwarded name the client the budget counts; an unlisted peer's are ignored")
     func trustedProxy() throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let lines = LogLines()
         let limits = VaultServerConfiguration.Limits(failedAuthBurst: 3, failedAuthRefillSeconds: 10)
         // Behind the proxy (127.0.0.1): the attacker's guesses count against its own address only.
-        let proxied = try TestServer(.memory, limits: limits, clock: clock.clock, trustedProxies: ["127.0.0.1/32", "10.0.0.0/8"],
+        let proxied = try TestServer(.memory, limits: limits, clock: clock.wallClock, trustedProxies: ["127.0.0.1/32", "10.0.0.0/8"],
                                      log: lines.log)
         for index in 0..<3 {
             let guess = try Self.call(proxied, key: "guess-\(index)", headers: [("X-Forwarded-For", "198.51.100.7, 10.1.2.3")])
@@ -204,7 +205,7 @@ import Testing
                         status: 429, code: "auth-throttled")
 
         // Without --trusted-proxy, rotating the header changes nothing: the peer's address counts.
-        let direct = try TestServer(.memory, limits: limits, clock: clock.clock)
+        let direct = try TestServer(.memory, limits: limits, clock: clock.wallClock)
         for index in 0..<3 {
             _ = try Self.call(direct, key: "spoof-\(index)", headers: [("X-Forwarded-For", "203.0.113.\(index)")])
         }
@@ -234,8 +235,8 @@ import Testing
         #expect(limits.rateLimitPerSecond > 0 && limits.effectiveCustomerRateLimitPerSecond > 0)
         #expect(limits.effectiveAddressRateLimitPerSecond > 0 && limits.effectiveFailedAuthBurst > 0)
         // With time standing still, one customer gets its burst and then 429.
-        let clock = ManualClock()
-        let server = try TestServer(.memory, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(.memory, clock: clock.wallClock)
         let fd = try RawHTTP.connect(port: server.port)
         defer { close(fd) }
         let reader = HTTPStreamReader(fd: fd)
@@ -257,15 +258,15 @@ import Testing
 
     @Test("the per-address limit applies before the credential is checked, the per-merchant one across customers")
     func addressAndMerchantLimits() throws {
-        let clock = ManualClock()
-        let byAddress = try TestServer(.memory, limits: .init(addressRateLimitBurst: 2), clock: clock.clock)
+        let clock = TestClock()
+        let byAddress = try TestServer(.memory, limits: .init(addressRateLimitBurst: 2), clock: clock.wallClock)
         #expect(try RawHTTP.call(port: byAddress.port, "GET", "/health", key: nil).status == 200)
         #expect(try RawHTTP.call(port: byAddress.port, "GET", "/v1/customers/c1/instruments", key: "wrong").status == 401)
         let limited = try RawHTTP.call(port: byAddress.port, "GET", "/v1/customers/c1/instruments", key: TestServer.keyA)
         expectJSONError(limited, status: 429, code: "rate-limited")
         #expect(limited.header("retry-after") != nil)
 
-        let byMerchant = try TestServer(.memory, limits: .init(rateLimitBurst: 2), clock: clock.clock)
+        let byMerchant = try TestServer(.memory, limits: .init(rateLimitBurst: 2), clock: clock.wallClock)
         for customer in ["c1", "c2"] {
             #expect(try RawHTTP.call(port: byMerchant.port, "GET", "/v1/customers/\(customer)/instruments", key: TestServer.keyA).status == 200)
         }

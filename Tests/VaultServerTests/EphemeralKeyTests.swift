@@ -1,5 +1,6 @@
 import CheckoutTestSupport
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutCrypto
 import CheckoutVault
 import Foundation
@@ -18,8 +19,8 @@ struct EphemeralKeyTests {
     @Test("minting answers 201 with id, secret, customer, expiresAt, expiresAtEpochSeconds and scope",
           arguments: StorageKind.available)
     func mintShape(_ kind: StorageKind) async throws {
-        let clock = ManualClock()
-        let server = try TestServer(kind, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(kind, clock: clock.wallClock)
         let response = try await server.send("POST", "/v1/customers/c1/ephemeral-keys",
                                              body: TestServer.mintBody(ttlSeconds: 600, scope: "read"))
         #expect(response.status == 201)
@@ -97,8 +98,8 @@ struct EphemeralKeyTests {
     @Test("mint bodies: ttlSeconds 1–86400 (default 3600), scope read or read-write (default), nothing else",
           arguments: mintCases)
     func mintBodies(_ testCase: MintCase) async throws {
-        let clock = ManualClock()
-        let server = try TestServer(.memory, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(.memory, clock: clock.wallClock)
         let response = try await server.send("POST", "/v1/customers/c1/ephemeral-keys", body: testCase.body.map { Data($0) })
         if let code = testCase.code {
             #expect(response.status == 400, "\(response.text)")
@@ -262,8 +263,8 @@ struct EphemeralKeyTests {
     @Test("after expiresAt the key gets 401 key-expired, then is forgotten (401 unauthorized) a day later",
           arguments: StorageKind.available)
     func expiry(_ kind: StorageKind) async throws {
-        let clock = ManualClock()
-        let server = try TestServer(kind, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(kind, clock: clock.wallClock)
         let key = try await server.mintKey(customer: "c1", ttlSeconds: 60)
         let other = try await server.mintKey(customer: "c1", ttlSeconds: 3600)
         func status(_ minted: MintedKey) async throws -> (Int, String?) {
@@ -271,9 +272,9 @@ struct EphemeralKeyTests {
             return (response.status, response.errorCode)
         }
         #expect(try await status(key) == (200, nil))
-        clock.advance(seconds: 59.5)
+        clock.advance(by: .seconds(59.5))
         #expect(try await status(key) == (200, nil))
-        clock.advance(seconds: 0.5)
+        clock.advance(by: .seconds(0.5))
         #expect(try await status(key) == (401, "key-expired"))
         let write = try await server.send("POST", "/v1/customers/c1/ops", authorization: key.authorization,
                                           body: Data(#"{"ops":[{"opId":"e1","kind":"delete","instrumentId":"t"}]}"#.utf8))
@@ -285,9 +286,9 @@ struct EphemeralKeyTests {
         #expect(try await status(other) == (200, nil))
 
         // Kept for a day after expiry to say key-expired, then forgotten (and purged by the next mint).
-        clock.advance(seconds: 24 * 3600 - 1)
+        clock.advance(by: .seconds(24 * 3600 - 1))
         #expect(try await status(key) == (401, "key-expired"))
-        clock.advance(seconds: 1)
+        clock.advance(by: .seconds(1))
         #expect(try await status(key) == (401, "unauthorized"))
         _ = try await server.mintKey(customer: "c1")
         #expect(try await status(key) == (401, "unauthorized"))
@@ -297,8 +298,8 @@ struct EphemeralKeyTests {
     @Test("revocation: 200 {id, revoked: true}, idempotent; the key then gets 401 key-revoked everywhere",
           arguments: StorageKind.available)
     func revocation(_ kind: StorageKind) async throws {
-        let clock = ManualClock()
-        let server = try TestServer(kind, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(kind, clock: clock.wallClock)
         let key = try await server.mintKey(customer: "c1")
         let kept = try await server.mintKey(customer: "c1")
 
@@ -331,7 +332,7 @@ struct EphemeralKeyTests {
             #expect(response.errorCode == "key-revoked", "\(method) \(path)")
         }
         // Revoked and then expired still says revoked, until the key is forgotten a day after expiry.
-        clock.advance(seconds: 3600)
+        clock.advance(by: .seconds(3600))
         let late = try await server.send("GET", "/v1/customers/c1/instruments", authorization: key.authorization)
         #expect(late.errorCode == "key-revoked")
         #expect(try await server.send("DELETE", "/v1/ephemeral-keys/\(key.id)").status == 200)

@@ -278,10 +278,10 @@ struct QuotaTests {
 
     @Test("the background purge removes expired tombstones and op records without any feed read", arguments: StorageKind.available)
     func backgroundPurge(kind: StorageKind) async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let sleeps = TestClock()
         // A 5 s retention purges every second (of `sleeps`, which the test moves).
-        let server = try TestServer(kind, retentionSeconds: 5, clock: clock.clock, sleepClock: sleeps)
+        let server = try TestServer(kind, retentionSeconds: 5, clock: clock.wallClock, sleepClock: sleeps)
         #expect(await sleeps.waitForSleeper(), "the purge waits for its first interval")
         let remote = server.remote()
         let scope = Fixture.scope("c1")
@@ -303,7 +303,7 @@ struct QuotaTests {
         #expect(await sleeps.waitForSleeper(), "the purge did not run and wait again")
         #expect(try stored() == (true, true))
 
-        clock.advance(seconds: 10)
+        clock.advance(by: .seconds(10))
         sleeps.advance(by: .seconds(1))
         #expect(await sleeps.waitForSleeper(), "the purge did not run and wait again")
         #expect(try stored() == (false, false), "the tombstone and the op record were still stored after their retention")

@@ -24,13 +24,6 @@ enum StorageKind: String, Sendable, CustomTestStringConvertible {
                                                                                : [.memory, .sqlite]
 }
 
-/// A clock the test moves by hand.
-final class ManualClock: Sendable {
-    private let now = Locked<Int64>(1_800_000_000_000)
-    var clock: WallClock { WallClock { [self] in now.withLock { $0 } } }
-    func advance(seconds: Double) { now.withLock { $0 += Int64(seconds * 1000) } }
-}
-
 /// A storage wrapper that can hold an op apply open until the test releases it.
 ///
 /// The gate is the first `opRecord` lookup of a transaction (the start of an op batch's apply),

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutVault
 import Foundation
 import Testing
@@ -204,8 +205,8 @@ struct VaultServerAPITests {
 
     @Test("a cursor older than a purged tombstone gets 410", arguments: StorageKind.available)
     func cursorExpired(_ kind: StorageKind) async throws {
-        let clock = ManualClock()
-        let server = try TestServer(kind, retentionSeconds: 60, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(kind, retentionSeconds: 60, clock: clock.wallClock)
         let remote = server.remote()
         let scope = Fixture.scope("c1")
         _ = try await remote.push(scope: scope, ops: [Fixture.upsert("u1", Fixture.card("tok-1")),
@@ -215,10 +216,10 @@ struct VaultServerAPITests {
         let current = try await remote.changes(scope: scope, cursor: old, limit: 100)
         #expect(current.changes == [RemoteChange(token: "tok-1", version: 2, method: nil)])
 
-        clock.advance(seconds: 30)
+        clock.advance(by: .seconds(30))
         #expect(try await remote.changes(scope: scope, cursor: old, limit: 100).changes.count == 1)
 
-        clock.advance(seconds: 31)
+        clock.advance(by: .seconds(31))
         await #expect(throws: RemoteVaultError.cursorExpired) {
             try await remote.changes(scope: scope, cursor: old, limit: 100)
         }
@@ -378,9 +379,9 @@ struct VaultServerAPITests {
 
     @Test("429 with Retry-After over the rate limit, until tokens refill", arguments: StorageKind.available)
     func rateLimited(_ kind: StorageKind) async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         // A burst of 3: the remote's whoami (its merchant binding check) and two listings.
-        let server = try TestServer(kind, limits: .init(rateLimitPerSecond: 1, rateLimitBurst: 3), clock: clock.clock)
+        let server = try TestServer(kind, limits: .init(rateLimitPerSecond: 1, rateLimitBurst: 3), clock: clock.wallClock)
         let remote = server.remote()
         let scope = Fixture.scope("c1")
         _ = try await remote.instruments(scope: scope)
@@ -396,7 +397,7 @@ struct VaultServerAPITests {
         // Another merchant has its own bucket.
         #expect(try await server.remote(apiKey: TestServer.keyB)
             .instruments(scope: VaultScope(merchantId: "merchant_b", customerId: "c1")).isEmpty)
-        clock.advance(seconds: 1)
+        clock.advance(by: .seconds(1))
         #expect(try await remote.instruments(scope: scope).isEmpty)
     }
 }

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutVault
 import Foundation
 import Testing
@@ -25,8 +26,8 @@ struct WhoamiTests {
     @Test("an ephemeral key: 200 with its merchant, customer, scope and expiry, never the secret",
           arguments: StorageKind.available)
     func ephemeralKey(_ kind: StorageKind) async throws {
-        let clock = ManualClock()
-        let server = try TestServer(kind, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(kind, clock: clock.wallClock)
         let key = try await server.mintKey(customer: "c7", ttlSeconds: 600, scope: "read")
         let response = try await server.send("GET", "/v1/whoami", authorization: key.authorization)
         #expect(response.status == 200)
@@ -43,15 +44,15 @@ struct WhoamiTests {
     @Test("no, an unknown, an expired or a revoked credential: the 401 of every other route; a POST: 405 with Allow: GET",
           arguments: StorageKind.available)
     func refusals(_ kind: StorageKind) async throws {
-        let clock = ManualClock()
-        let server = try TestServer(kind, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(kind, clock: clock.wallClock)
         #expect(try await server.send("GET", "/v1/whoami", authorization: nil).errorCode == "unauthorized")
         let unknown = try await server.send("GET", "/v1/whoami", authorization: "Bearer not-a-key-of-anyone")
         #expect(unknown.status == 401)
         #expect(unknown.errorCode == "unauthorized")
 
         let expiring = try await server.mintKey(ttlSeconds: 60)
-        clock.advance(seconds: 61)
+        clock.advance(by: .seconds(61))
         let expired = try await server.send("GET", "/v1/whoami", authorization: expiring.authorization)
         #expect(expired.status == 401)
         #expect(expired.errorCode == "key-expired")

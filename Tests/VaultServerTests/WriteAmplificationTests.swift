@@ -1,3 +1,4 @@
+import CheckoutCoreTesting
 import Foundation
 import Testing
 @testable import VaultServer
@@ -29,8 +30,8 @@ import Testing
 
     @Test("a device key over its write budget gets 429 write-budget-exhausted with Retry-After and nothing of the batch is applied; the budget refills at its rate")
     func deviceBudget() async throws {
-        let clock = ManualClock()
-        let server = try TestServer(.memory, limits: .init(deviceWriteOpsPerHour: 3600, deviceWriteOpsBurst: 1000), clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(.memory, limits: .init(deviceWriteOpsPerHour: 3600, deviceWriteOpsBurst: 1000), clock: clock.wallClock)
         let key = try await server.mintKey(ttlSeconds: 86_400)
         for round in 0..<2 {
             let response = try await server.send("POST", "/v1/customers/c1/ops", authorization: "Bearer \(key.secret)",
@@ -45,7 +46,7 @@ import Testing
         #expect(listed.text.components(separatedBy: #""id":"r2-"#).count == 1, "part of the refused batch was applied")
         // A merchant key writes on the customer's own budget, untouched by the device's.
         #expect(try await server.send("POST", "/v1/customers/c1/ops", body: Self.batch("m", count: 100, delete: false)).status == 200)
-        clock.advance(seconds: 100)
+        clock.advance(by: .seconds(100))
         #expect(try await server.send("POST", "/v1/customers/c1/ops", authorization: "Bearer \(key.secret)",
                                       body: Self.batch("r2", count: 100, delete: false)).status == 200)
     }
@@ -55,8 +56,8 @@ import Testing
     /// each op leaves at most one instrument or tombstone row and one op record.
     @Test("the reported flood, replayed for one hour on the server's clock with SQLite: one device key applies at most 4,600 ops, and the database grows by less than the README's bound")
     func floodForAnHour() async throws {
-        let clock = ManualClock()
-        let server = try TestServer(.sqlite, limits: .init(maxOpsPerBatch: 500), retentionSeconds: 30 * 24 * 3600, clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(.sqlite, limits: .init(maxOpsPerBatch: 500), retentionSeconds: 30 * 24 * 3600, clock: clock.wallClock)
         let path = try #require(server.databasePath)
         let key = try await server.mintKey(ttlSeconds: 86_400)
         let before = Self.diskBytes(path)
@@ -74,7 +75,7 @@ import Testing
                 #expect(response.status == 429, "\(response.text)")
                 refusals += 1
                 let wait = Int(response.headers["retry-after"] ?? "") ?? 1
-                clock.advance(seconds: Double(wait))
+                clock.advance(by: .seconds(Double(wait)))
                 elapsed += wait
             }
         }
@@ -107,14 +108,14 @@ import Testing
 
     @Test("tombstones and op records per customer stay within their caps (plus one check interval): the oldest go early, the newest replay, an older cursor gets 410", arguments: StorageKind.available)
     func rowCaps(_ kind: StorageKind) async throws {
-        let clock = ManualClock()
-        let server = try TestServer(kind, limits: .init(maxTombstonesPerCustomer: 100, maxOpRecordsPerCustomer: 100), clock: clock.clock)
+        let clock = TestClock()
+        let server = try TestServer(kind, limits: .init(maxTombstonesPerCustomer: 100, maxOpRecordsPerCustomer: 100), clock: clock.wallClock)
         let first = try await server.send("GET", "/v1/customers/c1/changes")
         let cursor = try #require(first.object?["cursor"] as? String)
         for round in 0..<30 {
-            clock.advance(seconds: 1)
+            clock.advance(by: .seconds(1))
             #expect(try await server.send("POST", "/v1/customers/c1/ops", body: Self.batch("c\(round)", count: 20, delete: false)).status == 200)
-            clock.advance(seconds: 1)
+            clock.advance(by: .seconds(1))
             #expect(try await server.send("POST", "/v1/customers/c1/ops", body: Self.batch("c\(round)", count: 20, delete: true)).status == 200)
         }
         let key = CustomerKey(merchant: "merchant_a", customer: "c1")

@@ -22,7 +22,7 @@ import HTTPTransport
 /// further ones (the endpoint is in trouble; the rest stay due, untried), and `run()` waits the
 /// policy's growing backoff between passes that delivered nothing, so a dead endpoint sees a
 /// handful of requests per backoff period, never one per event. All waits and timestamps come
-/// from the injected clocks (a `ManualSyncClock` and its `wallClock` in tests); transport is `HTTPTransport`
+/// from the injected clocks (a `TestClock` and its `wallClock` in tests); transport is `HTTPTransport`
 /// (libcurl: TLS verified, plain HTTP only to loopback).
 ///
 /// ```swift

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutCoreTesting
 import CheckoutTestSupport
 import CheckoutVault
 import CheckoutVaultTesting
@@ -408,7 +409,7 @@ final class StreamRecorder<Value: Sendable>: Sendable {
 extension SyncEngine {
     /// An engine for one customer over `remote`, with a manual clock and a fixed jitter seed.
     static func testing(_ store: VaultStore, _ remote: any RemoteVault, scope: VaultScope? = nil,
-                        clock: ManualSyncClock = ManualSyncClock(), pageSize: Int = 200, pushBatchSize: Int = 100,
+                        clock: TestClock = TestClock(), pageSize: Int = 200, pushBatchSize: Int = 100,
                         interval: Duration? = nil, retry: RetryPolicy = .standard) -> SyncEngine {
         SyncEngine(store: store, remote: remote,
                    configuration: .init(scopes: scope.map { [$0] } ?? [], includePendingScopes: true, pageSize: pageSize,

@@ -33,12 +33,13 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Connects to `url` (a `postgres://` URL or a libpq connection string). The URL is never
-    /// put in an error: it may carry a password.
-    public init(url: String) throws(PostgresError) {
+    /// put in an error: it may carry a password. `applicationName` is what the server shows in
+    /// `pg_stat_activity` unless the URL names one.
+    public init(url: String, applicationName: String = "checkoutkit") throws(PostgresError) {
         // Keywords before `dbname` are defaults the URL may override; those after it win.
         // Both arrays end with NULL, as PQconnectdbParams requires.
         let keywords: [String?] = ["application_name", "dbname", "client_encoding", nil]
-        let values: [String?] = ["checkoutkit-vault-server", url, "UTF8", nil]
+        let values: [String?] = [applicationName, url, "UTF8", nil]
         let connection = Self.withCStrings(keywords) { keywordPointers in
             Self.withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
         }
@@ -58,7 +59,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// True when the connection is up and outside any transaction: the only state in which the
     /// pool may hand it to the next borrower.
-    var isReusable: Bool {
+    public var isReusable: Bool {
         guard !broken, deferred.isEmpty, PQstatus(handle) == CONNECTION_OK else { return false }
         return unreadResults || PQtransactionStatus(handle) == PQTRANS_IDLE
     }
@@ -93,7 +94,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// `execute`, in one libpq pipeline and one round trip, and runs on the server in order before
     /// it; its failure is thrown by that `execute` (inside a transaction, the transaction then
     /// fails as a whole, so no caller acts on a write that did not happen).
-    func executeLater(_ statement: PostgresStatement, _ parameters: [String?]) throws(PostgresError) {
+    public func executeLater(_ statement: PostgresStatement, _ parameters: [String?]) throws(PostgresError) {
         try readUnreadResults()
         try prepare(statement, parameters)
         deferred.append(.prepared(statement, parameters))
@@ -103,7 +104,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// use of the connection reads (and ignores) first. For the `COMMIT` of a read-only
     /// transaction: the server ends the snapshot as soon as it gets the command, and nothing the
     /// caller already read depends on the answer, so the caller saves a round trip.
-    func finishWithoutWaiting(_ sql: String) throws(PostgresError) {
+    public func finishWithoutWaiting(_ sql: String) throws(PostgresError) {
         try readUnreadResults()
         let items = deferred + [.simple(sql)]
         deferred.removeAll()

@@ -1,13 +1,13 @@
 import CheckoutCore
-import CheckoutVaultTesting
+import CheckoutCoreTesting
 import Testing
 
-/// The manual clock as the engine sees it: an `any Clock<Duration>`, with a wall reading beside it.
-@Suite("ManualSyncClock")
-struct ManualSyncClockTests {
+/// The test clock as the engine sees it: an `any Clock<Duration>`, with a wall reading beside it.
+@Suite("TestClock as the sync engine sees it")
+struct TestClockAsClockTests {
     @Test("a sleep through any Clock<Duration> is recorded with its length and wakes only when advanced past it")
     func sleepThroughTheExistential() async throws {
-        let manual = ManualSyncClock()
+        let manual = TestClock()
         let clock: any Clock<Duration> = manual
         let sleeper = Task { try await clock.sleep(for: .seconds(30)) }
         await manual.waitForSleepers(1)
@@ -22,7 +22,7 @@ struct ManualSyncClockTests {
 
     @Test("a deadline already reached returns at once and is recorded; a cancelled sleeper throws")
     func pastDeadlinesAndCancellation() async throws {
-        let manual = ManualSyncClock()
+        let manual = TestClock()
         try await manual.sleep(until: manual.now.advanced(by: .seconds(-1)))
         try await manual.sleep(for: .zero)
         #expect(manual.sleepHistory == [.seconds(-1), .zero])
@@ -35,7 +35,7 @@ struct ManualSyncClockTests {
 
     @Test("the wall clock and a stopwatch on the clock move with advance, and only with it")
     func wallClockAndStopwatchMoveTogether() {
-        let manual = ManualSyncClock(startMillis: 1_800_000_000_000)
+        let manual = TestClock(startMillis: 1_800_000_000_000)
         let wall = manual.wallClock
         let watch = Stopwatch(manual)
         #expect(wall.nowMillis == 1_800_000_000_000)

@@ -15,22 +15,22 @@ import CheckoutLocking
 /// Every accepted connection gets a thread that reads requests (head plus the body announced by
 /// `Content-Length`) and asks the script what to do with each. The requests seen and the
 /// connections closed are recorded for the test to check.
-final class RawHTTPStub: Sendable {
+public final class RawHTTPStub: Sendable {
     /// One request as the stub read it.
-    struct Request: Sendable {
+    public struct Request: Sendable {
         /// The connection's number, in accept order from 0.
-        let connection: Int
+        public let connection: Int
         /// The request's number on its connection, from 0.
-        let index: Int
+        public let index: Int
         /// The method, target and header lines as sent.
-        let method: String
-        let target: String
-        let headerLines: [String]
-        let body: [UInt8]
+        public let method: String
+        public let target: String
+        public let headerLines: [String]
+        public let body: [UInt8]
     }
 
     /// What the stub does with one request.
-    enum Action: Sendable {
+    public enum Action: Sendable {
         /// Writes the bytes; then closes the connection (`close`) or waits for the next request.
         case reply([UInt8], close: Bool)
         /// Closes the connection without writing anything.
@@ -39,10 +39,10 @@ final class RawHTTPStub: Sendable {
         case hang
     }
 
-    typealias Script = @Sendable (Request) -> Action
+    public typealias Script = @Sendable (Request) -> Action
 
-    let port: Int
-    let baseURL: URL
+    public let port: Int
+    public let baseURL: URL
     private let listener: Int32
     /// What the connection threads record; they hold this, not the stub, so the stub can go away
     /// (closing its listener) while they run.
@@ -63,7 +63,7 @@ final class RawHTTPStub: Sendable {
     /// Starts listening on 127.0.0.1 (or ::1 with `ipv6`) with a free port; `script` decides every
     /// answer. With `raw`, nothing is parsed: the first bytes a connection sends (a TLS ClientHello,
     /// say) become one request with method `RAW` and those bytes as its body.
-    init(ipv6: Bool = false, raw: Bool = false, script: @escaping Script) throws {
+    public init(ipv6: Bool = false, raw: Bool = false, script: @escaping Script) throws {
         let (fd, port) = try LoopbackListener.open(ipv6: ipv6)
         self.port = Int(port)
         guard let url = URL(string: ipv6 ? "http://[::1]:\(port)" : "http://127.0.0.1:\(port)") else {
@@ -92,21 +92,6 @@ final class RawHTTPStub: Sendable {
         }.start()
     }
 
-    /// Answers every request with the fixed bytes for its method, then closes the connection.
-    /// `responses` maps an HTTP method to the raw bytes (status line, headers and body exactly as given).
-    /// `GET /v1/whoami` gets the honest answer of a server whose key is `merchant`'s (the
-    /// client's merchant binding check), unless `responses` has an entry for `whoami`.
-    convenience init(responses: [String: [UInt8]], merchant: String = Fixture.merchant) throws {
-        try self.init { request in
-            if request.method == "GET", request.target == "/v1/whoami" {
-                return .reply(responses["whoami"]
-                              ?? Self.response(body: #"{"credential":"api-key","merchant":"\#(merchant)"}"#), close: true)
-            }
-            return .reply(responses[request.method]
-                          ?? Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), close: true)
-        }
-    }
-
     deinit {
         // Under the lock: a connection leaves the list before its descriptor is closed, and the
         // accept thread closes the listener once it sees `stopped`.
@@ -118,11 +103,11 @@ final class RawHTTPStub: Sendable {
     }
 
     /// The requests read so far, in arrival order.
-    var requests: [Request] { shared.state.withLock { $0.requests } }
+    public var requests: [Request] { shared.state.withLock { $0.requests } }
     /// Connections accepted so far.
-    var acceptedConnections: Int { shared.state.withLock { $0.accepted } }
+    public var acceptedConnections: Int { shared.state.withLock { $0.accepted } }
     /// Connections the stub has closed so far.
-    var closedConnections: Int { shared.state.withLock { $0.closed } }
+    public var closedConnections: Int { shared.state.withLock { $0.closed } }
 
     private static func serve(_ client: Int32, connection: Int, raw: Bool, script: Script, shared: Shared) {
         var pending: [UInt8] = []
@@ -210,7 +195,7 @@ final class RawHTTPStub: Sendable {
 
     /// A complete response with `body` and a `Content-Length` of `announcedLength` (default: the
     /// body's real length; larger announces bytes that never come), asking the client to close.
-    static func response(status: Int = 200, body: String, announcedLength: Int? = nil) -> [UInt8] {
+    public static func response(status: Int = 200, body: String, announcedLength: Int? = nil) -> [UInt8] {
         let bytes = Array(body.utf8)
         let head = "HTTP/1.1 \(status) OK\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(announcedLength ?? bytes.count)\r\nConnection: close\r\n\r\n"
@@ -218,7 +203,7 @@ final class RawHTTPStub: Sendable {
     }
 
     /// A complete keep-alive response with `body`.
-    static func keepAlive(status: Int = 200, body: String, headers: [String] = []) -> [UInt8] {
+    public static func keepAlive(status: Int = 200, body: String, headers: [String] = []) -> [UInt8] {
         let bytes = Array(body.utf8)
         var head = "HTTP/1.1 \(status) OK\r\nContent-Length: \(bytes.count)\r\n"
         for header in headers { head += header + "\r\n" }

@@ -13,12 +13,16 @@ public final class PostgresConnectionPool: Sendable {
     /// The most connections open at once.
     let capacity: Int
     private let url: String
+    private let applicationName: String
     private let acquireTimeout: Duration
     private let permits: DispatchSemaphore
     private let idle = Locked<[PostgresConnection]>([])
 
-    public init(url: String, capacity: Int, acquireTimeout: Duration) {
+    /// A pool of at most `capacity` connections to `url`, each named `applicationName` on the
+    /// server; a borrower waits at most `acquireTimeout` for one.
+    public init(url: String, capacity: Int, acquireTimeout: Duration, applicationName: String = "checkoutkit") {
         self.url = url
+        self.applicationName = applicationName
         self.capacity = capacity
         self.acquireTimeout = acquireTimeout
         self.permits = DispatchSemaphore(value: capacity)
@@ -32,7 +36,7 @@ public final class PostgresConnectionPool: Sendable {
     }
 
     /// Closes every idle connection; busy ones close when they come back broken or the pool goes.
-    func closeIdle() {
+    public func closeIdle() {
         idle.withLock { $0.removeAll() }
     }
 
@@ -45,7 +49,7 @@ public final class PostgresConnectionPool: Sendable {
         }
         if let connection = idle.withLock({ $0.popLast() }) { return connection }
         do {
-            return try PostgresConnection(url: url)
+            return try PostgresConnection(url: url, applicationName: applicationName)
         } catch {
             permits.signal()
             throw error
