@@ -216,7 +216,7 @@ public final class DemoRunner: Sendable {
         let result = try expectSuccess(await form.submit(), session: session)
         let report = try await context.engine.syncNow(scope: context.scope)
         // The saved card as a shopper knows it: its network and last four digits.
-        let saved = try await context.store.nonblocking.instruments(scope: context.scope).first { $0.id == result.vaultedToken }
+        let saved = try await context.store.instruments(scope: context.scope).first { $0.id == result.vaultedToken }
         let card = saved.map { "\($0.paymentInstrumentData.network?.rawValue ?? "card") ••••\($0.paymentInstrumentData.last4Digits ?? "")" }
         line("paid \(amount(context)) by card (\(result.paymentId)); saved the \(card ?? "card")"
              + "; synced to the server (pushed \(report.pushed), pending \(report.pending))")
@@ -277,10 +277,10 @@ public final class DemoRunner: Sendable {
 
     private func goOffline(_ context: Context) async throws {
         emergencyStop()
-        let pendingBefore = try await context.store.nonblocking.pendingCount(scope: context.scope)
-        let saved = try await context.store.nonblocking.instruments(scope: context.scope)
+        let pendingBefore = try await context.store.pendingCount(scope: context.scope)
+        let saved = try await context.store.instruments(scope: context.scope)
         guard let victim = saved.last else { throw CheckoutError(.invalidState, "nothing saved to delete") }
-        _ = try await context.store.nonblocking.delete(token: victim.id, scope: context.scope)
+        _ = try await context.store.delete(token: victim.id, scope: context.scope)
         let token = try await context.processor.tokenize(
             .card(CardDetails(number: "378282246310005", cvv: "1234", expiryMonth: 11, expiryYear: year(context) + 3,
                               cardholderName: "Ada Lovelace", network: .amex)),
@@ -290,7 +290,7 @@ public final class DemoRunner: Sendable {
             id: SafeIdentifier.random(prefix: "vt_offline_"), paymentMethodType: .paymentCard,
             paymentInstrumentType: .paymentCard, paymentInstrumentData: token.instrumentData ?? PaymentInstrumentData(),
             analyticsId: "an_offline")
-        _ = try await context.store.nonblocking.upsert(added, scope: context.scope)
+        _ = try await context.store.upsert(added, scope: context.scope)
         do {
             _ = try await context.engine.syncNow(scope: context.scope)
             throw CheckoutError(.invalidState, "the sync succeeded although the server is stopped")
@@ -303,7 +303,7 @@ public final class DemoRunner: Sendable {
         guard case .offline = status.phase, status.pendingCount == pendingBefore + 2 else {
             throw CheckoutError(.invalidState, "expected offline with \(pendingBefore + 2) pending changes, got \(status)")
         }
-        let listed = try await context.store.nonblocking.instruments(scope: context.scope).count
+        let listed = try await context.store.instruments(scope: context.scope).count
         line("offline: server stopped; deleted ••••\(victim.paymentInstrumentData.last4Digits ?? "") and added "
              + "AMEX ••••0005 locally; checkout still lists \(listed) "
              + "saved cards; sync status: offline, \(status.pendingCount) changes pending")
@@ -314,7 +314,7 @@ public final class DemoRunner: Sendable {
         context.engine.reconnected()
         let report = try await context.engine.syncNow(scope: context.scope)
         let status = context.engine.currentStatus
-        let local = try await context.store.nonblocking.instruments(scope: context.scope).map(\.id).sorted()
+        let local = try await context.store.instruments(scope: context.scope).map(\.id).sorted()
         let remote = try await context.backend.instruments(scope: context.scope).map(\.id).sorted()
         guard status.pendingCount == 0, report.pending == 0 else {
             throw CheckoutError(.invalidState, "changes still pending after reconnecting: \(status)")

@@ -24,7 +24,7 @@ extension SyncEngine {
         try Task.checkCancellation()
         let queued: Set<String>
         do {
-            queued = Set(try await store.nonblocking.pendingOps(scope: scope, limit: Int.max).map(\.id))
+            queued = Set(try await store.pendingOps(scope: scope, limit: Int.max).map(\.id))
         } catch {
             throw SyncError(.storeFailure, "cannot read the outbox: \(error)")
         }
@@ -69,7 +69,7 @@ extension SyncEngine {
             do {
                 let report = try await syncNow(scope: scope)
                 failures = 0
-                let stillQueued = try await store.nonblocking.pendingOps(scope: scope, limit: Int.max).contains { queued.contains($0.id) }
+                let stillQueued = try await store.pendingOps(scope: scope, limit: Int.max).contains { queued.contains($0.id) }
                 if !report.isPartial && !stillQueued { return }
             } catch let error as SyncError where error.isRetryable {
                 failures += 1

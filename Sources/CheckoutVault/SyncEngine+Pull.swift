@@ -8,7 +8,7 @@ extension SyncEngine {
     /// `configuration.maxPagesPerRound` pages, or once `roundTimeBudget` is spent, the pull stops
     /// with `report.partial` set; the stored cursor is where the next round resumes.
     func pull(_ scope: VaultScope, into report: inout SyncReport) async throws {
-        var cursor = try await store.nonblocking.cursor(scope: scope)
+        var cursor = try await store.cursor(scope: scope)
         let round = Stopwatch(clock)
         var pages = 0
         // The next page is fetched while the current one is written: the fetch needs only the
@@ -26,7 +26,7 @@ extension SyncEngine {
                     page = try await fetchPage(scope, after: cursor)
                 }
             } catch let error as RemoteVaultError where error.requiresReset && !report.didReset && cursor != nil {
-                try await store.nonblocking.resetSynced(scope: scope)
+                try await store.resetSynced(scope: scope)
                 report.didReset = true
                 cursor = nil
                 continue
@@ -48,7 +48,7 @@ extension SyncEngine {
                 prefetched = Task { try await self.fetchPage(scope, after: from) }
             }
             do {
-                try await store.nonblocking.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor,
+                try await store.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor,
                                                             reachedEnd: !page.hasMore)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")

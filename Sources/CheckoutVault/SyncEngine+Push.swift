@@ -7,11 +7,11 @@ extension SyncEngine {
     func push(_ scope: VaultScope, into report: inout SyncReport) async throws {
         while true {
             let limit = min(configuration.pushBatchSize, learnedBatchLimit.withLock { $0 } ?? .max)
-            let pending = try await store.nonblocking.pendingOps(scope: scope, limit: limit)
+            let pending = try await store.pendingOps(scope: scope, limit: limit)
             guard !pending.isEmpty else { return }
             try await pushBatch(Self.batchPrefix(pending), scope: scope, into: &report)
             // Every op of the batch was settled, so the queue moved on; guard anyway against a loop.
-            if try await store.nonblocking.pendingOps(scope: scope, limit: 1).first?.id == pending.first?.id {
+            if try await store.pendingOps(scope: scope, limit: 1).first?.id == pending.first?.id {
                 throw SyncError(.storeFailure, "the outbox did not advance after a push")
             }
         }
@@ -79,7 +79,7 @@ extension SyncEngine {
             results = try await withRetry({
                 try await remote.push(scope: scope, ops: outbound)
             }, onFailure: { error in
-                for op in ops { try await store.nonblocking.recordOpFailure(opId: op.id, error: error.description) }
+                for op in ops { try await store.recordOpFailure(opId: op.id, error: error.description) }
             })
         } catch let error as RemoteVaultError where Self.isContentRefusal(error) {
             if case .httpStatus(413, _, _, _) = error, ops.count > 1 {
@@ -95,7 +95,7 @@ extension SyncEngine {
             guard case .httpStatus(let status, let code, let message, _) = error, let op = ops.first else { throw error }
             let rejection = SyncRejection(opId: op.id, scope: scope, kind: op.kind, token: op.token, verdict: .rejected,
                                           reason: code ?? "http-\(status)", message: message)
-            try await store.nonblocking.completeOps(rejected: [(op.id, rejection.reason)])
+            try await store.completeOps(rejected: [(op.id, rejection.reason)])
             report.rejected += 1
             report.rejections.append(rejection)
             rejectionHub.send(rejection)
@@ -151,12 +151,12 @@ extension SyncEngine {
                 }
             }
         }
-        try await store.nonblocking.completeOps(applied: applied, rejected: rejected)
+        try await store.completeOps(applied: applied, rejected: rejected)
         if !adopted.isEmpty {
             let changes = adopted.keys.sorted().compactMap { adopted[$0] }
             do {
-                let cursor = try await store.nonblocking.cursor(scope: scope)
-                try await store.nonblocking.applyRemotePage(scope: scope, changes: changes, newCursor: cursor, reachedEnd: false,
+                let cursor = try await store.cursor(scope: scope)
+                try await store.applyRemotePage(scope: scope, changes: changes, newCursor: cursor, reachedEnd: false,
                                                             replacingEqual: true)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a state the vault refuses: \(error.message)")

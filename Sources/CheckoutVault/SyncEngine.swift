@@ -351,7 +351,7 @@ public final class SyncEngine: Sendable {
         var scopes = configuration.scopes
         if configuration.includePendingScopes {
             do {
-                scopes += try await store.nonblocking.pendingScopes()
+                scopes += try await store.pendingScopes()
             } catch {
                 throw SyncError(.storeFailure, "cannot read the outbox: \(error)")
             }
@@ -451,8 +451,8 @@ public final class SyncEngine: Sendable {
         var report = SyncReport()
         try await pull(scope, into: &report)
         try await push(scope, into: &report)
-        report.pending = try await store.nonblocking.pendingCount(scope: scope)
-        report.cursor = try await store.nonblocking.cursor(scope: scope)
+        report.pending = try await store.pendingCount(scope: scope)
+        report.cursor = try await store.cursor(scope: scope)
         return report
     }
 

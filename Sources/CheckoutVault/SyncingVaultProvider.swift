@@ -20,28 +20,28 @@ public struct SyncingVaultProvider: VaultProvider {
 
     /// The customer's saved methods, straight from the local cache (never waits for the network).
     public func paymentMethods(for scope: VaultScope) async throws -> [VaultedPaymentMethod] {
-        try await store.nonblocking.instruments(scope: scope)
+        try await store.instruments(scope: scope)
     }
 
     /// Saves locally (with its outbox row), then wakes the engine.
     public func save(_ method: VaultedPaymentMethod, for scope: VaultScope) async throws {
-        try await store.nonblocking.upsert(method, scope: scope)
+        try await store.upsert(method, scope: scope)
         await engine.notifyLocalWriteNonblocking()
     }
 
     /// Soft-deletes locally (queueing the delete), then wakes the engine; unknown ids are ignored.
     public func delete(id: String, for scope: VaultScope) async throws {
-        if try await store.nonblocking.delete(token: id, scope: scope) { await engine.notifyLocalWriteNonblocking() }
+        if try await store.delete(token: id, scope: scope) { await engine.notifyLocalWriteNonblocking() }
     }
 
     /// Makes the method the only default locally (queued), then wakes the engine.
     public func setDefault(id: String, for scope: VaultScope) async throws {
-        try await store.nonblocking.setDefault(token: id, scope: scope)
+        try await store.setDefault(token: id, scope: scope)
         await engine.notifyLocalWriteNonblocking()
     }
 
     /// Moves the method up the local list (device-local ordering, not synced).
     public func markUsed(id: String, for scope: VaultScope) async throws {
-        try await store.nonblocking.markUsed(token: id, scope: scope)
+        try await store.markUsed(token: id, scope: scope)
     }
 }

@@ -17,8 +17,8 @@ extension VaultStore {
     // MARK: Reading
 
     /// The customer's saved methods: default first, then most recently used (or saved), then by token.
-    public func instruments(scope: VaultScope) throws -> [VaultedPaymentMethod] {
-        try perform(Self.instrumentsWork(scope: scope))
+    public func instruments(scope: VaultScope) async throws -> [VaultedPaymentMethod] {
+        try await perform(Self.instrumentsWork(scope: scope))
     }
 
     static func instrumentsWork(scope: VaultScope) -> StoreWork<[VaultedPaymentMethod]> {
@@ -34,8 +34,8 @@ extension VaultStore {
     }
 
     /// The customer's rows with their sync bookkeeping, in list order (tombstones last when included).
-    public func storedInstruments(scope: VaultScope, includeDeleted: Bool = false) throws -> [StoredInstrument] {
-        try perform(Self.storedInstrumentsWork(scope: scope, includeDeleted: includeDeleted))
+    public func storedInstruments(scope: VaultScope, includeDeleted: Bool = false) async throws -> [StoredInstrument] {
+        try await perform(Self.storedInstrumentsWork(scope: scope, includeDeleted: includeDeleted))
     }
 
     static func storedInstrumentsWork(scope: VaultScope, includeDeleted: Bool) -> StoreWork<[StoredInstrument]> {
@@ -51,8 +51,8 @@ extension VaultStore {
     }
 
     /// One row by token, tombstone included (check `isDeleted`); nil when the store never had it.
-    public func instrument(token: String, scope: VaultScope) throws -> StoredInstrument? {
-        try perform(Self.instrumentWork(token: token, scope: scope))
+    public func instrument(token: String, scope: VaultScope) async throws -> StoredInstrument? {
+        try await perform(Self.instrumentWork(token: token, scope: scope))
     }
 
     static func instrumentWork(token: String, scope: VaultScope) -> StoreWork<StoredInstrument?> {
@@ -69,10 +69,9 @@ extension VaultStore {
         }
     }
 
-    /// Calls `body` for every row of every scope, tombstones included, in primary-key order.
-    ///
-    /// For exports, diagnostics and benchmarks: decodes by column index without building an array.
-    public func forEachInstrument(_ body: (VaultScope, StoredInstrument) throws -> Void) throws {
+    /// Calls `body` for every row of every scope, tombstones included, in primary-key order, on
+    /// the calling thread (`blocking.forEachInstrument`).
+    func forEachInstrumentRow(_ body: (VaultScope, StoredInstrument) throws -> Void) throws {
         try read { database in
             try database.withStatement("""
                 SELECT merchant_id, customer_id, \(InstrumentRow.columns) FROM payment_instrument \
@@ -93,8 +92,8 @@ extension VaultStore {
     /// Saving counts as using (the instrument moves to the top of its non-default peers); saving a
     /// default instrument makes it the only default. A soft-deleted instrument comes back.
     @discardableResult
-    public func upsert(_ method: VaultedPaymentMethod, scope: VaultScope) throws -> String {
-        try upsert([method], scope: scope)[0]
+    public func upsert(_ method: VaultedPaymentMethod, scope: VaultScope) async throws -> String {
+        try await upsert([method], scope: scope)[0]
     }
 
     /// Inserts or replaces several instruments in one transaction, as if saved one after the
@@ -104,8 +103,8 @@ extension VaultStore {
     /// per call one primary-key upsert of the customer's last-used counter, per method the row's
     /// upsert (which returns the base version) and its outbox row.
     @discardableResult
-    public func upsert(_ methods: [VaultedPaymentMethod], scope: VaultScope) throws -> [String] {
-        try perform(upsertWork(methods, scope: scope))
+    public func upsert(_ methods: [VaultedPaymentMethod], scope: VaultScope) async throws -> [String] {
+        try await perform(upsertWork(methods, scope: scope))
     }
 
     /// Checks the methods (nothing is written when one fails), then the save's transaction.
@@ -168,8 +167,8 @@ extension VaultStore {
     /// Soft-deletes an instrument and queues a `delete` operation. Returns false (and queues
     /// nothing) when the customer has no such live instrument.
     @discardableResult
-    public func delete(token: String, scope: VaultScope) throws -> Bool {
-        try perform(deleteWork(token: token, scope: scope))
+    public func delete(token: String, scope: VaultScope) async throws -> Bool {
+        try await perform(deleteWork(token: token, scope: scope))
     }
 
     func deleteWork(token: String, scope: VaultScope) throws -> StoreWork<Bool> {
@@ -198,8 +197,8 @@ extension VaultStore {
 
     /// Makes `token` the customer's only default and queues a `setDefault` operation (nothing is
     /// queued when it already is the default). Throws `vaultFailure` for an unknown instrument.
-    public func setDefault(token: String, scope: VaultScope) throws {
-        try perform(setDefaultWork(token: token, scope: scope))
+    public func setDefault(token: String, scope: VaultScope) async throws {
+        try await perform(setDefaultWork(token: token, scope: scope))
     }
 
     func setDefaultWork(token: String, scope: VaultScope) throws -> StoreWork<Void> {
@@ -239,8 +238,8 @@ extension VaultStore {
     /// Records that the instrument was just used, moving it up the list. Unknown tokens are ignored.
     ///
     /// Last-used order is this device's own ordering, so it is not queued for sync.
-    public func markUsed(token: String, scope: VaultScope) throws {
-        try perform(markUsedWork(token: token, scope: scope))
+    public func markUsed(token: String, scope: VaultScope) async throws {
+        try await perform(markUsedWork(token: token, scope: scope))
     }
 
     func markUsedWork(token: String, scope: VaultScope) throws -> StoreWork<Void> {

@@ -5,8 +5,8 @@ internal import SQLiteKit
 
 extension VaultStore {
     /// The oldest `limit` queued operations of the customer, in the order they were made.
-    public func pendingOps(scope: VaultScope, limit: Int = 100) throws -> [OutboxOperation] {
-        try perform(Self.pendingOpsWork(scope: scope, limit: limit))
+    public func pendingOps(scope: VaultScope, limit: Int = 100) async throws -> [OutboxOperation] {
+        try await perform(Self.pendingOpsWork(scope: scope, limit: limit))
     }
 
     static func pendingOpsWork(scope: VaultScope, limit: Int) -> StoreWork<[OutboxOperation]> {
@@ -60,8 +60,8 @@ extension VaultStore {
     }
 
     /// How many operations of the customer wait to be pushed.
-    public func pendingCount(scope: VaultScope) throws -> Int {
-        try perform(Self.pendingCountWork(scope: scope))
+    public func pendingCount(scope: VaultScope) async throws -> Int {
+        try await perform(Self.pendingCountWork(scope: scope))
     }
 
     private static func pendingCount(_ database: Database, scope: VaultScope) throws -> Int {
@@ -90,8 +90,8 @@ extension VaultStore {
     }
 
     /// Every scope with queued operations (for an engine syncing all customers of the file).
-    public func pendingScopes() throws -> [VaultScope] {
-        try perform(Self.pendingScopesWork())
+    public func pendingScopes() async throws -> [VaultScope] {
+        try await perform(Self.pendingScopesWork())
     }
 
     static func pendingScopesWork() -> StoreWork<[VaultScope]> {
@@ -122,9 +122,9 @@ extension VaultStore {
     /// default; an applied one marks it stale until the next complete pull
     /// (`VaultStore+ServerDefault`).
     public func completeOps(applied: [(opId: String, newVersion: Int64)] = [],
-                            rejected: [(opId: String, reason: String)] = []) throws {
-        try perform(completeOpsWork(applied: applied.map { OpSettlement(opId: $0.opId, newVersion: $0.newVersion) },
-                                    rejected: rejected.map(\.opId)))
+                            rejected: [(opId: String, reason: String)] = []) async throws {
+        try await perform(completeOpsWork(applied: applied.map { OpSettlement(opId: $0.opId, newVersion: $0.newVersion) },
+                                          rejected: rejected.map(\.opId)))
     }
 
     /// An applied op and the version the server gave its instrument.
@@ -216,8 +216,8 @@ extension VaultStore {
     }
 
     /// Records a retryable push failure: one more attempt, and the error (scrubbed of card numbers).
-    public func recordOpFailure(opId: String, error: String) throws {
-        try perform(Self.recordOpFailureWork(opId: opId, error: error))
+    public func recordOpFailure(opId: String, error: String) async throws {
+        try await perform(Self.recordOpFailureWork(opId: opId, error: error))
     }
 
     static func recordOpFailureWork(opId: String, error: String) throws -> StoreWork<Void> {

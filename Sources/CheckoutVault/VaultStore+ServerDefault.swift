@@ -41,8 +41,8 @@ extension VaultStore {
 
     /// The server's default as this device knows it: nil when unknown, else the token (or
     /// `.some(nil)` when the server holds no default).
-    public func knownServerDefault(scope: VaultScope) throws -> String?? {
-        try perform(Self.knownServerDefaultWork(scope: scope))
+    public func knownServerDefault(scope: VaultScope) async throws -> String?? {
+        try await perform(Self.knownServerDefaultWork(scope: scope))
     }
 
     static func knownServerDefaultWork(scope: VaultScope) -> StoreWork<String??> {

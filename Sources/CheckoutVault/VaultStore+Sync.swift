@@ -15,8 +15,17 @@ extension VaultStore {
     /// is checked by the payment-data guard first: one bad change rejects the whole page and
     /// nothing (not even the cursor) moves.
     @discardableResult
-    public func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws -> RemotePageResult {
-        try perform(applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor, reachedEnd: true))
+    public func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) async throws -> RemotePageResult {
+        try await applyRemotePage(scope: scope, changes: changes, newCursor: newCursor, reachedEnd: true)
+    }
+
+    /// Applies one page; `reachedEnd` says whether it ends the feed (the engine's pull knows);
+    /// `replacingEqual` is for states the server sent outside the feed (conflicts).
+    @discardableResult
+    func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?, reachedEnd: Bool,
+                         replacingEqual: Bool = false) async throws -> RemotePageResult {
+        try await perform(applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor,
+                                              reachedEnd: reachedEnd, replacingEqual: replacingEqual))
     }
 
     /// The page's transaction; `reachedEnd` is false for a page with more behind it, and for the
@@ -131,13 +140,13 @@ extension VaultStore {
     }
 
     /// The change-feed cursor to pull from next; nil before the first pull or after a reset.
-    public func cursor(scope: VaultScope) throws -> String? {
-        try syncState(scope: scope).cursor
+    public func cursor(scope: VaultScope) async throws -> String? {
+        try await syncState(scope: scope).cursor
     }
 
     /// The customer's cursor and last sync time.
-    public func syncState(scope: VaultScope) throws -> SyncState {
-        try perform(Self.syncStateWork(scope: scope))
+    public func syncState(scope: VaultScope) async throws -> SyncState {
+        try await perform(Self.syncStateWork(scope: scope))
     }
 
     static func syncStateWork(scope: VaultScope) -> StoreWork<SyncState> {
@@ -159,8 +168,8 @@ extension VaultStore {
     /// when that pull reaches the end of the feed without it, the server holds it no more (deleted,
     /// its tombstone purged) and the row is deleted, queued ops or not (delete wins; a replayed
     /// answer of an op the server applied before the delete could not say so).
-    public func resetSynced(scope: VaultScope) throws {
-        try perform(Self.resetSyncedWork(scope: scope))
+    public func resetSynced(scope: VaultScope) async throws {
+        try await perform(Self.resetSyncedWork(scope: scope))
     }
 
     static func resetSyncedWork(scope: VaultScope) throws -> StoreWork<Void> {

@@ -218,24 +218,24 @@ final class SimulatedWorld {
         switch step {
         case .add(let device, let isDefault):
             adds += 1
-            try await devices[device].store.nonblocking.upsert(card("tok_s\(number)", number: number, isDefault: isDefault),
+            try await devices[device].store.upsert(card("tok_s\(number)", number: number, isDefault: isDefault),
                                                                scope: scope)
         case .edit(let device, let pick):
             guard var method = try await shown(device, pick) else { return }
             method.paymentInstrumentData.cardholderName = "Edited at step \(number)"
             method.paymentInstrumentData.expirationMonth = 1 + number % 12
-            try await devices[device].store.nonblocking.upsert(method, scope: scope)
+            try await devices[device].store.upsert(method, scope: scope)
         case .delete(let device, let pick):
             guard let method = try await shown(device, pick) else { return }
-            try await devices[device].store.nonblocking.delete(token: method.id, scope: scope)
+            try await devices[device].store.delete(token: method.id, scope: scope)
         case .setDefault(let device, let pick):
             guard let method = try await shown(device, pick) else { return }
-            try await devices[device].store.nonblocking.setDefault(token: method.id, scope: scope)
+            try await devices[device].store.setDefault(token: method.id, scope: scope)
         case .offerCardNumber(let device):
             var method = card("tok_s\(number)", number: number, isDefault: false)
             method.paymentInstrumentData.cardholderName = VaultSimulation.offeredNumbers[number % VaultSimulation.offeredNumbers.count]
             do {
-                try await devices[device].store.nonblocking.upsert(method, scope: scope)
+                try await devices[device].store.upsert(method, scope: scope)
                 violations.append(SimulationViolation(check: "card-number-accepted",
                                                       detail: "a name holding a card number was saved", step: number))
             } catch let error as CheckoutError where [.invalidPaymentData, .sensitiveDataRejected].contains(error.code) {}
@@ -272,7 +272,7 @@ final class SimulatedWorld {
 
     /// The `pick`-th instrument the device shows, by token (wrapping); nil when it shows none.
     private func shown(_ device: Int, _ pick: Int) async throws -> VaultedPaymentMethod? {
-        let methods = try await devices[device].store.nonblocking.instruments(scope: scope).sorted { $0.id < $1.id }
+        let methods = try await devices[device].store.instruments(scope: scope).sorted { $0.id < $1.id }
         return methods.isEmpty ? nil : methods[pick % methods.count]
     }
 
@@ -327,9 +327,9 @@ final class SimulatedWorld {
     private func describeDevices(_ heading: String, to trace: @Sendable (String) -> Void) async {
         trace(heading)
         for device in devices {
-            let rows = (try? await device.store.nonblocking.storedInstruments(scope: scope, includeDeleted: true)) ?? []
-            let pending = (try? await device.store.nonblocking.pendingOps(scope: scope, limit: 1000)) ?? []
-            let known: String?? = (try? await device.store.nonblocking.knownServerDefault(scope: scope)) ?? nil
+            let rows = (try? await device.store.storedInstruments(scope: scope, includeDeleted: true)) ?? []
+            let pending = (try? await device.store.pendingOps(scope: scope, limit: 1000)) ?? []
+            let known: String?? = (try? await device.store.knownServerDefault(scope: scope)) ?? nil
             let shown = rows.sorted { $0.method.id < $1.method.id }.map { row in
                 "\(row.method.id)@\(row.version)\(row.isDeleted ? "✝" : "")\(row.method.isDefault ? "*" : "")"
             }
@@ -347,7 +347,7 @@ final class SimulatedWorld {
     /// changes its own device's store only; the server's steps change none).
     private func checkAlways(step: Int?, devices indices: [Int]) async {
         for device in indices where devices.indices.contains(device) {
-            guard let rows = try? await devices[device].store.nonblocking.storedInstruments(scope: scope, includeDeleted: true) else {
+            guard let rows = try? await devices[device].store.storedInstruments(scope: scope, includeDeleted: true) else {
                 violations.append(SimulationViolation(check: "store-readable", detail: "device \(device)", step: step))
                 continue
             }
@@ -374,12 +374,12 @@ final class SimulatedWorld {
                 violations.append(SimulationViolation(check: "one-default", detail: "the server holds \(serverDefaults)", step: nil))
             }
             for device in devices {
-                let pending = try await device.store.nonblocking.pendingCount(scope: scope)
+                let pending = try await device.store.pendingCount(scope: scope)
                 if pending > 0 {
                     violations.append(SimulationViolation(check: "outbox-empty",
                                                           detail: "device \(device.index) still queues \(pending) ops", step: nil))
                 }
-                let rows = try await device.store.nonblocking.storedInstruments(scope: scope)
+                let rows = try await device.store.storedInstruments(scope: scope)
                 let shown = Dictionary(uniqueKeysWithValues: rows.map { ($0.method.id, $0) })
                 for token in Set(shown.keys).union(serverView.keys).sorted() {
                     let local = shown[token]

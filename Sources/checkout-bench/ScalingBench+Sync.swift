@@ -31,7 +31,7 @@ extension ScalingBench {
                                                          interval: nil))
             var report: SyncReport?
             let seconds = try await Measure.seconds { report = try await engine.syncNow(scope: scope) }
-            guard report?.pulled == size, try store.instruments(scope: scope).count == size else {
+            guard report?.pulled == size, try await store.instruments(scope: scope).count == size else {
                 throw BenchFailure("scaling: pulled \(report?.pulled ?? 0) of \(size) instruments")
             }
             return seconds * 1e3

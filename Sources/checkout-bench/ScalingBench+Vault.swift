@@ -34,7 +34,7 @@ extension ScalingBench {
             }
             var listed = 0
             let listTime = try Measure.seconds {
-                for scope in listScopes { listed += try store.instruments(scope: scope).count }
+                for scope in listScopes { listed += try store.blocking.instruments(scope: scope).count }
             }
             guard listed == lists * perCustomer else { throw BenchFailure("scaling: listed \(listed) rows") }
             listSamples[size, default: []].append(listTime / Double(lists) * 1e6)
@@ -47,7 +47,7 @@ extension ScalingBench {
             }
             var ids = 0
             let saveTime = try Measure.seconds {
-                for (scope, method) in newMethods { ids += try store.upsert([method], scope: scope).count }
+                for (scope, method) in newMethods { ids += try store.blocking.upsert([method], scope: scope).count }
             }
             guard ids == saves else { throw BenchFailure("scaling: \(ids) of \(saves) saves returned an op id") }
             return saveTime / Double(saves) * 1e6

@@ -42,7 +42,7 @@ enum SyncBench {
             let engine = SyncEngine(store: store, remote: remote, configuration: configuration)
             var report: SyncReport?
             let seconds = try await Measure.seconds { report = try await engine.syncNow(scope: pullScope) }
-            guard report?.pulled == pullCount, try store.instruments(scope: pullScope).count == pullCount else {
+            guard report?.pulled == pullCount, try await store.instruments(scope: pullScope).count == pullCount else {
                 throw BenchFailure("sync: pulled \(report?.pulled ?? 0) of \(pullCount) instruments")
             }
             lastStore = store
@@ -145,7 +145,7 @@ enum SyncBench {
             let base = 1_000 + databases * pushCustomers
             for customer in 0..<pushCustomers {
                 let scope = VaultScope(merchantId: merchant, customerId: "c_\(base + customer)")
-                try store.upsert((0..<perCustomer).map { VaultBench.method($0, customer: base + customer) }, scope: scope)
+                try await store.upsert((0..<perCustomer).map { VaultBench.method($0, customer: base + customer) }, scope: scope)
             }
             let engine = SyncEngine(store: store, remote: remote,
                                     configuration: .init(scopes: [], includePendingScopes: true, pageSize: pageSize,

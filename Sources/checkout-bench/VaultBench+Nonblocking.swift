@@ -2,7 +2,7 @@ import CBenchBaselines
 import CheckoutKit
 import Foundation
 
-/// The vault's non-blocking calls (`VaultStore.nonblocking`, which `VaultProvider` and the sync
+/// The vault's async calls (`VaultStore`'s own methods, which `VaultProvider` and the sync
 /// engine use): the old workloads through them against the blocking calls, and session starts
 /// while the vault is locked by another connection against session starts on an idle vault.
 extension VaultBench {
@@ -23,7 +23,7 @@ extension VaultBench {
             let store = try VaultStore(path: path)
             var saved = 0
             let seconds = try await Measure.seconds {
-                for (scope, methods) in batches { saved += try await store.nonblocking.upsert(methods, scope: scope).count }
+                for (scope, methods) in batches { saved += try await store.upsert(methods, scope: scope).count }
             }
             guard saved == customers * perCustomer else { throw BenchFailure("vault: upsert returned \(saved) op ids") }
             return seconds
@@ -32,7 +32,7 @@ extension VaultBench {
             defer { removeDatabase(path) }
             let store = try VaultStore(path: path)
             return try Measure.seconds {
-                for (scope, methods) in batches { _ = try store.upsert(methods, scope: scope) }
+                for (scope, methods) in batches { _ = try store.blocking.upsert(methods, scope: scope) }
             }
         }
         let saveCost = (save.subject.median - save.baseline.median) / Double(customers) * 1e6
@@ -41,7 +41,7 @@ extension VaultBench {
             spread: save.subject.spread, baseline: Double(customers * perCustomer) / save.baseline.median,
             baselineName: "blocking call", ratio: save.ratio, pairs: save.pairs,
             target: "ratio <= 1.1x", targetMet: save.ratio <= 1.1,
-            note: "the local-save workload through store.nonblocking.upsert (the writer's queue, the task suspended) "
+            note: "the local-save workload through store.upsert (the writer's queue, the task suspended) "
                 + "against the blocking upsert on the calling thread; \(Self.microseconds(saveCost)) per call "
                 + "of \(perCustomer) rows, the two thread hand-offs (a fixed cost, so the ratio falls as the work per call grows)"))
 
@@ -57,12 +57,12 @@ extension VaultBench {
         let list = try await Measure.paired(repeats) {
             var total = 0
             let seconds = try await Measure.seconds {
-                for scope in scopes { total += try await listStore.nonblocking.instruments(scope: scope).count }
+                for scope in scopes { total += try await listStore.instruments(scope: scope).count }
             }
             guard total == lists * 20 else { throw BenchFailure("vault: listed \(total) rows") }
             return seconds
         } baseline: {
-            try Measure.seconds { for scope in scopes { _ = try listStore.instruments(scope: scope) } }
+            try Measure.seconds { for scope in scopes { _ = try listStore.blocking.instruments(scope: scope) } }
         }
         let listCost = (list.subject.median - list.baseline.median) / Double(lists) * 1e6
         figures.append(Figure(
@@ -130,7 +130,7 @@ extension VaultBench {
         let store = try VaultStore(path: path, configuration: configuration)
         let base = try SessionBench.fiftyMethods()
         let tokenScope = VaultScope(merchantId: "merchant_a", customerId: "customer_1")
-        _ = try store.upsert((0..<5).map { method($0, customer: 1) }, scope: tokenScope)
+        _ = try await store.upsert((0..<5).map { method($0, customer: 1) }, scope: tokenScope)
         let count = options.scale(5_000, quick: 500)
         let concurrency = 64
         let waitingSaves = 4 * ProcessInfo.processInfo.activeProcessorCount
@@ -163,7 +163,7 @@ extension VaultBench {
             let saves = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<waitingSaves {
-                        group.addTask { try await store.nonblocking.upsert(method(index, customer: 9), scope: busyScope) }
+                        group.addTask { try await store.upsert(method(index, customer: 9), scope: busyScope) }
                     }
                     try await group.waitForAll()
                 }
@@ -180,7 +180,7 @@ extension VaultBench {
             }
             cbench_release_write_lock(lock)
             try await saves.value
-            guard try store.instruments(scope: busyScope).count == waitingSaves else {
+            guard try await store.instruments(scope: busyScope).count == waitingSaves else {
                 throw BenchFailure("vault: the saves behind the lock did not all land")
             }
             return seconds

@@ -52,7 +52,7 @@ enum VaultBench {
             let store = try VaultStore(path: path)
             var result: RemotePageResult?
             let seconds = try Measure.seconds {
-                result = try store.applyRemotePage(scope: scope, changes: changes, newCursor: "cursor")
+                result = try store.blocking.applyRemotePage(scope: scope, changes: changes, newCursor: "cursor")
             }
             guard result?.applied == bulkCount else { throw BenchFailure("vault: the page applied \(result?.applied ?? 0) rows") }
             return seconds
@@ -88,7 +88,7 @@ enum VaultBench {
             let store = try VaultStore(path: path)
             var saved = 0
             let seconds = try Measure.seconds {
-                for (scope, methods) in batches { saved += try store.upsert(methods, scope: scope).count }
+                for (scope, methods) in batches { saved += try store.blocking.upsert(methods, scope: scope).count }
             }
             guard saved == localCount else { throw BenchFailure("vault: upsert returned \(saved) op ids") }
             return seconds
@@ -149,7 +149,7 @@ enum VaultBench {
         let list = try Measure.paired(repeats) {
             var total = 0
             let seconds = try Measure.seconds {
-                for scope in scopes { total += try big.instruments(scope: scope).count }
+                for scope in scopes { total += try big.blocking.instruments(scope: scope).count }
             }
             guard total == lists * perCustomer else { throw BenchFailure("vault: listed \(total) rows") }
             return seconds
@@ -173,7 +173,7 @@ enum VaultBench {
         let scanRepeats = 2
         let scan = try Measure.paired(scanRepeats) {
             var total = 0
-            let seconds = try Measure.seconds { try big.forEachInstrument { _, _ in total += 1 } }
+            let seconds = try Measure.seconds { try big.blocking.forEachInstrument { _, _ in total += 1 } }
             guard total == rows else { throw BenchFailure("vault: scanned \(total) rows") }
             return seconds
         } baseline: {

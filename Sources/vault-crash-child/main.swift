@@ -81,8 +81,8 @@ do {
 }
 if options.nestedCall {
     do {
-        try store.upsert(instrument("nested-0", index: 0), scope: scope)
-        try store.forEachInstrument { scope, _ in _ = try store.instruments(scope: scope) }
+        try await store.upsert(instrument("nested-0", index: 0), scope: scope)
+        try store.blocking.forEachInstrument { scope, _ in _ = try store.blocking.instruments(scope: scope) }
     } catch {
         FileHandle.standardError.write(Data("vault-crash-child: \(error)\n".utf8))
     }
@@ -97,11 +97,11 @@ let engine = options.server.map { url in
 for index in 0..<options.count {
     let token = "r\(options.run)-\(index)"
     do {
-        try store.upsert(instrument(token, index: index), scope: scope)
+        try await store.upsert(instrument(token, index: index), scope: scope)
         report("U \(token)")
         if index % 5 == 4 {
             let victim = "r\(options.run)-\(index - 2)"
-            if try store.delete(token: victim, scope: scope) { report("D \(victim)") }
+            if try await store.delete(token: victim, scope: scope) { report("D \(victim)") }
         }
     } catch {
         FileHandle.standardError.write(Data("vault-crash-child: write failed: \(error)\n".utf8))

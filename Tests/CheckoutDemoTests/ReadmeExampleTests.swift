@@ -137,7 +137,7 @@ import VaultServer
             return
         }
         let scope = VaultScope(merchantId: "merchant_a", customerId: "customer_demo")
-        #expect(try store.pendingCount(scope: scope) == 0)
+        #expect(try await store.pendingCount(scope: scope) == 0)
         #expect(try await myBackend.remote.instruments(scope: scope).count == 1)  // the device's card reached the server
     }
 }

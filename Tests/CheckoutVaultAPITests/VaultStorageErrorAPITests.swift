@@ -46,14 +46,14 @@ struct VaultStorageErrorAPITests {
             let path = directory.appendingPathComponent("vault.sqlite").path
             do {
                 let store = try VaultStore(path: path)
-                for index in 0..<20 { try store.upsert(Self.card("card\(index)"), scope: Self.scope) }
+                for index in 0..<20 { try store.blocking.upsert(Self.card("card\(index)"), scope: Self.scope) }
             }
             var content = try Data(contentsOf: URL(fileURLWithPath: path))
             for index in 4_096..<content.count { content[index] = UInt8(truncatingIfNeeded: index &* 131 &+ 17) }
             try content.write(to: URL(fileURLWithPath: path))
             let error = try #require(throws: VaultStorageError.self) {
                 let store = try VaultStore(path: path)
-                _ = try store.instruments(scope: Self.scope)
+                _ = try store.blocking.instruments(scope: Self.scope)
             }
             #expect(error.code == .corrupt)
         }
@@ -68,10 +68,10 @@ struct VaultStorageErrorAPITests {
             var configuration = VaultStore.Configuration()
             configuration.journalModeWAL = false
             let store = try VaultStore(path: path, configuration: configuration)
-            try store.upsert(Self.card("before"), scope: Self.scope)
+            try store.blocking.upsert(Self.card("before"), scope: Self.scope)
             try FileManager.default.moveItem(atPath: path, toPath: path + ".moved")
             let error = try #require(throws: VaultStorageError.self) {
-                try store.upsert(Self.card("after"), scope: Self.scope)
+                try store.blocking.upsert(Self.card("after"), scope: Self.scope)
             }
             #expect(error.code == .readOnly)
         }
@@ -87,7 +87,7 @@ struct VaultStorageErrorAPITests {
             let store = try VaultStore(path: path, configuration: configuration)
             let name = "Holder Unforgettable Name"
             let error = try #require(throws: VaultStorageError.self) {
-                for index in 0..<2_000 { try store.upsert(Self.card("full\(index)", name: name + " \(index)"), scope: Self.scope) }
+                for index in 0..<2_000 { try store.blocking.upsert(Self.card("full\(index)", name: name + " \(index)"), scope: Self.scope) }
             }
             #expect(error.code == .diskFull)
             #expect(!error.description.contains(name))
@@ -112,7 +112,7 @@ struct VaultStorageErrorAPITests {
         try Self.withDirectory { directory in
             let store = try VaultStore(path: directory.appendingPathComponent("vault.sqlite").path)
             let error = try #require(throws: CheckoutError.self) {
-                try store.upsert(Self.card("4242424242424242"), scope: Self.scope)
+                try store.blocking.upsert(Self.card("4242424242424242"), scope: Self.scope)
             }
             #expect(error.code == .sensitiveDataRejected)
         }

@@ -34,8 +34,8 @@ struct CardSaveFlowTests {
         #expect(saved.paymentInstrumentData.first6Digits == "403550")
         #expect(saved.paymentInstrumentData.last4Digits == "0008")
         #expect(saved.paymentInstrumentData.binData?.networks == [.cartesBancaires, .visa])
-        #expect(try store.instruments(scope: Fixtures.alice).map(\.id) == [saved.id])
-        #expect(try store.pendingOps(scope: Fixtures.alice, limit: 10).map(\.kind) == [.upsert])
+        #expect(try await store.instruments(scope: Fixtures.alice).map(\.id) == [saved.id])
+        #expect(try await store.pendingOps(scope: Fixtures.alice, limit: 10).map(\.kind) == [.upsert])
         // The sandbox knows the saved card: paying with it later works.
         let exchanged = try await sandbox.exchangeVaulted(VaultedExchangeRequest(vaultedToken: saved.id, cvv: nil),
                                                           session: Self.session)
@@ -74,14 +74,14 @@ struct CardSaveFlowTests {
             Issue.record("expected a 3-D Secure challenge, got \(pending.requiredAction)")
             return
         }
-        #expect(try store.instruments(scope: Fixtures.alice).isEmpty, "nothing saved before the challenge")
+        #expect(try await store.instruments(scope: Fixtures.alice).isEmpty, "nothing saved before the challenge")
         #expect(!String(describing: pending).contains("4000000000003220") && !String(describing: pending).contains("4821"))
 
         let saved = try await flow.resume(pending, with: "challenge-success")
         #expect(saved.isDefault)
         #expect(saved.paymentInstrumentData.last4Digits == "3220")
-        #expect(try store.instruments(scope: Fixtures.alice).map(\.id) == [saved.id])
-        #expect(try store.pendingOps(scope: Fixtures.alice, limit: 10).map(\.kind) == [.upsert])
+        #expect(try await store.instruments(scope: Fixtures.alice).map(\.id) == [saved.id])
+        #expect(try await store.pendingOps(scope: Fixtures.alice, limit: 10).map(\.kind) == [.upsert])
         #expect(sandbox.createPaymentCallCount == 0, "a verification, not a payment")
         let exchanged = try await sandbox.exchangeVaulted(VaultedExchangeRequest(vaultedToken: saved.id, cvv: nil),
                                                           session: Self.session)

@@ -104,15 +104,15 @@ struct PaymentDataScanTests {
             leaks.append(leak)
             for attempt in leaks {
                 do {
-                    try store?.upsert(attempt, scope: scope)
+                    try store?.blocking.upsert(attempt, scope: scope)
                 } catch let error as CheckoutError where error.code == .sensitiveDataRejected {
                     rejected += 1
                 }
             }
-            try store?.upsert(masked, scope: scope)
+            try store?.blocking.upsert(masked, scope: scope)
         }
         #expect(rejected == 60_000)
-        let sample = try #require(try store?.instruments(scope: VaultScope(merchantId: "m_0", customerId: "c_0")))
+        let sample = try #require(try store?.blocking.instruments(scope: VaultScope(merchantId: "m_0", customerId: "c_0")))
         #expect(sample.count == 34)
         #expect(sample.allSatisfy { $0.paymentInstrumentData.first6Digits?.count == 6 && $0.paymentInstrumentData.last4Digits?.count == 4 })
 

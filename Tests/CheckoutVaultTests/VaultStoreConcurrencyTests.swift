@@ -13,8 +13,8 @@ struct VaultStoreConcurrencyTests {
                 group.addTask {
                     let scope = VaultScope(merchantId: "m_\(task % 2)", customerId: "c_\(task % 10)")
                     for write in 0..<20 {
-                        try store.upsert(Fixtures.card("t\(task)_\(write)", isDefault: write == 19), scope: scope)
-                        if write % 5 == 0 { _ = try store.instruments(scope: scope) }
+                        try await store.upsert(Fixtures.card("t\(task)_\(write)", isDefault: write == 19), scope: scope)
+                        if write % 5 == 0 { _ = try await store.instruments(scope: scope) }
                     }
                 }
             }
@@ -25,9 +25,9 @@ struct VaultStoreConcurrencyTests {
         for merchant in 0..<2 {
             for customer in 0..<10 {
                 let scope = VaultScope(merchantId: "m_\(merchant)", customerId: "c_\(customer)")
-                let methods = try store.instruments(scope: scope)
+                let methods = try await store.instruments(scope: scope)
                 total += methods.count
-                pending += try store.pendingCount(scope: scope)
+                await pending += try store.pendingCount(scope: scope)
                 #expect(methods.filter(\.isDefault).count == (methods.isEmpty ? 0 : 1))
             }
         }
@@ -45,13 +45,13 @@ struct VaultStoreConcurrencyTests {
                 let store = task % 2 == 0 ? first : second
                 group.addTask {
                     for write in 0..<10 {
-                        try store.upsert(Fixtures.card("t\(task)_\(write)"), scope: Fixtures.alice)
+                        try await store.upsert(Fixtures.card("t\(task)_\(write)"), scope: Fixtures.alice)
                     }
                 }
             }
             try await group.waitForAll()
         }
-        #expect(try first.instruments(scope: Fixtures.alice).count == 400)
-        #expect(try second.pendingCount(scope: Fixtures.alice) == 400)
+        #expect(try await first.instruments(scope: Fixtures.alice).count == 400)
+        #expect(try await second.pendingCount(scope: Fixtures.alice) == 400)
     }
 }

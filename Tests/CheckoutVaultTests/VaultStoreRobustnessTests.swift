@@ -9,8 +9,8 @@ struct VaultStoreRobustnessTests {
     /// Creates a store file holding two instruments for Alice, closed again.
     static func seed(_ path: String) throws {
         let store = try VaultStore(path: path, clock: Fixtures.clock)
-        try store.upsert(Fixtures.card("a"), scope: Fixtures.alice)
-        try store.upsert(Fixtures.card("b"), scope: Fixtures.alice)
+        try store.blocking.upsert(Fixtures.card("a"), scope: Fixtures.alice)
+        try store.blocking.upsert(Fixtures.card("b"), scope: Fixtures.alice)
     }
 
     static func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
@@ -40,7 +40,7 @@ struct VaultStoreRobustnessTests {
         let outcome: VaultStorageError?
         do {
             let store = try VaultStore(path: path)
-            _ = try store.instruments(scope: Fixtures.alice)
+            _ = try store.blocking.instruments(scope: Fixtures.alice)
             outcome = nil
         } catch let error as VaultStorageError {
             outcome = error
@@ -92,17 +92,17 @@ struct VaultStoreRobustnessTests {
         let error = try #require(throws: VaultStorageError.self) {
             for index in 0..<500 {
                 let name = "Holder " + String(repeating: "x", count: 40) + "\(index)"
-                try store.upsert(Fixtures.card("full\(index)", name: name), scope: Fixtures.bob)
+                try store.blocking.upsert(Fixtures.card("full\(index)", name: name), scope: Fixtures.bob)
                 written += 1
             }
         }
         #expect(error.code == .diskFull)
         #expect(written < 500)
-        #expect(try store.instruments(scope: Fixtures.bob).count == written)
-        #expect(try store.pendingCount(scope: Fixtures.bob) == written)
-        #expect(try store.instruments(scope: Fixtures.alice).map(\.id) == ["b", "a"])
+        #expect(try store.blocking.instruments(scope: Fixtures.bob).count == written)
+        #expect(try store.blocking.pendingCount(scope: Fixtures.bob) == written)
+        #expect(try store.blocking.instruments(scope: Fixtures.alice).map(\.id) == ["b", "a"])
         // Reads and deletes still work on the full store.
-        #expect(try store.delete(token: "a", scope: Fixtures.alice))
+        #expect(try store.blocking.delete(token: "a", scope: Fixtures.alice))
     }
 
     @Test("a page that fills the disk half-way applies nothing and keeps the cursor")
@@ -111,7 +111,7 @@ struct VaultStoreRobustnessTests {
         let path = directory.path("vault.sqlite")
         do {
             let store = try VaultStore(path: path, clock: Fixtures.clock)
-            try store.applyRemotePage(scope: Fixtures.alice, changes: [.upsert(Fixtures.card("a"), version: 1)], newCursor: "c1")
+            try store.blocking.applyRemotePage(scope: Fixtures.alice, changes: [.upsert(Fixtures.card("a"), version: 1)], newCursor: "c1")
         }
         let pages = try Database(path: path).withStatement("PRAGMA page_count") { try $0.step() ? $0.int(at: 0) : 0 }
         var configuration = VaultStore.Configuration()
@@ -121,10 +121,10 @@ struct VaultStoreRobustnessTests {
             RemoteChange.upsert(Fixtures.card("p\(index)", name: String(repeating: "n", count: 1_000)), version: 1)
         }
         let error = try #require(throws: VaultStorageError.self) {
-            try store.applyRemotePage(scope: Fixtures.alice, changes: changes, newCursor: "c2")
+            try store.blocking.applyRemotePage(scope: Fixtures.alice, changes: changes, newCursor: "c2")
         }
         #expect(error.code == .diskFull)
-        #expect(try store.instruments(scope: Fixtures.alice).map(\.id) == ["a"])
-        #expect(try store.cursor(scope: Fixtures.alice) == "c1")
+        #expect(try store.blocking.instruments(scope: Fixtures.alice).map(\.id) == ["a"])
+        #expect(try store.blocking.cursor(scope: Fixtures.alice) == "c1")
     }
 }

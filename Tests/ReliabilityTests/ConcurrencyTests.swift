@@ -119,7 +119,7 @@ struct Concurrency {
         #expect(pending == 0)
         let expected = Set((0..<Self.writers).flatMap { writer in (0..<Self.perWriter).map { "w\(writer)-\($0)" } })
             .subtracting(deleted)
-        let local = try store.instruments(scope: Self.scope)
+        let local = try await store.instruments(scope: Self.scope)
         let remoteState = try await serverState()
         #expect(Set(local.map(\.id)) == expected)
         #expect(local.count == expected.count, "an instrument is listed twice")

@@ -64,7 +64,7 @@ struct CooperativeThreads {
         #expect(validation.isValid)
         #expect(doneWhileLocked, "the session and validation only finished after the lock was released")
         try await saves.value
-        #expect(try store.instruments(scope: Self.scope).count == writers)
+        #expect(try await store.instruments(scope: Self.scope).count == writers)
     }
 
     @Test("attempts waiting on a locked sandbox journal leave the cooperative threads free")

@@ -79,7 +79,7 @@ extension Reliability {
         static func verify(storePath: String, ledger: inout Ledger, run: Int, lastLine: String?,
                            attempted: Set<String>) throws {
             let store = try VaultStore(path: storePath)
-            let rows = try store.storedInstruments(scope: scope, includeDeleted: true)
+            let rows = try store.blocking.storedInstruments(scope: scope, includeDeleted: true)
             let byToken = Dictionary(grouping: rows, by: \.method.id)
             #expect(byToken.values.allSatisfy { $0.count == 1 }, "a token is stored twice")
             if let lastLine, lastLine.hasPrefix("U r\(run)-"), let index = Int(lastLine.dropFirst("U r\(run)-".count)),
@@ -95,7 +95,7 @@ extension Reliability {
                 #expect(row.isDeleted == ledger.deleted.contains(token), "\(token): deleted flag is wrong")
             }
             for token in byToken.keys { #expect(attempted.contains(token), "unknown row \(token)") }
-            let ops = try store.pendingOps(scope: scope, limit: 1_000_000)
+            let ops = try store.blocking.pendingOps(scope: scope, limit: 1_000_000)
             #expect(Set(ops.map(\.id)).count == ops.count, "duplicate op ids in the outbox")
             for op in ops {
                 #expect(byToken[op.token] != nil, "outbox op \(op.kind) refers to a missing row \(op.token)")
@@ -117,7 +117,7 @@ extension Reliability {
                 pending = (try? await engine.syncNow(scope: scope))?.pending ?? -1
             }
             #expect(pending == 0, "the final sync did not empty the outbox")
-            let local = try store.instruments(scope: scope)
+            let local = try await store.instruments(scope: scope)
             let server = try await remote.instruments(scope: scope)
             #expect(local.map(\.id).sorted() == server.map(\.id).sorted(), "server and client hold different instruments")
             let serverById = Dictionary(uniqueKeysWithValues: server.map { ($0.id, $0) })
@@ -231,9 +231,9 @@ extension Reliability {
                 // A burst of local writes, then a sync in batches while the server is killed.
                 for index in 0..<60 {
                     let token = "s\(cycle)-\(index)"
-                    try store.upsert(ReliabilityFixture.card(token, last4: String(format: "%04d", index)), scope: Self.scope)
+                    try await store.upsert(ReliabilityFixture.card(token, last4: String(format: "%04d", index)), scope: Self.scope)
                     ledger.upserted.insert(token)
-                    if index % 6 == 5, try store.delete(token: "s\(cycle)-\(index - 3)", scope: Self.scope) {
+                    if index % 6 == 5, try await store.delete(token: "s\(cycle)-\(index - 3)", scope: Self.scope) {
                         ledger.deleted.insert("s\(cycle)-\(index - 3)")
                     }
                 }
@@ -241,7 +241,7 @@ extension Reliability {
                                              timeout: 10)
                 let engine = SyncEngine(store: store, remote: remote,
                                         configuration: .init(scopes: [Self.scope], pushBatchSize: 5, interval: nil, retry: .noRetry))
-                let pendingBefore = try store.pendingCount(scope: Self.scope)
+                let pendingBefore = try await store.pendingCount(scope: Self.scope)
                 #expect(pendingBefore > 0)
                 // The kill lands after a seeded number of ops has been pushed (anywhere from the
                 // first batch to the last), and records whether the round was still in flight then.
@@ -254,7 +254,7 @@ extension Reliability {
                 let killAt = pendingBefore - 1 - random.below(max(1, pendingBefore - 1))
                 let inFlight = await onOwnThread { () -> Bool in
                     _ = eventuallyBlocking(poll: .milliseconds(1)) {
-                        round.withLock { $0.finished } || ((try? store.pendingCount(scope: Self.scope)) ?? 0) <= killAt
+                        round.withLock { $0.finished } || ((try? store.blocking.pendingCount(scope: Self.scope)) ?? 0) <= killAt
                     }
                     let state = round.withLock { $0 }
                     server.child.kill()

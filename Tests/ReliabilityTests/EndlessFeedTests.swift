@@ -76,8 +76,8 @@ struct EndlessFeed {
         let second = try await engine.syncNow(scope: Self.scope)
         #expect(second.partial == .pageLimit(pages: 5))
         #expect(Array(server.cursors.dropFirst(5)) == ["p5", "p6", "p7", "p8", "p9"])
-        #expect(try store.cursor(scope: Self.scope) == "p10")
-        #expect(try store.instruments(scope: Self.scope).count == 10)
+        #expect(try await store.cursor(scope: Self.scope) == "p10")
+        #expect(try await store.instruments(scope: Self.scope).count == 10)
     }
 
     @Test("a time budget ends the round after the page in hand")
@@ -129,6 +129,6 @@ struct EndlessFeed {
         #expect(last.partial == nil)
         #expect(last.pulled == 2)
         #expect(!engine.currentStatus.isPartial)
-        #expect(try store.instruments(scope: Self.scope).count == 6)
+        #expect(try await store.instruments(scope: Self.scope).count == 6)
     }
 }

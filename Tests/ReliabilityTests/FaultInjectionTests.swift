@@ -39,26 +39,26 @@ extension Reliability {
         typealias OpLedger = [String: (kind: OutboxOperation.Kind, token: String)]
 
         static func recordQueued(_ device: Device, into ledger: inout OpLedger) throws {
-            for op in try device.store.pendingOps(scope: scope, limit: 100_000) { ledger[op.id] = (op.kind, op.token) }
+            for op in try device.store.blocking.pendingOps(scope: scope, limit: 100_000) { ledger[op.id] = (op.kind, op.token) }
         }
 
         /// One round of local edits: new cards, an edit of an own card, a delete of a card this
         /// device learnt from the other one.
         static func edit(_ device: Device, round: Int, random: inout SeededRandom) throws {
             for index in 0..<2 {
-                try device.store.upsert(ReliabilityFixture.card("\(device.name)-\(round)-\(index)", last4: String(format: "%04d", round)),
+                try device.store.blocking.upsert(ReliabilityFixture.card("\(device.name)-\(round)-\(index)", last4: String(format: "%04d", round)),
                                         scope: scope)
             }
-            let live = try device.store.instruments(scope: scope)
+            let live = try device.store.blocking.instruments(scope: scope)
             let own = live.filter { $0.id.hasPrefix(device.name) }
             if !own.isEmpty {
                 var edited = random.pick(own)
                 edited.paymentInstrumentData.cardholderName = "Edited \(round)"
-                try device.store.upsert(edited, scope: scope)
+                try device.store.blocking.upsert(edited, scope: scope)
             }
             let others = live.filter { !$0.id.hasPrefix(device.name) }
             if !others.isEmpty && random.chance(1, in: 2) {
-                try device.store.delete(token: random.pick(others).id, scope: scope)
+                try device.store.blocking.delete(token: random.pick(others).id, scope: scope)
             }
         }
 
@@ -120,7 +120,7 @@ extension Reliability {
             let direct = server.remote()
             let serverInstruments = try await direct.instruments(scope: Self.scope).map(\.method).sorted { $0.id < $1.id }
             for device in [a, b] {
-                let local = try device.store.instruments(scope: Self.scope).sorted { $0.id < $1.id }
+                let local = try await device.store.instruments(scope: Self.scope).sorted { $0.id < $1.id }
                 #expect(local == serverInstruments, "device \(device.name) differs from the server (schedule \(schedule))")
             }
             #expect(!serverInstruments.isEmpty)

@@ -61,32 +61,32 @@ extension Reliability.HostileInput {
             let mustRefuse = Self.holdsCardNumber(method, scope)
             // Whole-database snapshots are O(rows): every 20th case early on, then every 1000th.
             let before = (index % 20 == 0 && index < 2_000) || index % 1_000 == 0 ? try Self.rowCounts(path) : nil
-            let pendingBefore = try store.pendingCount(scope: scope)
+            let pendingBefore = try store.blocking.pendingCount(scope: scope)
             do {
                 switch index % 10 {
                 case 0...6:
-                    try store.upsert(method, scope: scope)
+                    try store.blocking.upsert(method, scope: scope)
                     if mustRefuse { failures.fail(index, "a card number was accepted") }
-                    if let stored = try store.instrument(token: method.id, scope: scope) {
+                    if let stored = try store.blocking.instrument(token: method.id, scope: scope) {
                         if stored.method != method || stored.isDeleted { failures.fail(index, "the instrument did not round-trip") }
                     } else {
                         failures.fail(index, "an accepted instrument cannot be read back")
                     }
-                    if try store.pendingCount(scope: scope) != pendingBefore + 1 {
+                    if try store.blocking.pendingCount(scope: scope) != pendingBefore + 1 {
                         failures.fail(index, "the accepted upsert did not queue exactly one op")
                     }
                 case 7:
-                    try store.delete(token: method.id, scope: scope)
+                    try store.blocking.delete(token: method.id, scope: scope)
                     if mustRefuse && (ReferenceCardNumberDetector.containsCardNumber(method.id)
                                       || ReferenceCardNumberDetector.containsCardNumber(scope.merchantId)
                                       || ReferenceCardNumberDetector.containsCardNumber(scope.customerId)) {
                         failures.fail(index, "a delete with a card number was accepted")
                     }
                 case 8:
-                    try store.setDefault(token: method.id, scope: scope)
+                    try store.blocking.setDefault(token: method.id, scope: scope)
                 default:
                     let cursor = mutator.random.chance(1, in: 2) ? mutator.hostileString() : "v1.\(index)"
-                    try store.applyRemotePage(scope: scope, changes: [.upsert(method, version: Int64(index + 1))],
+                    try store.blocking.applyRemotePage(scope: scope, changes: [.upsert(method, version: Int64(index + 1))],
                                               newCursor: cursor)
                     if mustRefuse || ReferenceCardNumberDetector.containsCardNumber(cursor) {
                         failures.fail(index, "a remote page with a card number was accepted")
@@ -149,7 +149,7 @@ extension Reliability.HostileInput {
         var ids: [String] = []
         for chunk in 0..<(count / 500) {
             let scope = VaultScope(merchantId: "merchant_a", customerId: "ids-\(chunk)")
-            ids += try store.upsert((0..<500).map { ReliabilityFixture.card("t-\($0)") }, scope: scope)
+            ids += try store.blocking.upsert((0..<500).map { ReliabilityFixture.card("t-\($0)") }, scope: scope)
         }
         #expect(ids.count == count)
         #expect(Set(ids).count == count)

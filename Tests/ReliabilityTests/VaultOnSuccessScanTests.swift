@@ -45,9 +45,9 @@ extension Reliability {
             await vault.engine.stop()
 
             let scope = VaultScope(merchantId: ReliabilityServer.merchantA, customerId: customer)
-            let saved = try store.instruments(scope: scope)
+            let saved = try await store.instruments(scope: scope)
             #expect(saved.map(\.paymentInstrumentData.last4Digits) == ["4242"], "the card was not saved locally")
-            #expect(try store.pendingCount(scope: scope) == 0)
+            #expect(try await store.pendingCount(scope: scope) == 0)
             #expect(try await server.remote().instruments(scope: scope).count == 1, "the card did not reach the server")
 
             server.server.stop()

@@ -79,7 +79,7 @@ struct EphemeralKeySyncTests {
         })
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert((1...100).map { Fixture.card("tok_\($0)") }, scope: scope)
+        try await store.upsert((1...100).map { Fixture.card("tok_\($0)") }, scope: scope)
         let engine = SyncEngine.testing(store, remote, scope: scope, pushBatchSize: 10)
         let report = try await engine.syncNow(scope: scope)
         #expect(report.pushed == 100)
@@ -88,7 +88,7 @@ struct EphemeralKeySyncTests {
         let stored = try await backend.remote.instruments(scope: scope)
         #expect(stored.map(\.id).sorted() == (1...100).map { "tok_\($0)" }.sorted())
         #expect(stored.allSatisfy { $0.version == 1 })  // each op applied exactly once
-        #expect(try store.storedInstruments(scope: scope).count == 100)
+        #expect(try await store.storedInstruments(scope: scope).count == 100)
     }
 
     @Test("a revoked key is replaced once; a provider that hands out the revoked key again ends the round with key-revoked")
@@ -101,13 +101,13 @@ struct EphemeralKeySyncTests {
                                      timeout: 120, resourceTimeout: 240)
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await store.upsert(Fixture.card("tok_a"), scope: scope)
         let engine = SyncEngine.testing(store, remote, scope: scope, retry: RetryPolicy(maxAttempts: 5))
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: scope) }
         #expect(error?.code == .keyRevoked)
         #expect(remote.keyProviderCalls == 2)
         #expect(remote.transportStatistics.requests == 2)
-        #expect(try store.pendingCount(scope: scope) == 1)
+        #expect(try await store.pendingCount(scope: scope) == 1)
     }
 
     @Test("a failing key provider shows as an offline status with credentials-unavailable; the queue is kept")
@@ -118,7 +118,7 @@ struct EphemeralKeySyncTests {
         let remote = device(server, backend)
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await store.upsert(Fixture.card("tok_a"), scope: scope)
         let clock = TestClock()
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, retry: RetryPolicy(maxAttempts: 1))
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: scope) }

@@ -28,13 +28,13 @@ import TLSTestSupport
         let (server, tls) = try await Self.httpsServer()
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert(Fixture.card("tok_x"), scope: Self.merchantX)
+        try await store.upsert(Fixture.card("tok_x"), scope: Self.merchantX)
         let engine = SyncEngine.testing(store, server.remote(tls: tls), scope: Self.merchantX, retry: .noRetry)
 
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: Self.merchantX) }
         #expect(error?.code == .merchantMismatch)
         #expect(error?.remote == .merchantMismatch(credential: VaultIdentity(merchant: "merchant_a"), scope: Self.merchantX))
-        #expect(try store.pendingCount(scope: Self.merchantX) == 1)
+        #expect(try await store.pendingCount(scope: Self.merchantX) == 1)
         // The server's merchant_a holds nothing: the card was not stored under the key's merchant.
         #expect(try await server.remote(tls: tls).instruments(scope: Self.merchantA).isEmpty)
         #expect(engine.currentStatus.phase == .offline(lastError: try #require(error)))
@@ -49,8 +49,8 @@ import TLSTestSupport
         let engine = SyncEngine.testing(store, server.remote(tls: tls), scope: Self.merchantX, retry: .noRetry)
 
         await #expect(throws: SyncError.self) { try await engine.syncNow(scope: Self.merchantX) }
-        #expect(try store.storedInstruments(scope: Self.merchantX, includeDeleted: true).isEmpty)
-        #expect(try store.cursor(scope: Self.merchantX) == nil)
+        #expect(try await store.storedInstruments(scope: Self.merchantX, includeDeleted: true).isEmpty)
+        #expect(try await store.cursor(scope: Self.merchantX) == nil)
     }
 
     @Test("a direct push through HTTPRemoteVault for another merchant is refused before the request is sent")
@@ -70,16 +70,16 @@ import TLSTestSupport
         let (server, tls) = try await Self.httpsServer()
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert(Fixture.card("tok_a"), scope: Self.merchantA)
-        try store.upsert(Fixture.card("tok_b", last4: "4444"), scope: Self.merchantB)
+        try await store.upsert(Fixture.card("tok_a"), scope: Self.merchantA)
+        try await store.upsert(Fixture.card("tok_b", last4: "4444"), scope: Self.merchantB)
 
         let engineA = SyncEngine(store: store, remote: server.remote(tls: tls),
                                  configuration: .init(interval: nil, retry: .noRetry), clock: TestClock())
         let reportA = try await engineA.syncNow()
         #expect(reportA.pushed == 1)
         #expect(reportA.foreignScopes == [Self.merchantB])
-        #expect(try store.pendingCount(scope: Self.merchantA) == 0)
-        #expect(try store.pendingCount(scope: Self.merchantB) == 1, "merchant_b's op waits for merchant_b's key")
+        #expect(try await store.pendingCount(scope: Self.merchantA) == 0)
+        #expect(try await store.pendingCount(scope: Self.merchantB) == 1, "merchant_b's op waits for merchant_b's key")
         #expect(engineA.currentStatus.phase == .idle, "a foreign scope is not a failure")
         #expect(engineA.currentStatus.pendingCount == 0, "merchant_b's op is not this engine's to push")
 
@@ -88,7 +88,7 @@ import TLSTestSupport
         let reportB = try await engineB.syncNow()
         #expect(reportB.pushed == 1)
         #expect(reportB.foreignScopes.isEmpty, "merchant_a's scope has nothing queued any more")
-        #expect(try store.pendingCount(scope: Self.merchantB) == 0)
+        #expect(try await store.pendingCount(scope: Self.merchantB) == 0)
 
         #expect(try await server.remote(tls: tls).instruments(scope: Self.merchantA).map(\.id) == ["tok_a"])
         let remoteB = server.remote(apiKey: LoopbackVaultServer.keyB, tls: tls)
@@ -102,13 +102,13 @@ import TLSTestSupport
         ])
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert(Fixture.card("tok_a"), scope: Self.merchantA)
+        try await store.upsert(Fixture.card("tok_a"), scope: Self.merchantA)
         let engine = SyncEngine.testing(store, HTTPRemoteVault(baseURL: stub.baseURL, apiKey: "key", timeout: 10),
                                         scope: Self.merchantA, retry: .noRetry)
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: Self.merchantA) }
         #expect(error?.code == .invalidConfiguration)
         #expect(error?.message.contains("does not answer GET /v1/whoami") == true)
-        #expect(try store.pendingCount(scope: Self.merchantA) == 1)
+        #expect(try await store.pendingCount(scope: Self.merchantA) == 1)
         #expect(stub.requests.map(\.target) == ["/v1/whoami"])
     }
 
@@ -116,7 +116,7 @@ import TLSTestSupport
     func inMemoryRefusesToo() async throws {
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert(Fixture.card("tok_x"), scope: Self.merchantX)
+        try await store.upsert(Fixture.card("tok_x"), scope: Self.merchantX)
         let remote = InMemoryRemoteVault(merchantId: "merchant_a")
         let engine = SyncEngine.testing(store, remote, scope: Self.merchantX, retry: .noRetry)
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: Self.merchantX) }
@@ -138,9 +138,9 @@ import TLSTestSupport
         let store = try directory.store("device")
         let engine = SyncEngine.testing(store, device, scope: Self.merchantA, retry: .noRetry)
 
-        try store.upsert(Fixture.card("tok_1"), scope: Self.merchantA)
+        try await store.upsert(Fixture.card("tok_1"), scope: Self.merchantA)
         #expect(try await engine.syncNow(scope: Self.merchantA).pushed == 1)
-        try store.upsert(Fixture.card("tok_2"), scope: Self.merchantA)
+        try await store.upsert(Fixture.card("tok_2"), scope: Self.merchantA)
         #expect(try await engine.syncNow(scope: Self.merchantA).pushed == 1)
         #expect(device.identityChecks == 1, "two rounds, one epoch")
 

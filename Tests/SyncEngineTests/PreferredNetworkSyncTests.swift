@@ -24,16 +24,16 @@ struct PreferredNetworkSyncTests {
         let provider = SyncingVaultProvider(store: phone, engine: phoneEngine)
         let changed = try await provider.setPreferredNetwork(.visa, id: "tok_cb", for: scope)
         #expect(changed.paymentInstrumentData.network == .visa)
-        #expect(try phone.pendingOps(scope: scope, limit: 10).map(\.kind) == [.upsert])
+        #expect(try await phone.pendingOps(scope: scope, limit: 10).map(\.kind) == [.upsert])
         try await devices.catchUp(phoneEngine)
         try await devices.catchUp(devices.laptopEngine)
 
-        #expect(try laptop.instrument(token: "tok_cb", scope: scope)?.method.paymentInstrumentData.network == .visa)
+        #expect(try await laptop.instrument(token: "tok_cb", scope: scope)?.method.paymentInstrumentData.network == .visa)
         #expect(try await harness.serverInstruments(scope).first { $0.id == "tok_cb" }?.method.paymentInstrumentData.network == .visa)
 
         // Refused locally, nothing queued: a network the card does not have, a card that is not co-badged.
         await #expect(throws: CheckoutError.self) { try await provider.setPreferredNetwork(.mastercard, id: "tok_cb", for: scope) }
         await #expect(throws: CheckoutError.self) { try await provider.setPreferredNetwork(.visa, id: "tok_visa", for: scope) }
-        #expect(try phone.pendingCount(scope: scope) == 0)
+        #expect(try await phone.pendingCount(scope: scope) == 0)
     }
 }

@@ -54,7 +54,7 @@ struct RemoteContractTests {
         let engine = SyncEngine(store: store, remote: remote, configuration: .init(interval: nil, retry: .noRetry),
                                 clock: TestClock())
         _ = try await engine.syncNow(scope: scope)
-        let saved = try store.instruments(scope: scope)
+        let saved = try await store.instruments(scope: scope)
         #expect(Set(saved.map(\.id)) == ["tok_pp", "tok_pp2"])
         #expect(saved.first { $0.id == "tok_pp" }?.paymentInstrumentData.externalPayerInfo == agreement.paymentInstrumentData.externalPayerInfo)
         #expect(saved.first { $0.id == "tok_pp2" }?.paymentInstrumentData.externalPayerInfo?.email == nil)

@@ -10,7 +10,7 @@ struct ServerDefaultTests {
     let scope = Fixture.scope("cus_default")
 
     func shownDefault(_ store: VaultStore) throws -> [String] {
-        try store.instruments(scope: scope).filter(\.isDefault).map(\.id)
+        try store.blocking.instruments(scope: scope).filter(\.isDefault).map(\.id)
     }
 
     func serverDefault(_ harness: RemoteHarness) async throws -> [String] {
@@ -26,8 +26,8 @@ struct ServerDefaultTests {
         try await devices.start(with: [Fixture.card("tok_a", isDefault: true), Fixture.card("tok_b"), Fixture.card("tok_c")])
 
         // Offline: the phone picks tok_b, the laptop tok_c.
-        try phone.setDefault(token: "tok_b", scope: scope)
-        try laptop.setDefault(token: "tok_c", scope: scope)
+        try await phone.setDefault(token: "tok_b", scope: scope)
+        try await laptop.setDefault(token: "tok_c", scope: scope)
 
         try await devices.catchUp(phoneEngine)
         #expect(try await serverDefault(harness) == ["tok_b"])
@@ -49,9 +49,9 @@ struct ServerDefaultTests {
         try await devices.start(with: [Fixture.card("tok_a", isDefault: true), Fixture.card("tok_b"), Fixture.card("tok_c")])
 
         // Offline: the phone makes tok_c its default; the laptop makes tok_b the default and deletes tok_c.
-        try phone.setDefault(token: "tok_c", scope: scope)
-        try laptop.setDefault(token: "tok_b", scope: scope)
-        #expect(try laptop.delete(token: "tok_c", scope: scope))
+        try await phone.setDefault(token: "tok_c", scope: scope)
+        try await laptop.setDefault(token: "tok_b", scope: scope)
+        #expect(try await laptop.delete(token: "tok_c", scope: scope))
 
         try await devices.catchUp(laptopEngine)
         #expect(try await serverDefault(harness) == ["tok_b"])
@@ -61,7 +61,7 @@ struct ServerDefaultTests {
         #expect(try await serverDefault(harness) == ["tok_b"])
         #expect(try shownDefault(phone) == ["tok_b"])
         #expect(try shownDefault(laptop) == ["tok_b"])
-        #expect(try phone.instrument(token: "tok_c", scope: scope)?.isDeleted == true)
+        #expect(try await phone.instrument(token: "tok_c", scope: scope)?.isDeleted == true)
         // And it stays so on the next round.
         try await phoneEngine.syncNow(scope: scope)
         #expect(try shownDefault(phone) == ["tok_b"])

@@ -37,7 +37,7 @@ struct ServerSyncTests {
         let server = try LoopbackVaultServer()
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        let ids = try store.upsert((1...20).map { Fixture.card("tok_\($0)") }, scope: scope)
+        let ids = try await store.upsert((1...20).map { Fixture.card("tok_\($0)") }, scope: scope)
         let remote = HookedRemote(server.remote(), action: { $0 == 2 ? .forwardThenLoseAnswer : .forward },
                                   afterPush: { if $0 == 2 { server.stop() } })
         let clock = TestClock()
@@ -46,7 +46,7 @@ struct ServerSyncTests {
         let round = Task { try await engine.syncNow(scope: scope) }
         await clock.waitForSleepers(1)
         // Batch 2 was committed by the server, then the server went away before answering.
-        let waiting = try store.pendingOps(scope: scope, limit: 100)
+        let waiting = try await store.pendingOps(scope: scope, limit: 100)
         #expect(waiting.count == 15)
         #expect(waiting.prefix(5).map(\.attempts) == [1, 1, 1, 1, 1])
         try server.restart()
@@ -59,7 +59,7 @@ struct ServerSyncTests {
         #expect(changes.map(\.token).sorted() == (1...20).map { "tok_\($0)" }.sorted())
         #expect(changes.allSatisfy { $0.version == 1 })
         #expect(Set(ids).count == 20)
-        #expect(try store.storedInstruments(scope: scope).allSatisfy { $0.version == 1 })
+        #expect(try await store.storedInstruments(scope: scope).allSatisfy { $0.version == 1 })
     }
 
     /// A broken answer and the error it must become.
@@ -102,15 +102,15 @@ struct ServerSyncTests {
         let stub = try RawHTTPStub(responses: answer.responses)
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        let opId = try store.upsert(Fixture.card("tok_local"), scope: scope)
+        let opId = try await store.upsert(Fixture.card("tok_local"), scope: scope)
         let engine = SyncEngine.testing(store, HTTPRemoteVault(baseURL: stub.baseURL, apiKey: "key", timeout: 10), scope: scope,
                                         retry: .noRetry)
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: scope) }
         #expect(error?.code == answer.expected)
-        #expect(try store.cursor(scope: scope) == answer.cursor)
-        #expect(try store.storedInstruments(scope: scope, includeDeleted: true).map(\.method.id) == ["tok_local"])
-        #expect(try store.instrument(token: "tok_local", scope: scope)?.version == 0)
-        #expect(try store.pendingOps(scope: scope).map(\.id) == [opId])
+        #expect(try await store.cursor(scope: scope) == answer.cursor)
+        #expect(try await store.storedInstruments(scope: scope, includeDeleted: true).map(\.method.id) == ["tok_local"])
+        #expect(try await store.instrument(token: "tok_local", scope: scope)?.version == 0)
+        #expect(try await store.pendingOps(scope: scope).map(\.id) == [opId])
         #expect(engine.currentStatus.phase == .offline(lastError: try #require(error)))
     }
 
@@ -119,7 +119,7 @@ struct ServerSyncTests {
         let server = try LoopbackVaultServer()
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
+        try await store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
         let clock = TestClock()
         let engine = SyncEngine.testing(store, server.remote(apiKey: "not-a-key"), scope: scope, clock: clock)
         engine.notifyLocalWrite()
@@ -127,7 +127,7 @@ struct ServerSyncTests {
         #expect(engine.currentStatus == SyncStatus(phase: .offline(lastError: SyncError(.unauthorized)),
                                                    pendingCount: 2, lastSyncedAt: nil))
         #expect(clock.sleepHistory.isEmpty)
-        #expect(try store.pendingCount(scope: scope) == 2)
+        #expect(try await store.pendingCount(scope: scope) == 2)
         #expect(try await server.remote().instruments(scope: scope).isEmpty)
     }
 
@@ -137,13 +137,13 @@ struct ServerSyncTests {
         let server = try LoopbackVaultServer(limits: .init(rateLimitPerSecond: 1, rateLimitBurst: 2), time: time)
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await store.upsert(Fixture.card("tok_a"), scope: scope)
         let clock = TestClock()
         let engine = SyncEngine.testing(store, server.remote(), scope: scope, clock: clock)
         let round = Task { try await engine.syncNow(scope: scope) }
         await clock.waitForSleepers(1)  // whoami and the pull took both tokens; the push got 429
         #expect(clock.pendingSleeps == [.seconds(1)])
-        #expect(try store.pendingOps(scope: scope).map(\.lastError)
+        #expect(try await store.pendingOps(scope: scope).map(\.lastError)
                 == ["vault server answered HTTP 429 rate-limited: too many requests (retry after 1s)"])
         time.advance(seconds: 1)
         clock.advance(by: .seconds(1))
@@ -164,16 +164,16 @@ struct ServerSyncTests {
         let readerClock = TestClock()
         let writerEngine = SyncEngine.testing(writer, server.remote(), scope: scope, clock: writerClock, pushBatchSize: 500)
         let readerEngine = SyncEngine.testing(reader, server.remote(), scope: scope, clock: readerClock, pageSize: 200)
-        try writer.upsert((1...1000).map { Fixture.card("tok_\($0)", name: "Holder \($0)") }, scope: scope)
+        try await writer.upsert((1...1000).map { Fixture.card("tok_\($0)", name: "Holder \($0)") }, scope: scope)
         #expect(try await driving(writerClock) { try await writerEngine.syncNow(scope: scope) }.pushed == 1000)
         let full = try await driving(readerClock) { try await readerEngine.syncNow(scope: scope) }
         #expect(full.pulled == 1000)
-        #expect(try reader.instruments(scope: scope).count == 1000)
+        #expect(try await reader.instruments(scope: scope).count == 1000)
 
-        try writer.upsert((1...10).map { Fixture.card("tok_\($0 * 7)", last4: "0007", name: "Holder \($0 * 7)") }, scope: scope)
+        try await writer.upsert((1...10).map { Fixture.card("tok_\($0 * 7)", last4: "0007", name: "Holder \($0 * 7)") }, scope: scope)
         #expect(try await driving(writerClock) { try await writerEngine.syncNow(scope: scope) }.pushed == 10)
 
-        let cursor = try #require(try reader.cursor(scope: scope))
+        let cursor = try #require(try await reader.cursor(scope: scope))
         let bytes = try await server.rawGet("/v1/customers/\(scope.customerId)/changes?cursor=\(cursor)&limit=200").count
         // The round is one feed read; counted as reads, because the server's background purge
         // (a transaction every minute) can land inside a slow run's window.
@@ -182,7 +182,7 @@ struct ServerSyncTests {
         #expect(server.readCount - before == 1)
         #expect(delta.pulled == 10)
         #expect(bytes < 10 * 1024)
-        #expect(try reader.instruments(scope: scope).filter { $0.paymentInstrumentData.last4Digits == "0007" }.count == 10)
+        #expect(try await reader.instruments(scope: scope).filter { $0.paymentInstrumentData.last4Digits == "0007" }.count == 10)
         print("delta of 10 changes after a full sync of 1,000: \(bytes) response bytes in 1 request")
     }
 
@@ -203,10 +203,10 @@ struct ServerSyncTests {
             for index in stride(from: device, to: customers, by: devices) {
                 let scope = Fixture.scope("cus_\(index)")
                 scopes.append(scope)
-                try store.upsert([Fixture.card("tok_\(index)_a"), Fixture.card("tok_\(index)_b"),
+                try await store.upsert([Fixture.card("tok_\(index)_a"), Fixture.card("tok_\(index)_b"),
                                   Fixture.card("tok_\(index)_c")], scope: scope)
-                try store.setDefault(token: "tok_\(index)_b", scope: scope)
-                try store.delete(token: "tok_\(index)_c", scope: scope)
+                try await store.setDefault(token: "tok_\(index)_b", scope: scope)
+                try await store.delete(token: "tok_\(index)_c", scope: scope)
             }
             engines.append(SyncEngine(store: store, remote: server.remote(),
                                       configuration: .init(scopes: [], interval: nil, retry: RetryPolicy(maxAttempts: 5),
@@ -244,7 +244,7 @@ struct ServerSyncTests {
         var wrong: [String] = []
         for index in 0..<customers {
             let scope = Fixture.scope("cus_\(index)")
-            let rows = try checker.storedInstruments(scope: scope, includeDeleted: true)
+            let rows = try await checker.storedInstruments(scope: scope, includeDeleted: true)
             let summary = rows.map { "\($0.method.id)\($0.isDeleted ? "-deleted" : "")\($0.method.isDefault ? "-default" : "")" }
             let expected = ["tok_\(index)_b-default", "tok_\(index)_a"]  // the checker never had c: its tombstone is skipped
             if summary != expected { wrong.append("cus_\(index): \(summary)") }

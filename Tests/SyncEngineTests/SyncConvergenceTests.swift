@@ -11,7 +11,7 @@ struct SyncConvergenceTests {
 
     /// The local rows of a store, as (token, version, deleted, isDefault, last4) for comparisons.
     static func rows(_ store: VaultStore, _ scope: VaultScope) throws -> [String] {
-        try store.storedInstruments(scope: scope, includeDeleted: true)
+        try store.blocking.storedInstruments(scope: scope, includeDeleted: true)
             .map { "\($0.method.id) v\($0.version)\($0.isDeleted ? " deleted" : "")\($0.method.isDefault ? " default" : "") \($0.method.paymentInstrumentData.last4Digits ?? "-")" }
             .sorted()
     }
@@ -22,7 +22,7 @@ struct SyncConvergenceTests {
         let harness = try RemoteHarness(kind)
         let directory = try TestDirectory()
         let store = try directory.store("device")
-        try store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await store.upsert(Fixture.card("tok_a"), scope: scope)
         let engine = SyncEngine.testing(store, harness.remote, scope: scope)
         let first = try await engine.syncNow(scope: scope)
         #expect(first.pushed == 1)
@@ -31,7 +31,7 @@ struct SyncConvergenceTests {
         let before = harness.clientRequestCount
         let report = try await engine.syncNow(scope: scope)
         #expect(harness.clientRequestCount - before == 1)
-        #expect(report == SyncReport(pulled: 0, pushed: 0, rejected: 0, pending: 0, cursor: try store.cursor(scope: scope)))
+        #expect(report == SyncReport(pulled: 0, pushed: 0, rejected: 0, pending: 0, cursor: try await store.cursor(scope: scope)))
         #expect(report.cursor != nil)
     }
 
@@ -45,18 +45,18 @@ struct SyncConvergenceTests {
         let laptopEngine = SyncEngine.testing(laptop, harness.remote, scope: scope, pageSize: 2, pushBatchSize: 2)
 
         // Shared starting point: three cards, synced to both.
-        try phone.upsert([Fixture.card("tok_a"), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
+        try await phone.upsert([Fixture.card("tok_a"), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
         try await phoneEngine.syncNow(scope: scope)
         try await laptopEngine.syncNow(scope: scope)
         #expect(try Self.rows(laptop, scope) == ["tok_a v1 4242", "tok_b v1 4242", "tok_c v1 4242"])
 
         // Offline: each device makes its own changes.
-        try phone.upsert(Fixture.card("tok_d", last4: "0004"), scope: scope)
-        try phone.setDefault(token: "tok_a", scope: scope)
-        try phone.delete(token: "tok_c", scope: scope)
-        try laptop.upsert(Fixture.card("tok_e", last4: "0005"), scope: scope)
-        try laptop.upsert(Fixture.card("tok_b", last4: "1234"), scope: scope)
-        try laptop.setDefault(token: "tok_e", scope: scope)
+        try await phone.upsert(Fixture.card("tok_d", last4: "0004"), scope: scope)
+        try await phone.setDefault(token: "tok_a", scope: scope)
+        try await phone.delete(token: "tok_c", scope: scope)
+        try await laptop.upsert(Fixture.card("tok_e", last4: "0005"), scope: scope)
+        try await laptop.upsert(Fixture.card("tok_b", last4: "1234"), scope: scope)
+        try await laptop.setDefault(token: "tok_e", scope: scope)
 
         // Online again, in turn: phone, laptop, phone.
         let phoneReport = try await phoneEngine.syncNow(scope: scope)
@@ -69,13 +69,13 @@ struct SyncConvergenceTests {
 
         let server = try await harness.serverInstruments(scope)
         #expect(server.map(\.id) == ["tok_e", "tok_a", "tok_b", "tok_d"])
-        #expect(Set(try phone.instruments(scope: scope).map(\.id)) == Set(server.map(\.id)))
+        #expect(Set(try await phone.instruments(scope: scope).map(\.id)) == Set(server.map(\.id)))
         #expect(try Self.rows(phone, scope) == Self.rows(laptop, scope))
-        #expect(try phone.instruments(scope: scope).filter(\.isDefault).map(\.id) == ["tok_e"])
-        #expect(try phone.instrument(token: "tok_b", scope: scope)?.method.paymentInstrumentData.last4Digits == "1234")
-        #expect(try phone.instrument(token: "tok_c", scope: scope)?.isDeleted == true)
-        #expect(try phone.pendingCount(scope: scope) == 0)
-        #expect(try laptop.pendingCount(scope: scope) == 0)
+        #expect(try await phone.instruments(scope: scope).filter(\.isDefault).map(\.id) == ["tok_e"])
+        #expect(try await phone.instrument(token: "tok_b", scope: scope)?.method.paymentInstrumentData.last4Digits == "1234")
+        #expect(try await phone.instrument(token: "tok_c", scope: scope)?.isDeleted == true)
+        #expect(try await phone.pendingCount(scope: scope) == 0)
+        #expect(try await laptop.pendingCount(scope: scope) == 0)
     }
 
     /// Which device reaches the server first.
@@ -90,12 +90,12 @@ struct SyncConvergenceTests {
         let defaulter = try directory.store("defaulter")
         let deleterEngine = SyncEngine.testing(deleter, harness.remote, scope: scope)
         let defaulterEngine = SyncEngine.testing(defaulter, harness.remote, scope: scope)
-        try deleter.upsert([Fixture.card("tok_a", isDefault: true), Fixture.card("tok_b")], scope: scope)
+        try await deleter.upsert([Fixture.card("tok_a", isDefault: true), Fixture.card("tok_b")], scope: scope)
         try await deleterEngine.syncNow(scope: scope)
         try await defaulterEngine.syncNow(scope: scope)
 
-        try deleter.delete(token: "tok_b", scope: scope)
-        try defaulter.setDefault(token: "tok_b", scope: scope)
+        try await deleter.delete(token: "tok_b", scope: scope)
+        try await defaulter.setDefault(token: "tok_b", scope: scope)
         let rejections = StreamRecorder(defaulterEngine.rejections())
 
         if order == .deleteFirst {
@@ -116,9 +116,9 @@ struct SyncConvergenceTests {
 
         #expect(try await harness.serverInstruments(scope).map(\.id) == ["tok_a"])
         for store in [deleter, defaulter] {
-            #expect(try store.instruments(scope: scope).map(\.id) == ["tok_a"])
-            #expect(try store.instrument(token: "tok_b", scope: scope)?.isDeleted == true)
-            #expect(try store.pendingCount(scope: scope) == 0)
+            #expect(try await store.instruments(scope: scope).map(\.id) == ["tok_a"])
+            #expect(try await store.instrument(token: "tok_b", scope: scope)?.isDeleted == true)
+            #expect(try await store.pendingCount(scope: scope) == 0)
         }
     }
 
@@ -131,31 +131,31 @@ struct SyncConvergenceTests {
         let other = try directory.store("other")
         let mineEngine = SyncEngine.testing(mine, harness.remote, scope: scope)
         let otherEngine = SyncEngine.testing(other, harness.remote, scope: scope)
-        try mine.upsert(Fixture.card("tok_a"), scope: scope)
+        try await mine.upsert(Fixture.card("tok_a"), scope: scope)
         try await mineEngine.syncNow(scope: scope)
         try await otherEngine.syncNow(scope: scope)
 
         // The other device edits first and wins; my queued edit of the same card is based on v1.
-        try other.upsert(Fixture.card("tok_a", last4: "2222"), scope: scope)
+        try await other.upsert(Fixture.card("tok_a", last4: "2222"), scope: scope)
         try await otherEngine.syncNow(scope: scope)
-        try mine.upsert(Fixture.card("tok_a", last4: "1111"), scope: scope)
+        try await mine.upsert(Fixture.card("tok_a", last4: "1111"), scope: scope)
 
         // Pull alone (the push is held off by a failing push) keeps my local edit on screen.
         if let memory = harness.memory {
             memory.failNext(1, .push, with: .unauthorized)
             await #expect(throws: SyncError.self) { try await mineEngine.syncNow(scope: scope) }
-            #expect(try mine.instrument(token: "tok_a", scope: scope)?.method.paymentInstrumentData.last4Digits == "1111")
-            #expect(try mine.pendingCount(scope: scope) == 1)
+            #expect(try await mine.instrument(token: "tok_a", scope: scope)?.method.paymentInstrumentData.last4Digits == "1111")
+            #expect(try await mine.pendingCount(scope: scope) == 1)
         }
 
         let report = try await mineEngine.syncNow(scope: scope)
         #expect(report.rejected == 1)
         #expect(report.rejections.map(\.reason) == ["version-mismatch"])
         // The server's state was adopted.
-        let row = try #require(try mine.instrument(token: "tok_a", scope: scope))
+        let row = try #require(try await mine.instrument(token: "tok_a", scope: scope))
         #expect(row.method.paymentInstrumentData.last4Digits == "2222")
         #expect(row.version == 2)
-        #expect(try mine.pendingCount(scope: scope) == 0)
+        #expect(try await mine.pendingCount(scope: scope) == 0)
     }
 
     @Test("410: the customer is reset and pulled from scratch, queued ops survive and are pushed",
@@ -167,16 +167,16 @@ struct SyncConvergenceTests {
         let other = try directory.store("other")
         let engine = SyncEngine.testing(device, harness.remote, scope: scope)
         let otherEngine = SyncEngine.testing(other, harness.remote, scope: scope)
-        try other.upsert([Fixture.card("tok_a"), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
+        try await other.upsert([Fixture.card("tok_a"), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
         try await otherEngine.syncNow(scope: scope)
         try await engine.syncNow(scope: scope)
-        let staleCursor = try device.cursor(scope: scope)
+        let staleCursor = try await device.cursor(scope: scope)
 
         // Meanwhile: tok_b is deleted elsewhere and its tombstone purged; this device queues an edit.
-        try other.delete(token: "tok_b", scope: scope)
+        try await other.delete(token: "tok_b", scope: scope)
         try await otherEngine.syncNow(scope: scope)
         harness.time.advance(seconds: 120)
-        try device.upsert(Fixture.card("tok_new", last4: "7777"), scope: scope)
+        try await device.upsert(Fixture.card("tok_new", last4: "7777"), scope: scope)
 
         let report = try await engine.syncNow(scope: scope)
         #expect(report.didReset)
@@ -184,7 +184,7 @@ struct SyncConvergenceTests {
         #expect(report.pending == 0)
         #expect(report.pulled == 2)  // tok_a and tok_c again, from scratch
         #expect(staleCursor != nil)
-        #expect(try device.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_c", "tok_new"])
+        #expect(try await device.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_c", "tok_new"])
         #expect(try await harness.serverInstruments(scope).map(\.id).sorted() == ["tok_a", "tok_c", "tok_new"])
     }
 
@@ -195,20 +195,20 @@ struct SyncConvergenceTests {
         let directory = try TestDirectory()
         let device = try directory.store("device")
         let engine = SyncEngine.testing(device, harness.remote, scope: scope)
-        try device.upsert(Fixture.card("tok_a"), scope: scope)
+        try await device.upsert(Fixture.card("tok_a"), scope: scope)
         try await engine.syncNow(scope: scope)
         // The device holds a cursor the server no longer accepts (a v2 cursor from before the upgrade,
         // or one of some other vault), and has queued an edit meanwhile.
-        _ = try device.applyRemotePage(scope: scope, changes: [], newCursor: "v2." + String(repeating: "b", count: 32))
-        try device.upsert(Fixture.card("tok_new", last4: "7777"), scope: scope)
+        _ = try await device.applyRemotePage(scope: scope, changes: [], newCursor: "v2." + String(repeating: "b", count: 32))
+        try await device.upsert(Fixture.card("tok_new", last4: "7777"), scope: scope)
 
         let report = try await engine.syncNow(scope: scope)
         #expect(report.didReset)
         #expect(report.pulled == 1)  // tok_a again, from scratch
         #expect(report.pushed == 1)
         #expect(report.pending == 0)
-        #expect(try device.cursor(scope: scope) != "v2." + String(repeating: "b", count: 32))
-        #expect(try device.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_new"])
+        #expect(try await device.cursor(scope: scope) != "v2." + String(repeating: "b", count: 32))
+        #expect(try await device.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_new"])
         #expect(try await harness.serverInstruments(scope).map(\.id).sorted() == ["tok_a", "tok_new"])
     }
 
@@ -219,10 +219,10 @@ struct SyncConvergenceTests {
         let directory = try TestDirectory()
         let device = try directory.store("device")
         let engine = SyncEngine.testing(device, harness.remote, scope: scope)
-        try device.upsert(Fixture.card("tok_a", last4: "0001"), scope: scope)
-        try device.upsert(Fixture.card("tok_b"), scope: scope)
-        try device.upsert(Fixture.card("tok_a", last4: "0002"), scope: scope)
-        try device.setDefault(token: "tok_a", scope: scope)
+        try await device.upsert(Fixture.card("tok_a", last4: "0001"), scope: scope)
+        try await device.upsert(Fixture.card("tok_b"), scope: scope)
+        try await device.upsert(Fixture.card("tok_a", last4: "0002"), scope: scope)
+        try await device.setDefault(token: "tok_a", scope: scope)
 
         let report = try await engine.syncNow(scope: scope)
         #expect(report.pushed == 4)
@@ -231,6 +231,6 @@ struct SyncConvergenceTests {
         #expect(server.map(\.id) == ["tok_a", "tok_b"])
         #expect(server.first?.method.paymentInstrumentData.last4Digits == "0002")
         #expect(server.first?.version == 3)
-        #expect(try device.instrument(token: "tok_a", scope: scope)?.version == 3)
+        #expect(try await device.instrument(token: "tok_a", scope: scope)?.version == 3)
     }
 }

@@ -55,7 +55,7 @@ struct SyncEngineBehaviourTests {
         let statuses = StreamRecorder(world.engine.status())
         #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 0, lastSyncedAt: nil))
 
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         world.engine.notifyLocalWrite()
         #expect(world.engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 1, lastSyncedAt: nil))
 
@@ -65,7 +65,7 @@ struct SyncEngineBehaviourTests {
         #expect(world.engine.currentStatus == SyncStatus(phase: .syncing, pendingCount: 1, lastSyncedAt: nil))
         hold.release()
         let report = try await round.cancellableValue
-        #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: try world.store.cursor(scope: scope)))
+        #expect(report == SyncReport(pulled: 0, pushed: 1, rejected: 0, pending: 0, cursor: try await world.store.cursor(scope: scope)))
         #expect(report.cursor != nil)
 
         let syncedAt = world.clock.nowMillis()
@@ -84,13 +84,13 @@ struct SyncEngineBehaviourTests {
           arguments: RemoteKind.contract)
     func serverErrorThenSuccess(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        let opId = try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        let opId = try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         world.faults.failNext(1, .push, with: .httpStatus(status: 500, code: "internal", message: "internal server error",
                                                           retryAfterSeconds: nil))
         let round = Task { try await world.engine.syncNow(scope: scope) }
         await world.clock.waitForSleepers(1)
 
-        let waiting = try world.store.pendingOps(scope: scope)
+        let waiting = try await world.store.pendingOps(scope: scope)
         #expect(waiting.map(\.id) == [opId])
         #expect(waiting.map(\.attempts) == [1])
         #expect(waiting.first?.lastError == "vault server answered HTTP 500 internal: internal server error")
@@ -111,7 +111,7 @@ struct SyncEngineBehaviourTests {
           arguments: RemoteKind.contract)
     func retryAfterHonoured(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         world.faults.failNext(1, .push, with: .httpStatus(status: 429, code: "rate-limited", message: "too many requests",
                                                           retryAfterSeconds: 7))
         let round = Task { try await world.engine.syncNow(scope: scope) }
@@ -132,7 +132,7 @@ struct SyncEngineBehaviourTests {
           arguments: RemoteKind.contract)
     func authFailure(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
+        try await world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
         world.engine.notifyLocalWrite()
         world.faults.failNext(1, .changes, with: .unauthorized)
 
@@ -141,7 +141,7 @@ struct SyncEngineBehaviourTests {
                                                          pendingCount: 2, lastSyncedAt: nil))
         #expect(world.clock.sleepHistory.isEmpty)  // not retryable: no backoff inside the round
         #expect(world.faults.requestCount() == 1)
-        #expect(try world.store.pendingOps(scope: scope).map(\.attempts) == [0, 0])
+        #expect(try await world.store.pendingOps(scope: scope).map(\.attempts) == [0, 0])
 
         // The key is fixed: the next round pushes everything and the status recovers.
         let report = try await world.engine.syncNow(scope: scope)
@@ -160,8 +160,8 @@ struct SyncEngineBehaviourTests {
         await #expect(throws: SyncError(.malformedResponse(reason: "not valid JSON"))) {
             try await world.engine.syncNow(scope: scope)
         }
-        #expect(try world.store.storedInstruments(scope: scope, includeDeleted: true).isEmpty)
-        #expect(try world.store.cursor(scope: scope) == nil)
+        #expect(try await world.store.storedInstruments(scope: scope, includeDeleted: true).isEmpty)
+        #expect(try await world.store.cursor(scope: scope) == nil)
         #expect(world.clock.sleepHistory.isEmpty)
     }
 
@@ -169,7 +169,7 @@ struct SyncEngineBehaviourTests {
           arguments: RemoteKind.contract)
     func coalescing(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         let firstHold = world.faults.hold(.changes)
         let secondHold = world.faults.hold(.changes)
         let first = Task { try await world.engine.syncNow(scope: scope) }
@@ -195,7 +195,7 @@ struct SyncEngineBehaviourTests {
           arguments: RemoteKind.contract)
     func lostResponse(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        let opIds = try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
+        let opIds = try await world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b")], scope: scope)
         world.faults.loseNextResponse()
         let round = Task { try await world.engine.syncNow(scope: scope) }
         await world.clock.waitForSleepers(1)
@@ -208,21 +208,21 @@ struct SyncEngineBehaviourTests {
         let server = (try await world.serverInstruments())
         #expect(server.map(\.id) == ["tok_a", "tok_b"])
         #expect(server.map(\.version) == [1, 1])
-        #expect(try world.store.storedInstruments(scope: scope).map(\.version) == [1, 1])
+        #expect(try await world.store.storedInstruments(scope: scope).map(\.version) == [1, 1])
     }
 
     @Test("a conflicting op is dropped and reported; the ops behind it still go through",
           arguments: RemoteKind.contract)
     func rejectionDoesNotBlock(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        try world.store.upsert([Fixture.card("tok_x"), Fixture.card("tok_y")], scope: scope)
+        try await world.store.upsert([Fixture.card("tok_x"), Fixture.card("tok_y")], scope: scope)
         try await world.engine.syncNow(scope: scope)
         #expect(try await world.deleteOnServer("tok_x"))
         let rejections = StreamRecorder(world.engine.rejections())
 
         // This device has not seen the delete yet and makes tok_x its default.
-        try world.store.setDefault(token: "tok_x", scope: scope)
-        let upsertId = try world.store.upsert(Fixture.card("tok_z"), scope: scope)
+        try await world.store.setDefault(token: "tok_x", scope: scope)
+        let upsertId = try await world.store.upsert(Fixture.card("tok_z"), scope: scope)
         let report = try await world.engine.syncNow(scope: scope)
 
         #expect(report.pushed == 1)
@@ -233,8 +233,8 @@ struct SyncEngineBehaviourTests {
         #expect(rejection.verdict == .conflict)
         #expect(rejection.reason == "deleted")
         #expect(await rejections.waitUntil { $0 == [rejection] })
-        #expect(try world.store.pendingCount(scope: scope) == 0)
-        #expect(try world.store.instruments(scope: scope).map(\.id).sorted() == ["tok_y", "tok_z"])
+        #expect(try await world.store.pendingCount(scope: scope) == 0)
+        #expect(try await world.store.instruments(scope: scope).map(\.id).sorted() == ["tok_y", "tok_z"])
         #expect((try await world.serverInstruments()).map(\.id) == ["tok_y", "tok_z"])
         #expect(world.faults.requests.last?.opIds.last == SyncEngine.wireOpId(upsertId))
     }
@@ -243,7 +243,7 @@ struct SyncEngineBehaviourTests {
           arguments: RemoteKind.contract)
     func contentRefusalIsolatesTheOp(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        let ids = try world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
+        let ids = try await world.store.upsert([Fixture.card("tok_a"), Fixture.card("tok_b"), Fixture.card("tok_c")], scope: scope)
         let refusal = RemoteVaultError.httpStatus(status: 422, code: "idempotency-key-reused",
                                                   message: "an op id was reused with a different body", retryAfterSeconds: nil)
         world.faults.failNext(2, .push, with: refusal)  // the batch of 3, then the first half (tok_a alone)
@@ -258,14 +258,14 @@ struct SyncEngineBehaviourTests {
                 == [wire, [wire[0]], [wire[1], wire[2]]])
         #expect(world.clock.sleepHistory.isEmpty)
         // The never-accepted creation is gone locally too, so the cache matches the server.
-        #expect(try world.store.instruments(scope: scope).map(\.id).sorted() == ["tok_b", "tok_c"])
+        #expect(try await world.store.instruments(scope: scope).map(\.id).sorted() == ["tok_b", "tok_c"])
     }
 
     @Test("listing reads the local cache at once while the remote hangs; writes wake the engine",
           arguments: RemoteKind.contract)
     func checkoutNeverWaits(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        try world.store.upsert(Fixture.card("tok_a", isDefault: true), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a", isDefault: true), scope: scope)
         let provider = SyncingVaultProvider(store: world.store, engine: world.engine)
         let hold = world.faults.hold(.changes)
         let round = Task { try await world.engine.syncNow(scope: scope) }
@@ -284,8 +284,8 @@ struct SyncEngineBehaviourTests {
     func allPendingScopes(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
         let other = Fixture.scope("cus_other")
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
-        try world.store.upsert([Fixture.card("tok_b"), Fixture.card("tok_c")], scope: other)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert([Fixture.card("tok_b"), Fixture.card("tok_c")], scope: other)
         world.engine.notifyLocalWrite()
         #expect(world.engine.currentStatus.pendingCount == 3)
         let report = try await world.engine.syncNow()
@@ -306,7 +306,7 @@ struct SyncEngineBehaviourTests {
         #expect(clock.pendingSleeps == [.seconds(30)])
 
         // A local write wakes the loop before the timer.
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         world.engine.notifyLocalWrite()
         await clock.waitForSleepsStarted(2)
         await clock.waitForSleepers(1)
@@ -329,7 +329,7 @@ struct SyncEngineBehaviourTests {
         #expect(remote.requestCount(.changes) == 4)
         let failure = SyncError(.httpStatus(status: 500, code: "internal", message: "boom", retryAfterSeconds: 30))
         #expect(world.engine.currentStatus.phase == .offline(lastError: failure))
-        try world.store.upsert(Fixture.card("tok_b"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_b"), scope: scope)
         world.engine.notifyLocalWrite()
         #expect(clock.pendingSleeps == [.seconds(30)])
         #expect(remote.requestCount(.changes) == 4)
@@ -353,21 +353,21 @@ struct SyncEngineBehaviourTests {
           arguments: RemoteKind.contract)
     func stopDuringBackoff(kind: RemoteKind) async throws {
         let world = try makeWorld(kind, interval: nil)
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         world.faults.failNext(10, .push, with: .unreachable(reason: "connection refused"))
         world.engine.start()
         await world.clock.waitForSleepers(1)
         await world.engine.stop()
         #expect(world.clock.pendingSleeps.isEmpty)
-        #expect(try world.store.pendingCount(scope: scope) == 1)
-        #expect(try world.store.pendingOps(scope: scope).map(\.attempts) == [1])
+        #expect(try await world.store.pendingCount(scope: scope) == 1)
+        #expect(try await world.store.pendingOps(scope: scope).map(\.attempts) == [1])
     }
 
     @Test("cancelled callers stop waiting at once; the rounds they waited for go on for everyone else",
           arguments: RemoteKind.contract)
     func cancelledCallersStopWaiting(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         world.faults.failNext(1, .push, with: .unreachable(reason: "connection refused"))
         let first = Task { try await world.engine.syncNow(scope: scope) }  // the running round
         await world.clock.waitForSleepers(1)
@@ -385,7 +385,7 @@ struct SyncEngineBehaviourTests {
         let report = try await third.cancellableValue
         #expect(report.pending == 0)
         #expect(world.faults.requestCount(.push) == 2)  // the first round's retry went out after its caller left
-        #expect(try world.store.pendingCount(scope: scope) == 0)
+        #expect(try await world.store.pendingCount(scope: scope) == 0)
         #expect((try await world.serverInstruments()).map(\.id) == ["tok_a"])
     }
 
@@ -393,14 +393,14 @@ struct SyncEngineBehaviourTests {
           arguments: RemoteKind.contract)
     func cancelledBeforeAsking(kind: RemoteKind) async throws {
         let world = try makeWorld(kind)
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         let started = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await world.engine.syncNow(scope: scope)
         }
         await #expect(throws: CancellationError.self) { try await started.value }
         #expect(world.faults.requestCount() == 0)
-        #expect(try world.store.pendingCount(scope: scope) == 1)
+        #expect(try await world.store.pendingCount(scope: scope) == 1)
     }
 
     @Test("an empty merchant or customer id is refused before any request",
@@ -438,7 +438,7 @@ struct SyncEngineBehaviourTests {
     func learnsTheBatchLimit(kind: RemoteKind) async throws {
         let world = try makeWorld(kind, pushBatchSize: 8, limits: RemoteLimits(maxOpsPerBatch: 2))
         let (store, remote, engine) = (world.store, world.faults, world.engine)
-        try store.upsert((1...8).map { Fixture.card("tok_\($0)") }, scope: scope)
+        try await store.upsert((1...8).map { Fixture.card("tok_\($0)") }, scope: scope)
         let report = try await engine.syncNow(scope: scope)
         #expect(report.pushed == 8)
         #expect(report.rejected == 0)
@@ -446,7 +446,7 @@ struct SyncEngineBehaviourTests {
         #expect(remote.requests.filter { $0.endpoint == .push }.map(\.opIds.count) == [8, 4, 2, 2, 2, 2])
 
         remote.resetRequestLog()
-        try store.upsert((9...12).map { Fixture.card("tok_\($0)") }, scope: scope)
+        try await store.upsert((9...12).map { Fixture.card("tok_\($0)") }, scope: scope)
         #expect(try await engine.syncNow(scope: scope).pushed == 4)
         #expect(remote.requests.filter { $0.endpoint == .push }.map(\.opIds.count) == [2, 2])
     }
@@ -487,7 +487,7 @@ struct SyncEngineBehaviourTests {
         await world.clock.waitForSleepers(1)  // the new loop ran its first round and waits for its timer
         #expect(world.clock.pendingSleeps == [.seconds(60)])
         #expect(world.faults.requestCount(.changes) == 2)
-        try world.store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await world.store.upsert(Fixture.card("tok_a"), scope: scope)
         world.engine.notifyLocalWrite()
         #expect(await eventually { world.faults.requestCount(.push) == 1 })
         await world.engine.stop()

@@ -35,14 +35,14 @@ struct TLSTransportTests {
         let directory = try TestDirectory()
         let device = try directory.store("device")
         let scope = Fixture.scope("cus_tls")
-        try device.upsert((0..<30).map { Fixture.card("tok_\($0)") }, scope: scope)
+        try await device.upsert((0..<30).map { Fixture.card("tok_\($0)") }, scope: scope)
         let engine = SyncEngine.testing(device, remote, scope: scope, pageSize: 7, pushBatchSize: 7)
         let first = try await engine.syncNow(scope: scope)
         #expect(first.pushed == 30)
         let other = try directory.store("other")
         let second = try await SyncEngine.testing(other, remote, scope: scope, pageSize: 7).syncNow(scope: scope)
         #expect(second.pulled == 30)
-        #expect(try other.storedInstruments(scope: scope).count == 30)
+        #expect(try await other.storedInstruments(scope: scope).count == 30)
         let statistics = remote.transportStatistics
         #expect(statistics.requests >= 10)
         #expect(statistics.tlsHandshakes == 1)
@@ -111,7 +111,7 @@ struct TLSTransportTests {
         let directory = try TestDirectory()
         let store = try directory.store("device")
         let scope = Fixture.scope()
-        try store.upsert(Fixture.card("tok_a"), scope: scope)
+        try await store.upsert(Fixture.card("tok_a"), scope: scope)
         let clock = TestClock()
         let engine = SyncEngine.testing(store, remote, scope: scope, clock: clock, retry: RetryPolicy(maxAttempts: 5))
         let error = await #expect(throws: SyncError.self) { try await engine.syncNow(scope: scope) }
@@ -120,7 +120,7 @@ struct TLSTransportTests {
         #expect(error?.isRetryable == false)
         #expect(clock.sleepHistory.isEmpty)
         #expect(remote.transportStatistics.requests == 1)
-        #expect(try store.pendingCount(scope: scope) == 1)  // nothing lost
+        #expect(try await store.pendingCount(scope: scope) == 1)  // nothing lost
     }
 
     @Test("a permanently refused certificate: the background loop makes a bounded number of attempts a minute")

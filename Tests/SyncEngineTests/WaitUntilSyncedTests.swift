@@ -19,15 +19,15 @@ struct WaitUntilSyncedTests {
         let (harness, phone, laptop, phoneEngine, laptopEngine) = (devices.harness, devices.phone, devices.laptop,
                                                                    devices.phoneEngine, devices.laptopEngine)
         let other = Fixture.scope("cus_other")
-        try laptop.upsert(Fixture.card("tok_laptop"), scope: scope)
+        try await laptop.upsert(Fixture.card("tok_laptop"), scope: scope)
         try await laptopEngine.syncNow(scope: scope)
-        try phone.upsert([Fixture.card("tok_p1"), Fixture.card("tok_p2")], scope: scope)
+        try await phone.upsert([Fixture.card("tok_p1"), Fixture.card("tok_p2")], scope: scope)
         #expect(phoneEngine.currentStatus.lastSyncedAt(scope: scope) == nil)
 
         try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
 
-        #expect(try phone.pendingCount(scope: scope) == 0)
-        #expect(Set(try phone.instruments(scope: scope).map(\.id)) == ["tok_laptop", "tok_p1", "tok_p2"])
+        #expect(try await phone.pendingCount(scope: scope) == 0)
+        #expect(Set(try await phone.instruments(scope: scope).map(\.id)) == ["tok_laptop", "tok_p1", "tok_p2"])
         #expect(Set(try await harness.serverInstruments(scope).map(\.id)) == ["tok_laptop", "tok_p1", "tok_p2"])
         let status = phoneEngine.currentStatus
         #expect(status.lastSyncedAt(scope: scope) != nil)
@@ -45,12 +45,12 @@ struct WaitUntilSyncedTests {
         let phoneEngine = SyncEngine.testing(phone, memory, scope: scope)
         let laptopEngine = SyncEngine.testing(laptop, memory, scope: scope)
         // The phone's round has pulled (an empty feed) and is stuck in its push.
-        try phone.upsert(Fixture.card("tok_phone"), scope: scope)
+        try await phone.upsert(Fixture.card("tok_phone"), scope: scope)
         let hold = memory.hold(.push)
         let early = Task { try await phoneEngine.syncNow(scope: scope) }
         await hold.waitUntilReached()
         // Meanwhile the laptop saves a card: it is on the server before the phone's call below.
-        try laptop.upsert(Fixture.card("tok_laptop"), scope: scope)
+        try await laptop.upsert(Fixture.card("tok_laptop"), scope: scope)
         try await laptopEngine.syncNow(scope: scope)
 
         let waiting = Task { try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60)) }
@@ -58,8 +58,8 @@ struct WaitUntilSyncedTests {
         let earlyReport = try await early.value
         #expect(earlyReport.pulled == 0)  // the running round alone would have missed the laptop's card
         try await waiting.value
-        #expect(Set(try phone.instruments(scope: scope).map(\.id)) == ["tok_laptop", "tok_phone"])
-        #expect(try phone.pendingCount(scope: scope) == 0)
+        #expect(Set(try await phone.instruments(scope: scope).map(\.id)) == ["tok_laptop", "tok_phone"])
+        #expect(try await phone.pendingCount(scope: scope) == 0)
     }
 
     @Test("a server that never answers: a typed timed-out error after the timeout, pending ops kept")
@@ -70,7 +70,7 @@ struct WaitUntilSyncedTests {
         let phone = try directory.store("phone")
         let clock = TestClock()
         let engine = SyncEngine.testing(phone, memory, scope: scope, clock: clock)
-        try phone.upsert(Fixture.card("tok_a"), scope: scope)
+        try await phone.upsert(Fixture.card("tok_a"), scope: scope)
         let done = Atomic<Bool>(false)
         let waiting = Task {
             defer { done.store(true, ordering: .sequentiallyConsistent) }
@@ -85,7 +85,7 @@ struct WaitUntilSyncedTests {
         let error = await #expect(throws: SyncError.self) { try await waiting.value }
         #expect(error?.code == .timedOut)
         #expect(error?.message.contains("was not caught up within") == true)
-        #expect(try phone.pendingCount(scope: scope) == 1)
+        #expect(try await phone.pendingCount(scope: scope) == 1)
     }
 
     @Test("a failure waiting cannot mend (unauthorized) is thrown at once, not waited out")
@@ -95,7 +95,7 @@ struct WaitUntilSyncedTests {
         let directory = try TestDirectory()
         let phone = try directory.store("phone")
         let engine = SyncEngine.testing(phone, memory, scope: scope)
-        try phone.upsert(Fixture.card("tok_a"), scope: scope)
+        try await phone.upsert(Fixture.card("tok_a"), scope: scope)
         let error = await #expect(throws: SyncError.self) {
             try await engine.waitUntilSynced(scope: scope, timeout: .seconds(3600))
         }
@@ -125,8 +125,8 @@ struct SyncEngineOpenTests {
         let directory = try TestDirectory()
         let store = try directory.store("phone")
         let scope = Fixture.scope()
-        try await store.nonblocking.upsert(Fixture.card("tok_1"), scope: scope)
-        try await store.nonblocking.upsert(Fixture.card("tok_2"), scope: scope)
+        try await store.upsert(Fixture.card("tok_1"), scope: scope)
+        try await store.upsert(Fixture.card("tok_2"), scope: scope)
         let memory = InMemoryRemoteVault(merchantId: Fixture.merchant)
         let engine = await SyncEngine.open(store: store, remote: memory)
         #expect(engine.currentStatus == SyncStatus(phase: .idle, pendingCount: 2, lastSyncedAt: nil))

@@ -73,20 +73,20 @@ struct PostgresMultiInstanceTests {
         for round in 0..<12 {
             // Offline edits on both devices, then both sync (concurrently on odd rounds).
             for (index, device) in devices.enumerated() {
-                let live = try device.store.instruments(scope: scope).map(\.id).sorted()
+                let live = try await device.store.instruments(scope: scope).map(\.id).sorted()
                 for _ in 0..<3 {
                     switch Int.random(in: 0..<6, using: &random) {
                     case 0, 1, 2:
                         created += 1
-                        try device.store.upsert(Fixture.card("tok-\(index)-\(created)", last4: String(format: "%04d", created),
+                        try await device.store.upsert(Fixture.card("tok-\(index)-\(created)", last4: String(format: "%04d", created),
                                                              isDefault: Bool.random(using: &random)), scope: scope)
                     case 3 where !live.isEmpty:
                         let token = live[Int.random(in: 0..<live.count, using: &random)]
-                        try device.store.upsert(Fixture.card(token, name: "round \(round) device \(index)"), scope: scope)
+                        try await device.store.upsert(Fixture.card(token, name: "round \(round) device \(index)"), scope: scope)
                     case 4 where !live.isEmpty:
-                        _ = try device.store.delete(token: live[Int.random(in: 0..<live.count, using: &random)], scope: scope)
+                        _ = try await device.store.delete(token: live[Int.random(in: 0..<live.count, using: &random)], scope: scope)
                     case 5 where !live.isEmpty:
-                        try device.store.setDefault(token: live[Int.random(in: 0..<live.count, using: &random)], scope: scope)
+                        try await device.store.setDefault(token: live[Int.random(in: 0..<live.count, using: &random)], scope: scope)
                     default:
                         break
                     }
@@ -112,8 +112,8 @@ struct PostgresMultiInstanceTests {
         #expect(server.count >= 5, "the scenario should leave several instruments")
         #expect(server.filter(\.isDefault).count <= 1)
         for device in devices {
-            #expect(snapshot(try device.store.instruments(scope: scope)) == server)
-            #expect(try device.store.pendingCount(scope: scope) == 0)
+            #expect(snapshot(try await device.store.instruments(scope: scope)) == server)
+            #expect(try await device.store.pendingCount(scope: scope) == 0)
         }
     }
 

@@ -224,13 +224,13 @@ struct QuotaTests {
         let store = try VaultStore(path: path)
         let scope = Fixture.scope("c1")
         let over = Fixture.card("tok_over", name: String(repeating: "n", count: InstrumentLimits.maxCardholderNameLength + 1))
-        let error = try #require(throws: CheckoutError.self) { try store.upsert(over, scope: scope) }
+        let error = try #require(throws: CheckoutError.self) { try store.blocking.upsert(over, scope: scope) }
         #expect(error.code == .invalidPaymentData)
         #expect(error.message.contains("cardholderName"))
-        #expect(try store.pendingCount(scope: scope) == 0)
-        #expect(try store.instruments(scope: scope).isEmpty)
-        try store.upsert(Self.maximal(1), scope: scope)
-        #expect(try store.pendingCount(scope: scope) == 1)
+        #expect(try store.blocking.pendingCount(scope: scope) == 0)
+        #expect(try store.blocking.instruments(scope: scope).isEmpty)
+        try store.blocking.upsert(Self.maximal(1), scope: scope)
+        #expect(try store.blocking.pendingCount(scope: scope) == 1)
     }
 
     // MARK: Feed pages
@@ -331,7 +331,7 @@ struct QuotaTests {
 
         // One device saves them all (the store accepts what the server accepts) and pushes...
         let writer = try VaultStore(path: directory.appendingPathComponent("writer.sqlite").path)
-        try writer.upsert(methods, scope: scope)
+        try await writer.upsert(methods, scope: scope)
         let remote = HTTPRemoteVault(baseURL: server.baseURL, apiKey: TestServer.keyA)
         let pushed = try await SyncEngine(store: writer, remote: remote, configuration: .init(interval: nil)).syncNow(scope: scope)
         #expect(pushed.pushed == methods.count)
@@ -342,7 +342,7 @@ struct QuotaTests {
         let readerRemote = HTTPRemoteVault(baseURL: server.baseURL, apiKey: TestServer.keyA)
         let report = try await SyncEngine(store: reader, remote: readerRemote, configuration: .init(interval: nil)).syncNow(scope: scope)
         #expect(report.pulled == methods.count)
-        let stored = try reader.instruments(scope: scope)
+        let stored = try await reader.instruments(scope: scope)
         #expect(Set(stored.map(\.id)) == Set(methods.map(\.id)))
         #expect(stored.first { $0.id == methods[5].id } == methods[5])
 

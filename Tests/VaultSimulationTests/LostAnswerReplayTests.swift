@@ -41,11 +41,11 @@ struct LostAnswerReplayTests {
         let link: Link
 
         func shownDefault(_ scope: VaultScope) throws -> [String] {
-            try store.instruments(scope: scope).filter(\.isDefault).map(\.id)
+            try store.blocking.instruments(scope: scope).filter(\.isDefault).map(\.id)
         }
 
         func versions(_ scope: VaultScope) throws -> [String: Int64] {
-            Dictionary(uniqueKeysWithValues: try store.storedInstruments(scope: scope).map { ($0.method.id, $0.version) })
+            Dictionary(uniqueKeysWithValues: try store.blocking.storedInstruments(scope: scope).map { ($0.method.id, $0.version) })
         }
     }
 
@@ -78,19 +78,19 @@ struct LostAnswerReplayTests {
         let phone = try await device("phone", in: folder, server: server)
         let laptop = try await device("laptop", in: folder, server: server)
 
-        try await laptop.store.nonblocking.upsert([card("tok_a", isDefault: true), card("tok_b"), card("tok_c")], scope: scope)
+        try await laptop.store.upsert([card("tok_a", isDefault: true), card("tok_b"), card("tok_c")], scope: scope)
         try await laptop.engine.syncNow(scope: scope)
         try await phone.engine.syncNow(scope: scope)
         #expect(try phone.shownDefault(scope) == ["tok_a"])
 
         // 1. The phone's setDefault(tok_b) is applied on the server; its answer is lost.
-        try await phone.store.nonblocking.setDefault(token: "tok_b", scope: scope)
+        try await phone.store.setDefault(token: "tok_b", scope: scope)
         phone.link.loseNextOpsAnswer.withLock { $0 = true }
         await #expect(throws: (any Error).self) { try await phone.engine.syncNow(scope: scope) }
-        #expect(try await phone.store.nonblocking.pendingCount(scope: scope) == 1)
+        #expect(try await phone.store.pendingCount(scope: scope) == 1)
         // 2. The laptop sets tok_c as the default.
         try await laptop.engine.syncNow(scope: scope)
-        try await laptop.store.nonblocking.setDefault(token: "tok_c", scope: scope)
+        try await laptop.store.setDefault(token: "tok_c", scope: scope)
         try await laptop.engine.syncNow(scope: scope)
         // 3. The phone syncs: its pull sees tok_c and moves the cursor past it; its push replays
         //    the logged answer, "applied tok_b".
@@ -112,6 +112,6 @@ struct LostAnswerReplayTests {
         let serverVersions = Dictionary(uniqueKeysWithValues: onServer.map { ($0.id, $0.version) })
         #expect(try phone.versions(scope) == serverVersions)
         #expect(try laptop.versions(scope) == serverVersions)
-        #expect(try await phone.store.nonblocking.knownServerDefault(scope: scope) == .some("tok_c"))
+        #expect(try await phone.store.knownServerDefault(scope: scope) == .some("tok_c"))
     }
 }

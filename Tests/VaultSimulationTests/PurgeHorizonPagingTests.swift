@@ -50,12 +50,12 @@ struct PurgeHorizonPagingTests {
         let helper = LostAnswerReplayTests()
         let (writer, writerEngine) = try await device("writer")
         let (old, oldEngine) = try await device("old")
-        try await writer.nonblocking.upsert([helper.card("tok_a"), helper.card("tok_b"), helper.card("tok_c")], scope: scope)
+        try await writer.upsert([helper.card("tok_a"), helper.card("tok_b"), helper.card("tok_c")], scope: scope)
         try await writerEngine.syncNow(scope: scope)
         try await oldEngine.syncNow(scope: scope)
-        #expect(try old.instruments(scope: scope).count == 3)
+        #expect(try await old.instruments(scope: scope).count == 3)
         // tok_c is deleted after tok_a and tok_b were written: its tombstone is the newest change.
-        #expect(try await writer.nonblocking.delete(token: "tok_c", scope: scope))
+        #expect(try await writer.delete(token: "tok_c", scope: scope))
         try await writerEngine.syncNow(scope: scope)
         time.advance(by: .seconds(120))
 
@@ -63,12 +63,12 @@ struct PurgeHorizonPagingTests {
         let (fresh, freshEngine) = try await device("fresh")
         let report = try await freshEngine.syncNow(scope: scope)
         #expect(!report.didReset)
-        #expect(try fresh.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_b"])
+        #expect(try await fresh.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_b"])
 
         // The old device's cursor predates the purge and tok_c's tombstone is gone: it must start over, once.
         let reset = try await oldEngine.syncNow(scope: scope)
         #expect(reset.didReset)
-        #expect(try old.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_b"])
+        #expect(try await old.instruments(scope: scope).map(\.id).sorted() == ["tok_a", "tok_b"])
     }
 
     @Test("a device whose cursor was issued on an empty feed learns that its card's tombstone was purged (seed 1014)")
@@ -79,16 +79,16 @@ struct PurgeHorizonPagingTests {
         let (phone, phoneEngine) = try await device("phone")
         let (laptop, laptopEngine) = try await device("laptop")
         // The phone's first round pulls an empty feed (its cursor: sequence 0), then pushes its card.
-        try await phone.nonblocking.upsert(LostAnswerReplayTests().card("tok_a"), scope: scope)
+        try await phone.upsert(LostAnswerReplayTests().card("tok_a"), scope: scope)
         try await phoneEngine.syncNow(scope: scope)
         // The laptop deletes it; the tombstone is purged.
         try await laptopEngine.syncNow(scope: scope)
-        #expect(try await laptop.nonblocking.delete(token: "tok_a", scope: scope))
+        #expect(try await laptop.delete(token: "tok_a", scope: scope))
         try await laptopEngine.syncNow(scope: scope)
         time.advance(by: .seconds(120))
 
         let report = try await phoneEngine.syncNow(scope: scope)
         #expect(report.didReset)
-        #expect(try phone.instruments(scope: scope).isEmpty)
+        #expect(try await phone.instruments(scope: scope).isEmpty)
     }
 }

@@ -141,10 +141,10 @@ enum VaultCommand: DeclaredCommand {
                 let method = try await saveVerified(number: card.number, cvv: cardOptions.cvv ?? "", expiry: card.expiry,
                                                     holder: cardOptions.name, network: network, makeDefault: makeDefault,
                                                     scope: scope, store: store)
-                let saved = try await store.nonblocking.instrument(token: method.id, scope: scope)?.method ?? method
+                let saved = try await store.instrument(token: method.id, scope: scope)?.method ?? method
                 if json { try output.json(CommandJSON.SavedMethod(saved)) } else { output.line(describe(saved)) }
             case .list:
-                let methods = try await store.nonblocking.instruments(scope: scope)
+                let methods = try await store.instruments(scope: scope)
                 if json {
                     try output.json(methods.map(CommandJSON.SavedMethod.init))
                 } else if methods.isEmpty {
@@ -154,13 +154,13 @@ enum VaultCommand: DeclaredCommand {
                 }
             case .delete:
                 let token = id ?? ""
-                guard try await store.nonblocking.delete(token: token, scope: scope) else {
+                guard try await store.delete(token: token, scope: scope) else {
                     throw CommandFailure(message: "no saved payment method \(VaultTokenMask.mask(token)) for \(scope)")
                 }
                 if json { try output.json(CommandJSON.Deleted(id: token)) } else { output.line("deleted \(VaultTokenMask.mask(token))") }
             case .setDefault:
                 let token = id ?? ""
-                try await store.nonblocking.setDefault(token: token, scope: scope)
+                try await store.setDefault(token: token, scope: scope)
                 if json { try output.json(CommandJSON.MadeDefault(id: token)) } else { output.line("default: \(VaultTokenMask.mask(token))") }
             }
             return 0

@@ -138,7 +138,7 @@ enum VaultSyncCommand: DeclaredCommand {
             }
             return 0
         case .failure(let error):
-            let pending = (try? await store.nonblocking.pendingCount(scope: scope)).map(String.init) ?? "unknown"
+            let pending = (try? await store.pendingCount(scope: scope)).map(String.init) ?? "unknown"
             let failure = (error as? SyncError) ?? SyncError(.storeFailure, "\(error)")
             let message: String
             if failure.code == .unreachable {

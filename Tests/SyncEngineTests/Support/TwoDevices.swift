@@ -24,7 +24,7 @@ struct TwoDevices {
 
     /// Saves `methods` on the phone, then catches up the phone and then the laptop.
     func start(with methods: [VaultedPaymentMethod]) async throws {
-        try phone.upsert(methods, scope: scope)
+        try await phone.upsert(methods, scope: scope)
         try await catchUp(phoneEngine)
         try await catchUp(laptopEngine)
     }
