@@ -40,7 +40,8 @@ let package = Package(
 
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // The package's lock: a Mutex the thread sanitizer can see (`make tsan`).
+        // The package's lock (a Mutex the thread sanitizer can see, `make tsan`) and the one bounded pool of threads
+        // for blocking work (`onOwnThread`).
         .target(name: "CheckoutLocking", path: "Sources/CheckoutLocking", swiftSettings: swift6),
         // libcrypto wrapped: digests, HMAC, HKDF, AES, random bytes, constant-time compare. Knows nothing of vaults.
         .target(name: "CheckoutCrypto", dependencies: ["COpenSSL", "CheckoutPlatform"], path: "Sources/CheckoutCrypto", swiftSettings: swift6),
@@ -49,8 +50,8 @@ let package = Package(
         // fails on Foundation's coders in product code.
         .target(name: "CheckoutJSON", path: "Sources/CheckoutJSON", swiftSettings: swift6),
         // The platform layer: generic pieces the product modules share and none of them owns (retry
-        // backoff with jitter, Duration in seconds, the subscriber list every publisher uses). Depends on nothing;
-        // CheckoutCore re-exports it.
+        // backoff with jitter, Duration in seconds, the subscriber list every publisher uses, the one error-code
+        // type, the temporary-storage-failure marker). Depends on nothing; CheckoutCore re-exports it.
         .target(name: "CheckoutPlatform", path: "Sources/CheckoutPlatform", swiftSettings: swift6),
         // Pure domain: no I/O; its one C call is libuuid's, for SafeIdentifier (every id the package makes).
         .target(name: "CheckoutCore", dependencies: ["CheckoutLocking", "CheckoutJSON", "CheckoutPlatform", "CLibUUID"], path: "Sources/CheckoutCore", swiftSettings: swift6),

@@ -108,16 +108,7 @@ extension VaultStore {
         @discardableResult
         public func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws
             -> RemotePageResult {
-            try applyRemotePage(scope: scope, changes: changes, newCursor: newCursor, reachedEnd: true)
-        }
-
-        /// Applies one page; `reachedEnd` says whether it ends the feed (the engine's pull knows);
-        /// `replacingEqual` is for states the server sent outside the feed (conflicts).
-        @discardableResult
-        func applyRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?, reachedEnd: Bool,
-                             replacingEqual: Bool = false) throws -> RemotePageResult {
-            try store.perform(store.applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor,
-                                                              reachedEnd: reachedEnd, replacingEqual: replacingEqual))
+            try store.perform(store.applyRemotePageWork(scope: scope, changes: changes, newCursor: newCursor, reachedEnd: true))
         }
 
         /// The cursor to pull from next; see `VaultStore.cursor(scope:)`.
