@@ -49,7 +49,7 @@ extension SyncEngine {
             }
             do {
                 try await store.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor,
-                                                            reachedEnd: !page.hasMore)
+                                                reachedEnd: !page.hasMore)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")
             }

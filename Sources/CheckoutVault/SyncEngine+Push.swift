@@ -157,7 +157,7 @@ extension SyncEngine {
             do {
                 let cursor = try await store.cursor(scope: scope)
                 try await store.applyRemotePage(scope: scope, changes: changes, newCursor: cursor, reachedEnd: false,
-                                                            replacingEqual: true)
+                                                replacingEqual: true)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a state the vault refuses: \(error.message)")
             }

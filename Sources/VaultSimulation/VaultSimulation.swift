@@ -219,7 +219,7 @@ final class SimulatedWorld {
         case .add(let device, let isDefault):
             adds += 1
             try await devices[device].store.upsert(card("tok_s\(number)", number: number, isDefault: isDefault),
-                                                               scope: scope)
+                                                   scope: scope)
         case .edit(let device, let pick):
             guard var method = try await shown(device, pick) else { return }
             method.paymentInstrumentData.cardholderName = "Edited at step \(number)"

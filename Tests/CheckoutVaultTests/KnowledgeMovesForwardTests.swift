@@ -61,7 +61,7 @@ struct KnowledgeMovesForwardTests {
         let opId = try #require(try phone.blocking.pendingOps(scope: scope).first?.id)
         // The server applied the phone's edit at 2 (answer lost); the laptop edited it at 3.
         try phone.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_b", name: "Laptop Edit"), version: 3)],
-                                  newCursor: "c2")
+                                           newCursor: "c2")
         try phone.blocking.completeOps(applied: [(opId, 2)])
 
         let row = try #require(try phone.blocking.instrument(token: "tok_b", scope: scope))
@@ -77,7 +77,7 @@ struct KnowledgeMovesForwardTests {
         let opId = try #require(try phone.blocking.pendingOps(scope: scope).first?.id)
         // The feed shows the laptop's edit at 2; the server then applied the phone's at 3.
         try phone.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_b", name: "Laptop Edit"), version: 2)],
-                                  newCursor: "c2")
+                                           newCursor: "c2")
         try phone.blocking.completeOps(applied: [(opId, 3)])
 
         let row = try #require(try phone.blocking.instrument(token: "tok_b", scope: scope))
@@ -95,7 +95,7 @@ struct KnowledgeMovesForwardTests {
         try phone.blocking.upsert(Fixtures.card("tok_b", name: "Phone Edit"), scope: scope)
         let opId = try #require(try phone.blocking.pendingOps(scope: scope).first?.id)
         try phone.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_b", name: "Laptop Edit"), version: 2)],
-                                  newCursor: "c2")
+                                           newCursor: "c2")
         try phone.blocking.completeOps(rejected: [(opId, "version-mismatch")])
 
         let row = try #require(try phone.blocking.instrument(token: "tok_b", scope: scope))
@@ -139,7 +139,7 @@ struct KnowledgeMovesForwardTests {
         try phone.blocking.completeOps(applied: [(opId, 2)])
         #expect(try phone.blocking.knownServerDefault(scope: scope) == .some(nil))
         try phone.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_c", isDefault: true), version: 2)],
-                                  newCursor: "c3")
+                                           newCursor: "c3")
 
         #expect(try phone.blocking.knownServerDefault(scope: scope) == .some("tok_c"))
         #expect(try shownDefault(phone) == ["tok_c"])
@@ -157,7 +157,7 @@ struct KnowledgeMovesForwardTests {
             .upsert(Fixtures.card("tok_c", isDefault: true), version: 2),
         ], newCursor: "c2")
         try phone.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_a", isDefault: true), version: 1)],
-                                  newCursor: "c2")
+                                           newCursor: "c2")
 
         #expect(try phone.blocking.knownServerDefault(scope: scope) == .some("tok_c"))
         #expect(try shownDefault(phone) == ["tok_c"])
@@ -170,7 +170,7 @@ struct KnowledgeMovesForwardTests {
         try phone.blocking.upsert(Fixtures.card("tok_b", name: "Phone Edit"), scope: scope)
         let opId = try #require(try phone.blocking.pendingOps(scope: scope).first?.id)
         try phone.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_b", name: "Laptop Edit"), version: 3)],
-                                  newCursor: "c2")
+                                           newCursor: "c2")
         try phone.blocking.resetSynced(scope: scope)
         // The answer now is fresh as far as the device knows: the row takes it.
         try phone.blocking.completeOps(applied: [(opId, 2)])
@@ -205,11 +205,11 @@ struct KnowledgeMovesForwardTests {
         try await phone.resetSynced(scope: scope)
         // A first page, with more behind it (as the engine's pull passes it): tok_b is shown, tok_c not yet.
         try await phone.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_b"), version: 2)],
-                                                    newCursor: "r1", reachedEnd: false)
+                                        newCursor: "r1", reachedEnd: false)
         #expect(try await phone.instrument(token: "tok_c", scope: scope)?.isDeleted == false)
         // The last page shows tok_c: both stay.
         try await phone.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("tok_c"), version: 3)],
-                                                    newCursor: "r2", reachedEnd: true)
+                                        newCursor: "r2", reachedEnd: true)
         #expect(try await phone.instrument(token: "tok_b", scope: scope)?.isDeleted == false)
         #expect(try await phone.instrument(token: "tok_c", scope: scope)?.isDeleted == false)
     }

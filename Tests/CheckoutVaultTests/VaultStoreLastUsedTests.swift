@@ -94,7 +94,7 @@ struct VaultStoreLastUsedTests {
         ], newCursor: "c1")
         #expect(try store.blocking.instrument(token: "gone", scope: Fixtures.alice)?.isDeleted == true)
         try store.blocking.upsert([Fixtures.card("kept", name: "Edited"), Fixtures.card("gone"), Fixtures.card("new")],
-                         scope: Fixtures.alice)
+                                  scope: Fixtures.alice)
         let ops = try store.blocking.pendingOps(scope: Fixtures.alice)
         #expect(ops.map(\.token) == ["kept", "gone", "new"])
         #expect(ops.map(\.baseVersion) == [3, 6, 0])

@@ -54,7 +54,7 @@ struct VaultStoreSyncTests {
         plant(&planted)
         #expect(throws: CheckoutError.self, "\(reason)") {
             try store.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("c"), version: 1), .upsert(planted, version: 1)],
-                                      newCursor: "v3.b")
+                                               newCursor: "v3.b")
         }
         #expect(try versions() == ["a": 1], "\(reason)")
         #expect(try store.blocking.cursor(scope: scope) == "v3.a", "\(reason)")
@@ -106,13 +106,13 @@ struct VaultStoreSyncTests {
                                                          .upsert(Fixtures.card("b"), version: 1)], newCursor: "c1")
         try store.blocking.setDefault(token: "a", scope: scope)
         try store.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("b", isDefault: true), version: 2)],
-                                  newCursor: "c2")
+                                           newCursor: "c2")
         #expect(try store.blocking.instruments(scope: scope).filter(\.isDefault).map(\.id) == ["a"])
         // Once the local op is settled, the next remote default takes over.
         let op = try #require(try store.blocking.pendingOps(scope: scope).first)
         try store.blocking.completeOps(applied: [(opId: op.id, newVersion: 2)])
         try store.blocking.applyRemotePage(scope: scope, changes: [.upsert(Fixtures.card("b", isDefault: true), version: 3)],
-                                  newCursor: "c3")
+                                           newCursor: "c3")
         let methods = try store.blocking.instruments(scope: scope)
         #expect(methods.map(\.id) == ["b", "a"])
         #expect(methods.map(\.isDefault) == [true, false])
@@ -135,7 +135,7 @@ struct VaultStoreSyncTests {
         }
         #expect(throws: CheckoutError.self) {
             try store.blocking.applyRemotePage(scope: scope, changes: [RemoteChange(token: "x", version: 1, method: Fixtures.card("y"))],
-                                      newCursor: "c3")
+                                               newCursor: "c3")
         }
         #expect(try store.blocking.cursor(scope: scope) == "c1")
     }

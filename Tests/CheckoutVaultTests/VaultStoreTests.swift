@@ -82,7 +82,7 @@ struct VaultStoreTests {
     @Test("a batch upsert behaves like saving one after the other")
     func batch() throws {
         let ids = try store.blocking.upsert([Fixtures.card("a", isDefault: true), Fixtures.card("b"), Fixtures.card("c", isDefault: true)],
-                                   scope: Fixtures.alice)
+                                            scope: Fixtures.alice)
         #expect(ids.count == 3)
         let methods = try store.blocking.instruments(scope: Fixtures.alice)
         #expect(methods.map(\.id) == ["c", "b", "a"])

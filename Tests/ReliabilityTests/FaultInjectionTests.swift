@@ -47,7 +47,7 @@ extension Reliability {
         static func edit(_ device: Device, round: Int, random: inout SeededRandom) throws {
             for index in 0..<2 {
                 try device.store.blocking.upsert(ReliabilityFixture.card("\(device.name)-\(round)-\(index)", last4: String(format: "%04d", round)),
-                                        scope: scope)
+                                                 scope: scope)
             }
             let live = try device.store.blocking.instruments(scope: scope)
             let own = live.filter { $0.id.hasPrefix(device.name) }

@@ -87,7 +87,7 @@ extension Reliability.HostileInput {
                 default:
                     let cursor = mutator.random.chance(1, in: 2) ? mutator.hostileString() : "v1.\(index)"
                     try store.blocking.applyRemotePage(scope: scope, changes: [.upsert(method, version: Int64(index + 1))],
-                                              newCursor: cursor)
+                                                       newCursor: cursor)
                     if mustRefuse || ReferenceCardNumberDetector.containsCardNumber(cursor) {
                         failures.fail(index, "a remote page with a card number was accepted")
                     }

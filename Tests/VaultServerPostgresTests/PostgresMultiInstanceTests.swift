@@ -79,7 +79,7 @@ struct PostgresMultiInstanceTests {
                     case 0, 1, 2:
                         created += 1
                         try await device.store.upsert(Fixture.card("tok-\(index)-\(created)", last4: String(format: "%04d", created),
-                                                             isDefault: Bool.random(using: &random)), scope: scope)
+                                                                   isDefault: Bool.random(using: &random)), scope: scope)
                     case 3 where !live.isEmpty:
                         let token = live[Int.random(in: 0..<live.count, using: &random)]
                         try await device.store.upsert(Fixture.card(token, name: "round \(round) device \(index)"), scope: scope)
