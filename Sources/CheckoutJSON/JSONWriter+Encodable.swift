@@ -29,21 +29,9 @@ extension JSONWriter {
         case .literal(let text): output.append(contentsOf: text.utf8)
         case .string(let text): appendString(text, to: &output, options: options)
         case .array(let items):
-            output.append(0x5B)
-            for (position, item) in items.enumerated() {
-                if position > 0 { output.append(0x2C) }
-                append(item, to: &output, options: options)
-            }
-            output.append(0x5D)
-        case .object(let keys, let values):
-            output.append(0x7B)
-            for (position, key) in (options.contains(.sortedKeys) ? keys.sorted() : keys).enumerated() {
-                if position > 0 { output.append(0x2C) }
-                appendString(key, to: &output, options: options)
-                output.append(0x3A)
-                append(values[key] ?? .literal("null"), to: &output, options: options)
-            }
-            output.append(0x7D)
+            appendArray(items, to: &output) { item, output in append(item, to: &output, options: options) }
+        case .object(let members):
+            appendObject(members, to: &output, options: options) { value, output in append(value, to: &output, options: options) }
         }
     }
 }
@@ -53,7 +41,7 @@ private enum EncodedNode {
     case literal(String)
     case string(String)
     case array([EncodedNode])
-    case object(keys: [String], values: [String: EncodedNode])
+    case object([(key: String, value: EncodedNode)])
 }
 
 /// Where one value is being built. Containers hand out references to their parts, as `Encoder`
@@ -69,7 +57,7 @@ private final class EncodingSlot {
 
     func node() -> EncodedNode {
         switch content {
-        case .empty: .object(keys: [], values: [:])  // as JSONEncoder: a value that encoded nothing is {}
+        case .empty: .object([])  // as JSONEncoder: a value that encoded nothing is {}
         case .node(let node): node
         case .object(let builder): builder.node()
         case .array(let builder): builder.node()
@@ -131,10 +119,7 @@ private final class ObjectBuilder {
     }
 
     func node() -> EncodedNode {
-        var values: [String: EncodedNode] = [:]
-        values.reserveCapacity(keys.count)
-        for key in keys { values[key] = slots[key]?.node() }
-        return .object(keys: keys, values: values)
+        .object(keys.compactMap { key in slots[key].map { (key: key, value: $0.node()) } })
     }
 }
 

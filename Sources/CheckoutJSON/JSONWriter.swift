@@ -44,23 +44,35 @@ public enum JSONWriter {
             if let text = numberText(number) { output.append(contentsOf: text.utf8) } else { output.append(contentsOf: "null".utf8) }
         case .string(let text): appendString(text, to: &output, options: options)
         case .array(let items):
-            output.append(0x5B)
-            for (position, item) in items.enumerated() {
-                if position > 0 { output.append(0x2C) }
-                append(item, to: &output, options: options)
-            }
-            output.append(0x5D)
+            appendArray(items, to: &output) { item, output in append(item, to: &output, options: options) }
         case .object(let object):
-            output.append(0x7B)
-            let members = options.contains(.sortedKeys) ? object.members.sorted { $0.key < $1.key } : object.members
-            for (position, member) in members.enumerated() {
-                if position > 0 { output.append(0x2C) }
-                appendString(member.key, to: &output, options: options)
-                output.append(0x3A)
-                append(member.value, to: &output, options: options)
-            }
-            output.append(0x7D)
+            appendObject(object.members, to: &output, options: options) { value, output in append(value, to: &output, options: options) }
         }
+    }
+
+    /// Writes `[a,b,...]`, each element by `element`: the array form of every tree the writer takes.
+    static func appendArray<C: Collection>(_ items: C, to output: inout [UInt8],
+                                           _ element: (C.Element, inout [UInt8]) -> Void) {
+        output.append(0x5B)
+        for (position, item) in items.enumerated() {
+            if position > 0 { output.append(0x2C) }
+            element(item, &output)
+        }
+        output.append(0x5D)
+    }
+
+    /// Writes `{"k":v,...}` (members sorted by key with `sortedKeys`), each value by `value`.
+    static func appendObject<V>(_ members: [(key: String, value: V)], to output: inout [UInt8], options: Options,
+                                _ value: (V, inout [UInt8]) -> Void) {
+        output.append(0x7B)
+        let ordered = options.contains(.sortedKeys) ? members.sorted { $0.key < $1.key } : members
+        for (position, member) in ordered.enumerated() {
+            if position > 0 { output.append(0x2C) }
+            appendString(member.key, to: &output, options: options)
+            output.append(0x3A)
+            value(member.value, &output)
+        }
+        output.append(0x7D)
     }
 
     /// The shortest text that reads back as `number` (`1`, `0.1`, `1e-07`, `1e+16`), or nil when

@@ -39,6 +39,9 @@ import Testing
         let dependencies: [String]
     }
 
+    /// The package's targets, read once for both checks.
+    static let targets = Task { try await dumpPackage() }
+
     static func dumpPackage() async throws -> [Target] {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("layering-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -93,7 +96,7 @@ import Testing
     }
 
     @Test func productTargetsDependOnlyDownward() async throws {
-        let targets = try await Self.dumpPackage().filter { !$0.isTest }
+        let targets = try await Self.targets.value.filter { !$0.isTest }
         var layerOf: [String: Int] = [:]
         for (index, layer) in Self.layers.enumerated() { for name in layer.targets { layerOf[name] = index } }
         #expect(targets.count > 40, "read \(targets.count) targets")
@@ -110,7 +113,7 @@ import Testing
     }
 
     @Test func everyImportIsADeclaredDependency() async throws {
-        let targets = try await Self.dumpPackage()
+        let targets = try await Self.targets.value
         let names = Set(targets.map(\.name))
         var files = 0
         for target in targets {
