@@ -1,10 +1,10 @@
 import CheckoutCore
 internal import SQLiteKit
 
-/// Column layout and by-index encoding/decoding of `payment_instrument` rows (the fast path:
-/// no `Codable`, no column-name lookups).
+/// Column list, bindings and decoding of `payment_instrument` rows (the fast path: no `Codable`,
+/// and column names resolved once per query, not once per row).
 enum InstrumentRow {
-    /// The selected columns, in the order `decode` reads them.
+    /// The selected columns (`decode` finds them by name).
     static let columns = """
         token, payment_method_type, instrument_type, network, first6, last4, exp_month, exp_year, \
         cardholder_name, bin_networks, bin_country, bin_funding, analytics_id, is_default, version, deleted, \
@@ -102,42 +102,76 @@ enum InstrumentRow {
         try statement.bind(payer?.lastName, at: 23)
     }
 
-    /// Decodes the core value from the current row (columns as in `columns`, starting at `offset`).
-    static func decodeMethod(_ row: Statement, offset: Int32 = 0) -> VaultedPaymentMethod {
-        var binData: BinData?
-        if !row.isNull(at: offset + 9) {
-            let joined = row.string(at: offset + 9)
-            let networks = joined.isEmpty ? [] : joined.split(separator: networkSeparator).map { CardNetwork(String($0)) }
-            binData = BinData(networks: networks, issuerCountry: row.optionalString(at: offset + 10),
-                              accountFundingType: row.optionalString(at: offset + 11))
+    /// The indexes of `columns` in one statement's result, resolved by name once per query: rows
+    /// are then read without a name lookup each, and a query may put other columns around them.
+    struct Columns {
+        let token, paymentMethodType, instrumentType, network, first6, last4, expMonth, expYear: Int32
+        let cardholderName, binNetworks, binCountry, binFunding, analyticsId, isDefault: Int32
+        let version, deleted, lastUsed, updated, payerId, payerEmail, payerFirstName, payerLastName: Int32
+
+        init(_ statement: Statement) throws {
+            token = try statement.columnIndex("token")
+            paymentMethodType = try statement.columnIndex("payment_method_type")
+            instrumentType = try statement.columnIndex("instrument_type")
+            network = try statement.columnIndex("network")
+            first6 = try statement.columnIndex("first6")
+            last4 = try statement.columnIndex("last4")
+            expMonth = try statement.columnIndex("exp_month")
+            expYear = try statement.columnIndex("exp_year")
+            cardholderName = try statement.columnIndex("cardholder_name")
+            binNetworks = try statement.columnIndex("bin_networks")
+            binCountry = try statement.columnIndex("bin_country")
+            binFunding = try statement.columnIndex("bin_funding")
+            analyticsId = try statement.columnIndex("analytics_id")
+            isDefault = try statement.columnIndex("is_default")
+            version = try statement.columnIndex("version")
+            deleted = try statement.columnIndex("deleted")
+            lastUsed = try statement.columnIndex("last_used")
+            updated = try statement.columnIndex("updated")
+            payerId = try statement.columnIndex("payer_id")
+            payerEmail = try statement.columnIndex("payer_email")
+            payerFirstName = try statement.columnIndex("payer_first_name")
+            payerLastName = try statement.columnIndex("payer_last_name")
         }
-        let data = PaymentInstrumentData(
-            network: row.optionalString(at: offset + 3).map(CardNetwork.init(rawValue:)),
-            first6Digits: row.optionalString(at: offset + 4),
-            last4Digits: row.optionalString(at: offset + 5),
-            expirationMonth: row.optionalInt(at: offset + 6),
-            expirationYear: row.optionalInt(at: offset + 7),
-            cardholderName: row.optionalString(at: offset + 8),
-            binData: binData,
-            externalPayerInfo: row.optionalString(at: offset + 18).map { id in
-                ExternalPayerInfo(externalPayerId: id, email: row.optionalString(at: offset + 19),
-                                  firstName: row.optionalString(at: offset + 20), lastName: row.optionalString(at: offset + 21))
-            })
-        return VaultedPaymentMethod(
-            id: row.string(at: offset),
-            paymentMethodType: PaymentMethodType(rawValue: row.string(at: offset + 1)),
-            paymentInstrumentType: PaymentInstrumentType(rawValue: row.string(at: offset + 2)),
-            paymentInstrumentData: data,
-            analyticsId: row.string(at: offset + 12),
-            isDefault: row.bool(at: offset + 13))
     }
 
-    /// Decodes the stored row (columns as in `columns`, starting at `offset`).
-    static func decode(_ row: Statement, offset: Int32 = 0) -> StoredInstrument {
-        StoredInstrument(method: decodeMethod(row, offset: offset),
-                         version: row.int64(at: offset + 14),
-                         isDeleted: row.bool(at: offset + 15),
-                         lastUsedAt: row.int64(at: offset + 16),
-                         updatedAt: row.int64(at: offset + 17))
+    /// Decodes the core value from the current row.
+    static func decodeMethod(_ row: Statement, _ columns: Columns) -> VaultedPaymentMethod {
+        var binData: BinData?
+        if !row.isNull(at: columns.binNetworks) {
+            let joined = row.string(at: columns.binNetworks)
+            let networks = joined.isEmpty ? [] : joined.split(separator: networkSeparator).map { CardNetwork(String($0)) }
+            binData = BinData(networks: networks, issuerCountry: row.optionalString(at: columns.binCountry),
+                              accountFundingType: row.optionalString(at: columns.binFunding))
+        }
+        let data = PaymentInstrumentData(
+            network: row.optionalString(at: columns.network).map(CardNetwork.init(rawValue:)),
+            first6Digits: row.optionalString(at: columns.first6),
+            last4Digits: row.optionalString(at: columns.last4),
+            expirationMonth: row.optionalInt(at: columns.expMonth),
+            expirationYear: row.optionalInt(at: columns.expYear),
+            cardholderName: row.optionalString(at: columns.cardholderName),
+            binData: binData,
+            externalPayerInfo: row.optionalString(at: columns.payerId).map { id in
+                ExternalPayerInfo(externalPayerId: id, email: row.optionalString(at: columns.payerEmail),
+                                  firstName: row.optionalString(at: columns.payerFirstName),
+                                  lastName: row.optionalString(at: columns.payerLastName))
+            })
+        return VaultedPaymentMethod(
+            id: row.string(at: columns.token),
+            paymentMethodType: PaymentMethodType(rawValue: row.string(at: columns.paymentMethodType)),
+            paymentInstrumentType: PaymentInstrumentType(rawValue: row.string(at: columns.instrumentType)),
+            paymentInstrumentData: data,
+            analyticsId: row.string(at: columns.analyticsId),
+            isDefault: row.bool(at: columns.isDefault))
+    }
+
+    /// Decodes the stored row.
+    static func decode(_ row: Statement, _ columns: Columns) -> StoredInstrument {
+        StoredInstrument(method: decodeMethod(row, columns),
+                         version: row.int64(at: columns.version),
+                         isDeleted: row.bool(at: columns.deleted),
+                         lastUsedAt: row.int64(at: columns.lastUsed),
+                         updatedAt: row.int64(at: columns.updated))
     }
 }

@@ -27,7 +27,8 @@ extension VaultStore {
                 try statement.bind(scope.merchantId, at: 1)
                 try statement.bind(scope.customerId, at: 2)
                 var methods: [VaultedPaymentMethod] = []
-                while try statement.step() { methods.append(InstrumentRow.decodeMethod(statement)) }
+                let columns = try InstrumentRow.Columns(statement)
+                while try statement.step() { methods.append(InstrumentRow.decodeMethod(statement, columns)) }
                 return methods
             }
         }
@@ -44,7 +45,8 @@ extension VaultStore {
                 try statement.bind(scope.merchantId, at: 1)
                 try statement.bind(scope.customerId, at: 2)
                 var rows: [StoredInstrument] = []
-                while try statement.step() { rows.append(InstrumentRow.decode(statement)) }
+                let columns = try InstrumentRow.Columns(statement)
+                while try statement.step() { rows.append(InstrumentRow.decode(statement, columns)) }
                 return rows
             }
         }
@@ -64,7 +66,7 @@ extension VaultStore {
                 try statement.bind(scope.merchantId, at: 1)
                 try statement.bind(scope.customerId, at: 2)
                 try statement.bind(token, at: 3)
-                return try statement.step() ? InstrumentRow.decode(statement) : nil
+                return try statement.step() ? InstrumentRow.decode(statement, InstrumentRow.Columns(statement)) : nil
             }
         }
     }
@@ -77,9 +79,11 @@ extension VaultStore {
                 SELECT merchant_id, customer_id, \(InstrumentRow.columns) FROM payment_instrument \
                 ORDER BY merchant_id, customer_id, token
                 """) { statement in
+                let columns = try InstrumentRow.Columns(statement)
+                let merchant = try statement.columnIndex("merchant_id"), customer = try statement.columnIndex("customer_id")
                 while try statement.step() {
-                    let scope = VaultScope(merchantId: statement.string(at: 0), customerId: statement.string(at: 1))
-                    try body(scope, InstrumentRow.decode(statement, offset: 2))
+                    let scope = VaultScope(merchantId: statement.string(at: merchant), customerId: statement.string(at: customer))
+                    try body(scope, InstrumentRow.decode(statement, columns))
                 }
             }
         }
@@ -152,7 +156,7 @@ extension VaultStore {
                 // the local upsert never changes it, so the upsert itself returns it.
                 try InstrumentRow.bind(method, scope: scope, version: 0, lastUsed: tick, updated: now, to: row)
                 guard try row.step() else { throw CheckoutError(.vaultFailure, "the saved method's row was not written") }
-                let base = row.int64(at: 0)
+                let base = try row.int64("version")
                 row.reset()
                 tick += 1
                 try Self.bindEnqueue(outbox, id: opIds[index], scope: scope, kind: .upsert, token: method.id,
@@ -214,7 +218,7 @@ extension VaultStore {
                 try statement.bind(scope.merchantId, at: 1)
                 try statement.bind(scope.customerId, at: 2)
                 try statement.bind(token, at: 3)
-                return try statement.step() ? (statement.int64(at: 0), statement.bool(at: 1)) : nil
+                return try statement.step() ? (statement.int64("version"), statement.bool("is_default")) : nil
             }
             guard let current else {
                 throw CheckoutError(.vaultFailure, "no saved payment method \(VaultTokenMask.mask(token)) for this customer")
@@ -273,7 +277,7 @@ extension VaultStore {
             try statement.bind(scope.merchantId, at: 1)
             try statement.bind(scope.customerId, at: 2)
             try statement.bind(token, at: 3)
-            return try statement.step() ? statement.int64(at: 0) : nil
+            return try statement.step() ? statement.int64("version") : nil
         }
     }
 
@@ -313,7 +317,7 @@ extension VaultStore {
             try statement.bind(max(now + count - 1, count), at: 3)
             try statement.bind(count, at: 4)
             guard try statement.step() else { throw CheckoutError(.vaultFailure, "the last-used counter was not written") }
-            return statement.int64(at: 0)
+            return try statement.int64("last_used")
         }
         return last - count + 1
     }

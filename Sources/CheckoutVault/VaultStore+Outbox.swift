@@ -26,9 +26,9 @@ extension VaultStore {
             try statement.bind(max(0, limit), at: 3)
             var rows: [PendingRow] = []
             while try statement.step() {
-                rows.append((statement.string(at: 0), statement.string(at: 1), statement.string(at: 2),
-                             statement.optionalString(at: 3), statement.int64(at: 4), statement.int(at: 5),
-                             statement.optionalString(at: 6), statement.int64(at: 7)))
+                rows.append(try (statement.string("op_id"), statement.string("kind"), statement.string("token"),
+                                 statement.optionalString("payload"), statement.int64("base_version"), statement.int("attempts"),
+                                 statement.optionalString("last_error"), statement.int64("created")))
             }
             return rows
         }
@@ -65,10 +65,10 @@ extension VaultStore {
     }
 
     private static func pendingCount(_ database: Database, scope: VaultScope) throws -> Int {
-        try database.withStatement("SELECT count(*) FROM outbox WHERE merchant_id = ? AND customer_id = ?") {
+        try database.withStatement("SELECT count(*) AS n FROM outbox WHERE merchant_id = ? AND customer_id = ?") {
             try $0.bind(scope.merchantId, at: 1)
             try $0.bind(scope.customerId, at: 2)
-            return try $0.step() ? $0.int(at: 0) : 0
+            return try $0.step() ? $0.int("n") : 0
         }
     }
 
@@ -84,7 +84,7 @@ extension VaultStore {
     /// How many operations wait over every scope of the file but `excluded`, read on one connection.
     static func pendingCountWork(allScopesExcept excluded: [VaultScope]) -> StoreWork<Int> {
         .read { database in
-            let all = try database.withStatement("SELECT count(*) FROM outbox") { try $0.step() ? $0.int(at: 0) : 0 }
+            let all = try database.withStatement("SELECT count(*) AS n FROM outbox") { try $0.step() ? $0.int("n") : 0 }
             return try excluded.reduce(all) { $0 - (try pendingCount(database, scope: $1)) }
         }
     }
@@ -100,7 +100,7 @@ extension VaultStore {
                 "SELECT DISTINCT merchant_id, customer_id FROM outbox ORDER BY merchant_id, customer_id") { statement in
                 var scopes: [VaultScope] = []
                 while try statement.step() {
-                    scopes.append(VaultScope(merchantId: statement.string(at: 0), customerId: statement.string(at: 1)))
+                    scopes.append(try VaultScope(merchantId: statement.string("merchant_id"), customerId: statement.string("customer_id")))
                 }
                 return scopes
             }
@@ -247,8 +247,8 @@ extension VaultStore {
             """) {
             try $0.bind(id, at: 1)
             guard try $0.step() else { return nil }
-            let op = TakenOp(merchantId: $0.string(at: 0), customerId: $0.string(at: 1), token: $0.string(at: 2),
-                             seq: $0.int64(at: 3), kind: $0.string(at: 4))
+            let op = try TakenOp(merchantId: $0.string("merchant_id"), customerId: $0.string("customer_id"),
+                                 token: $0.string("token"), seq: $0.int64("seq"), kind: $0.string("kind"))
             while try $0.step() {}
             return op
         }

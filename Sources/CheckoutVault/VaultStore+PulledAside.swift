@@ -22,14 +22,14 @@ extension VaultStore {
     /// changes, tombstones included) or a change set aside, whichever is higher; nil when neither exists.
     static func knownVersion(_ database: Database, scope: VaultScope, token: String) throws -> Int64? {
         try database.withStatement("""
-            SELECT max(v) FROM (SELECT version AS v FROM payment_instrument \
+            SELECT max(v) AS newest FROM (SELECT version AS v FROM payment_instrument \
             WHERE merchant_id = ?1 AND customer_id = ?2 AND token = ?3 \
             UNION ALL SELECT version FROM pulled_aside WHERE merchant_id = ?1 AND customer_id = ?2 AND token = ?3)
             """) {
             try $0.bind(scope.merchantId, at: 1)
             try $0.bind(scope.customerId, at: 2)
             try $0.bind(token, at: 3)
-            return try $0.step() ? $0.optionalInt64(at: 0) : nil
+            return try $0.step() ? $0.optionalInt64("newest") : nil
         }
     }
 
@@ -97,7 +97,7 @@ extension VaultStore {
             try statement.bind(scope.customerId, at: 2)
             try statement.bind(token, at: 3)
             guard try statement.step() else { return nil }
-            let row = (statement.int64(at: 0), statement.string(at: 1))
+            let row = try (statement.int64("version"), statement.string("payload"))
             while try statement.step() {}
             return row
         }

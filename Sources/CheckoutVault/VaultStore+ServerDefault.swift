@@ -60,7 +60,8 @@ extension VaultStore {
             try $0.bind(scope.merchantId, at: 1)
             try $0.bind(scope.customerId, at: 2)
             guard try $0.step() else { return ServerDefault(known: false, token: nil) }
-            return ServerDefault(known: $0.bool(at: 1), token: $0.optionalString(at: 0), stale: $0.bool(at: 2))
+            return try ServerDefault(known: $0.bool("server_default_known"), token: $0.optionalString("server_default"),
+                                     stale: $0.bool("server_default_stale"))
         }
     }
 

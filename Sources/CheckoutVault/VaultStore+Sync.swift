@@ -156,7 +156,7 @@ extension VaultStore {
                 try $0.bind(scope.merchantId, at: 1)
                 try $0.bind(scope.customerId, at: 2)
                 guard try $0.step() else { return SyncState(cursor: nil, lastSyncedAt: nil) }
-                return SyncState(cursor: $0.optionalString(at: 0), lastSyncedAt: $0.optionalInt64(at: 1))
+                return try SyncState(cursor: $0.optionalString("cursor"), lastSyncedAt: $0.optionalInt64("last_synced"))
             }
         }
     }
@@ -236,7 +236,7 @@ extension VaultStore {
         try database.withStatement("SELECT cursor FROM sync_state WHERE merchant_id = ? AND customer_id = ?") {
             try $0.bind(scope.merchantId, at: 1)
             try $0.bind(scope.customerId, at: 2)
-            return try $0.step() ? $0.optionalString(at: 0) : nil
+            return try $0.step() ? $0.optionalString("cursor") : nil
         }
     }
 
@@ -245,7 +245,7 @@ extension VaultStore {
             try $0.bind(scope.merchantId, at: 1)
             try $0.bind(scope.customerId, at: 2)
             var tokens = Set<String>()
-            while try $0.step() { tokens.insert($0.string(at: 0)) }
+            while try $0.step() { tokens.insert(try $0.string("token")) }
             return tokens
         }
     }
@@ -257,7 +257,7 @@ extension VaultStore {
             """) {
             try $0.bind(scope.merchantId, at: 1)
             try $0.bind(scope.customerId, at: 2)
-            return try $0.step() ? $0.string(at: 0) : nil
+            return try $0.step() ? $0.string("token") : nil
         }
     }
 

@@ -50,9 +50,9 @@ public struct DatabaseMigrator: Sendable {
 
     /// The names of the migrations recorded in `database` (empty for a new database).
     public func appliedMigrations(_ database: Database) throws -> Set<String> {
-        let exists = try database.withStatement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?") {
+        let exists = try database.withStatement("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = ?") {
             try $0.bind(Self.tableName, at: 1)
-            return try $0.step() && $0.int64(at: 0) > 0
+            return try $0.step() && $0.int64("n") > 0
         }
         return exists ? try Self.appliedNames(database) : []
     }
@@ -60,7 +60,7 @@ public struct DatabaseMigrator: Sendable {
     private static func appliedNames(_ database: Database) throws -> Set<String> {
         try database.withStatement("SELECT name FROM \(tableName)") { statement in
             var names = Set<String>()
-            while try statement.step() { names.insert(statement.string(at: 0)) }
+            while try statement.step() { names.insert(try statement.string("name")) }
             return names
         }
     }

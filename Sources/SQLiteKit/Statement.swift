@@ -3,9 +3,12 @@ import Foundation
 
 /// A prepared SQL statement: owns its `sqlite3_stmt*` and finalizes it in `deinit`.
 ///
-/// Values are bound and columns read by index (parameters from 1, columns from 0), the fast path
-/// that decodes straight into plain structs. A statement belongs to one connection and, like it,
-/// must only be used by one thread at a time, which is why it is not `Sendable`.
+/// Values are bound by index (parameters from 1). Columns are read by name (`string("token")`,
+/// see `Statement+ColumnNames.swift`), which resolves each name once per statement, so a query
+/// can gain or reorder columns without its readers shifting; the by-index reads (columns from 0)
+/// stay for the few results whose columns have no names worth giving. A statement belongs to one
+/// connection and, like it, must only be used by one thread at a time, which is why it is not
+/// `Sendable`.
 public final class Statement {
     /// The SQL text, with `?` placeholders only.
     public let sql: String
@@ -13,6 +16,8 @@ public final class Statement {
     let handle: OpaquePointer
     /// The owning connection's handle, for error messages.
     private let connection: OpaquePointer
+    /// The result columns' indexes by name, built on the first read by name.
+    var columnIndexCache: ColumnIndexes?
 
     /// Prepares exactly one SQL statement on `connection`.
     init(connection: OpaquePointer, sql: String, persistent: Bool) throws {

@@ -118,7 +118,7 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
             } else {
                 current = try database.withStatement("SELECT value FROM sequence_counter WHERE id = 1") { statement in
                     guard try statement.step() else { throw SQLiteError(.corrupt, message: "sequence_counter row is missing") }
-                    return statement.int64(at: 0)
+                    return try statement.int64("value")
                 }
             }
             last = current + 1
@@ -147,17 +147,18 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
 
         private static let columns = "id, version, seq, deleted, is_default, method_json, deleted_at"
 
-        private static func row(_ statement: Statement) -> InstrumentRecord {
-            InstrumentRecord(id: statement.string(at: 0), version: statement.int64(at: 1), sequence: statement.int64(at: 2),
-                             deleted: statement.bool(at: 3), isDefault: statement.bool(at: 4),
-                             methodJSON: statement.optionalString(at: 5), deletedAt: statement.optionalInt64(at: 6))
+        private static func row(_ statement: Statement) throws -> InstrumentRecord {
+            try InstrumentRecord(id: statement.string("id"), version: statement.int64("version"),
+                                 sequence: statement.int64("seq"), deleted: statement.bool("deleted"),
+                                 isDefault: statement.bool("is_default"), methodJSON: statement.optionalString("method_json"),
+                                 deletedAt: statement.optionalInt64("deleted_at"))
         }
 
         private func rows(_ sql: String, _ bind: (Statement) throws -> Void) throws -> [InstrumentRecord] {
             try database.withStatement(sql) { statement in
                 try bind(statement)
                 var rows: [InstrumentRecord] = []
-                while try statement.step() { rows.append(Self.row(statement)) }
+                while try statement.step() { rows.append(try Self.row(statement)) }
                 return rows
             }
         }
@@ -193,7 +194,7 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 var total = 0
                 // Stepping stops after the row that crosses the bound: nothing more is loaded.
                 while total <= maxBytes, try statement.step() {
-                    let row = Self.row(statement)
+                    let row = try Self.row(statement)
                     total += row.feedBytes
                     rows.append(row)
                 }
@@ -222,7 +223,7 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
             if let sequences { return try sequences.next(database) }
             return try database.withStatement("UPDATE sequence_counter SET value = value + 1 WHERE id = 1 RETURNING value") { statement in
                 guard try statement.step() else { throw SQLiteError(.corrupt, message: "sequence_counter row is missing") }
-                let value = statement.int64(at: 0)
+                let value = try statement.int64("value")
                 while try statement.step() {}
                 return value
             }
@@ -243,26 +244,26 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
             try database.withStatement("SELECT seq FROM purge_horizon WHERE merchant = ?1 AND customer = ?2") { statement in
                 try statement.bind(key.merchant, at: 1)
                 try statement.bind(key.customer, at: 2)
-                return try statement.step() ? statement.int64(at: 0) : 0
+                return try statement.step() ? statement.int64("seq") : 0
             }
         }
 
         func cursorSecret() throws -> [UInt8] {
             try database.withStatement("SELECT secret FROM cursor_secret WHERE id = 1") { statement in
                 guard try statement.step() else { throw SQLiteError(.corrupt, message: "the cursor secret is missing") }
-                return Array(statement.string(at: 0).utf8)
+                return Array(try statement.string("secret").utf8)
             }
         }
 
         func purgeTombstones(_ key: CustomerKey, deletedAtOrBefore: Int64) throws {
             let purgedMax = try database.withStatement("""
-                SELECT MAX(seq) FROM instrument
+                SELECT MAX(seq) AS purged FROM instrument
                 WHERE merchant = ?1 AND customer = ?2 AND deleted = 1 AND deleted_at <= ?3
                 """) { statement -> Int64? in
                 try statement.bind(key.merchant, at: 1)
                 try statement.bind(key.customer, at: 2)
                 try statement.bind(deletedAtOrBefore, at: 3)
-                return try statement.step() ? statement.optionalInt64(at: 0) : nil
+                return try statement.step() ? statement.optionalInt64("purged") : nil
             }
             guard let purgedMax else { return }
             try database.run("""
@@ -303,7 +304,7 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 try statement.bind(key.merchant, at: 1)
                 try statement.bind(key.customer, at: 2)
                 try statement.bind(Int64(keeping), at: 3)
-                return try statement.step() ? statement.optionalInt64(at: 0) : nil
+                return try statement.step() ? statement.optionalInt64("deleted_at") : nil
             }
         }
 
@@ -314,7 +315,7 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 try statement.bind(key.merchant, at: 1)
                 try statement.bind(key.customer, at: 2)
                 try statement.bind(Int64(keeping), at: 3)
-                return try statement.step() ? statement.optionalInt64(at: 0) : nil
+                return try statement.step() ? statement.optionalInt64("created_at") : nil
             }
         }
 
@@ -334,8 +335,8 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 try statement.bind(key.customer, at: 2)
                 try statement.bind(opId, at: 3)
                 guard try statement.step() else { return nil }
-                return StoredOpRecord(opId: opId, bodyHash: statement.string(at: 0), resultJSON: statement.string(at: 1),
-                                      createdAt: statement.int64(at: 2))
+                return try StoredOpRecord(opId: opId, bodyHash: statement.string("body_hash"),
+                                          resultJSON: statement.string("result_json"), createdAt: statement.int64("created_at"))
             }
         }
 
@@ -361,13 +362,13 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 """) { statement in
                 try statement.bind(secretHash, at: 1)
                 guard try statement.step() else { return nil }
-                guard let scope = EphemeralKeyScope(rawValue: statement.string(at: 3)) else {
+                guard let scope = EphemeralKeyScope(rawValue: try statement.string("scope")) else {
                     throw SQLiteError(.corrupt, message: "an ephemeral key has an unknown scope")
                 }
-                return EphemeralKeyRecord(id: statement.string(at: 0), merchant: statement.string(at: 1),
-                                          customer: statement.string(at: 2), secretHash: secretHash, scope: scope,
-                                          createdAt: statement.int64(at: 4), expiresAt: statement.int64(at: 5),
-                                          revokedAt: statement.optionalInt64(at: 6))
+                return try EphemeralKeyRecord(id: statement.string("id"), merchant: statement.string("merchant"),
+                                              customer: statement.string("customer"), secretHash: secretHash, scope: scope,
+                                              createdAt: statement.int64("created_at"), expiresAt: statement.int64("expires_at"),
+                                              revokedAt: statement.optionalInt64("revoked_at"))
             }
         }
 

@@ -104,13 +104,15 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
         try database.withStatement(sql) { statement in
             try bind(statement)
             while try statement.step() {
-                records.append(IntentRecord(
-                    id: statement.string(at: 0), stableKey: statement.string(at: 1), route: statement.string(at: 2),
-                    state: try LedgerRowCoding.intentState(statement.string(at: 3)), methodType: statement.string(at: 4),
-                    amount: statement.int(at: 5), currency: statement.string(at: 6), card: statement.optionalString(at: 7),
-                    merchant: statement.optionalString(at: 10),
-                    captureMode: try LedgerRowCoding.captureMode(statement.string(at: 11)),
-                    createdAt: Date(ledgerMillis: statement.int64(at: 8)), updatedAt: Date(ledgerMillis: statement.int64(at: 9))))
+                records.append(try IntentRecord(
+                    id: statement.string("id"), stableKey: statement.string("stable_key"),
+                    route: statement.string("route"), state: LedgerRowCoding.intentState(statement.string("state")),
+                    methodType: statement.string("method_type"), amount: statement.int("amount"),
+                    currency: statement.string("currency"), card: statement.optionalString("card"),
+                    merchant: statement.optionalString("merchant"),
+                    captureMode: LedgerRowCoding.captureMode(statement.string("capture_mode")),
+                    createdAt: Date(ledgerMillis: statement.int64("created_at")),
+                    updatedAt: Date(ledgerMillis: statement.int64("updated_at"))))
             }
         }
         return try records.map { record in
@@ -160,14 +162,15 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
             try bind(statement)
             var records: [AttemptRecord] = []
             while try statement.step() {
-                records.append(AttemptRecord(
-                    intentId: statement.string(at: 0), sequence: statement.int(at: 1), processor: statement.string(at: 2),
-                    idempotencyKey: statement.string(at: 3), status: try LedgerRowCoding.attemptStatus(statement.string(at: 4)),
-                    category: try LedgerRowCoding.category(statement.optionalString(at: 5)), rawCode: statement.optionalString(at: 6),
-                    processorPaymentId: statement.optionalString(at: 7),
-                    authentication: try LedgerRowCoding.authentication(statement.optionalString(at: 8)),
-                    note: statement.optionalString(at: 9), startedAt: Date(ledgerMillis: statement.int64(at: 10)),
-                    updatedAt: Date(ledgerMillis: statement.int64(at: 11))))
+                records.append(try AttemptRecord(
+                    intentId: statement.string("intent_id"), sequence: statement.int("sequence"),
+                    processor: statement.string("processor"), idempotencyKey: statement.string("idempotency_key"),
+                    status: LedgerRowCoding.attemptStatus(statement.string("status")),
+                    category: LedgerRowCoding.category(statement.optionalString("category")),
+                    rawCode: statement.optionalString("raw_code"), processorPaymentId: statement.optionalString("processor_payment_id"),
+                    authentication: LedgerRowCoding.authentication(statement.optionalString("authentication")),
+                    note: statement.optionalString("note"), startedAt: Date(ledgerMillis: statement.int64("started_at")),
+                    updatedAt: Date(ledgerMillis: statement.int64("updated_at"))))
             }
             return records
         }
@@ -219,7 +222,7 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
             SELECT id FROM payment_intent WHERE state IN ('processing', 'requires_action', 'unknown') ORDER BY created_at, id
             """) { statement in
             var ids: [String] = []
-            while try statement.step() { ids.append(statement.string(at: 0)) }
+            while try statement.step() { ids.append(try statement.string("id")) }
             return ids
         }
     }
@@ -238,7 +241,8 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
         try database.withStatement("SELECT authorized, captured, refunded FROM payment_balance WHERE intent_id = ?") { statement in
             try statement.bind(intentId, at: 1)
             guard try statement.step() else { return nil }
-            return PaymentBalance(authorized: statement.int(at: 0), captured: statement.int(at: 1), refunded: statement.int(at: 2))
+            return try PaymentBalance(authorized: statement.int("authorized"), captured: statement.int("captured"),
+                                      refunded: statement.int("refunded"))
         }
     }
 
@@ -265,13 +269,15 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
             try bind(statement)
             var records: [OperationRecord] = []
             while try statement.step() {
-                records.append(OperationRecord(
-                    intentId: statement.string(at: 0), sequence: statement.int(at: 1),
-                    kind: try LedgerRowCoding.operationKind(statement.string(at: 2)), amount: statement.int(at: 3),
-                    status: try LedgerRowCoding.operationStatus(statement.string(at: 4)), key: statement.string(at: 5),
-                    processor: statement.string(at: 6), processorKey: statement.string(at: 7),
-                    processorOperationId: statement.optionalString(at: 8), rawCode: statement.optionalString(at: 9),
-                    createdAt: Date(ledgerMillis: statement.int64(at: 10)), updatedAt: Date(ledgerMillis: statement.int64(at: 11))))
+                records.append(try OperationRecord(
+                    intentId: statement.string("intent_id"), sequence: statement.int("sequence"),
+                    kind: LedgerRowCoding.operationKind(statement.string("kind")), amount: statement.int("amount"),
+                    status: LedgerRowCoding.operationStatus(statement.string("status")),
+                    key: statement.string("operation_key"), processor: statement.string("processor"),
+                    processorKey: statement.string("processor_key"),
+                    processorOperationId: statement.optionalString("processor_operation_id"),
+                    rawCode: statement.optionalString("raw_code"), createdAt: Date(ledgerMillis: statement.int64("created_at")),
+                    updatedAt: Date(ledgerMillis: statement.int64("updated_at"))))
             }
             return records
         }
@@ -324,7 +330,7 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
             ORDER BY min(created_at), intent_id
             """) { statement in
             var ids: [String] = []
-            while try statement.step() { ids.append(statement.string(at: 0)) }
+            while try statement.step() { ids.append(try statement.string("intent_id")) }
             return ids
         }
     }
@@ -347,10 +353,11 @@ struct SQLiteLedgerTransaction: LedgerTransaction {
             try bind(statement)
             var entries: [OutboxEntry] = []
             while try statement.step() {
-                let event = WebhookEvent(id: statement.string(at: 0), type: statement.string(at: 1), paymentId: statement.string(at: 2),
-                                         createdAt: Date(ledgerMillis: statement.int64(at: 3)), body: statement.data(at: 4))
-                entries.append(OutboxEntry(event: event, attempts: statement.int(at: 5),
-                                           nextAttemptAt: Date(ledgerMillis: statement.int64(at: 6))))
+                let event = try WebhookEvent(id: statement.string("id"), type: statement.string("type"),
+                                             paymentId: statement.string("payment_id"),
+                                             createdAt: Date(ledgerMillis: statement.int64("created_at")), body: statement.data("body"))
+                entries.append(try OutboxEntry(event: event, attempts: statement.int("attempts"),
+                                               nextAttemptAt: Date(ledgerMillis: statement.int64("next_attempt_at"))))
             }
             return entries
         }

@@ -64,17 +64,19 @@ public final class SandboxJournal: Sendable {
     public func rows() throws -> [Row] {
         try connection.withLock { connection in
             try connection.database.withStatement("""
-                SELECT p.key, p.payment_id, p.status, p.reason, p.charged, coalesce(m.manual, 0), coalesce(m.authorized, 0),
-                  coalesce(m.captured, 0), coalesce(m.refunded, 0), coalesce(m.voided, 0)
+                SELECT p.key, p.payment_id, p.status, p.reason, p.charged, coalesce(m.manual, 0) AS manual,
+                  coalesce(m.authorized, 0) AS authorized, coalesce(m.captured, 0) AS captured,
+                  coalesce(m.refunded, 0) AS refunded, coalesce(m.voided, 0) AS voided
                 FROM sandbox_payment p LEFT JOIN sandbox_money m ON m.payment_id = p.payment_id ORDER BY p.key
                 """) { statement in
                 var rows: [Row] = []
                 while try statement.step() {
-                    rows.append(Row(key: statement.string(at: 0), paymentId: statement.string(at: 1),
-                                    status: PaymentResponse.Status(rawValue: statement.string(at: 2)) ?? .failed,
-                                    reason: statement.optionalString(at: 3), charged: statement.bool(at: 4), manual: statement.bool(at: 5),
-                                    authorized: statement.int(at: 6), captured: statement.int(at: 7), refunded: statement.int(at: 8),
-                                    voided: statement.bool(at: 9)))
+                    rows.append(try Row(key: statement.string("key"), paymentId: statement.string("payment_id"),
+                                        status: PaymentResponse.Status(rawValue: statement.string("status")) ?? .failed,
+                                        reason: statement.optionalString("reason"), charged: statement.bool("charged"),
+                                        manual: statement.bool("manual"), authorized: statement.int("authorized"),
+                                        captured: statement.int("captured"), refunded: statement.int("refunded"),
+                                        voided: statement.bool("voided")))
                 }
                 return rows
             }
@@ -89,14 +91,16 @@ public final class SandboxJournal: Sendable {
                 """) { statement in
                 var rows: [OperationRow] = []
                 while try statement.step() {
-                    guard let kind = OperationKind(rawValue: statement.string(at: 1)),
-                          let status = OperationStatus(rawValue: statement.string(at: 5)) else { continue }
-                    let request = OperationRequest(kind: kind, paymentId: statement.string(at: 2), amount: statement.int(at: 3),
-                                                   currency: statement.string(at: 4), idempotencyKey: statement.string(at: 0))
-                    rows.append(OperationRow(key: statement.string(at: 0), request: request,
-                                             response: OperationResponse(status: status, operationId: statement.optionalString(at: 6),
-                                                                         rawCode: statement.optionalString(at: 7)),
-                                             failsLater: statement.bool(at: 8)))
+                    guard let kind = OperationKind(rawValue: try statement.string("kind")),
+                          let status = OperationStatus(rawValue: try statement.string("status")) else { continue }
+                    let request = try OperationRequest(kind: kind, paymentId: statement.string("payment_id"),
+                                                       amount: statement.int("amount"), currency: statement.string("currency"),
+                                                       idempotencyKey: statement.string("key"))
+                    rows.append(try OperationRow(key: statement.string("key"), request: request,
+                                                 response: OperationResponse(status: status,
+                                                                             operationId: statement.optionalString("operation_id"),
+                                                                             rawCode: statement.optionalString("raw_code")),
+                                                 failsLater: statement.bool("fails_later")))
                 }
                 return rows
             }
