@@ -1,4 +1,3 @@
-import CMicroHTTPD
 import CheckoutLocking
 import Foundation
 
@@ -6,9 +5,9 @@ import Foundation
 /// whole (body bounded by `maxBodyBytes`, else 413 and the connection closed), handed to an async
 /// handler, and its answer written. `sandbox-psp` and the tests' webhook receivers run on it.
 ///
-/// It uses the same `CMicroHTTPD` daemon wrapper as `VaultServer` (`cmhd_start`: thread pool,
-/// per-address and total connection limits, GnuTLS with TLS 1.2+, idle timeout), with none of
-/// the vault's admission logic. Requests with both `Content-Length` and `Transfer-Encoding`
+/// It runs on the package's one server core, `HTTPServerCore`, as `VaultServer` does (thread
+/// pool, per-address and total connection limits, GnuTLS with TLS 1.2+, idle timeout), with none
+/// of the vault's admission logic. Requests with both `Content-Length` and `Transfer-Encoding`
 /// are refused (400 `ambiguous-framing`, connection closed) before the body is read.
 ///
 /// Threads: libmicrohttpd's workers call in; each request's handler runs as a Swift task while
@@ -54,25 +53,23 @@ public final class MicroHTTPServer: Sendable {
     public typealias Handler = @Sendable (ServedRequest) async -> ServedResponse
 
     private let configuration: Configuration
-    fileprivate let handler: Handler
-    private let daemon = Locked<MHDDaemon?>(nil)
-
-    fileprivate var maxBodyBytes: Int { configuration.maxBodyBytes }
+    private let exchanges: MicroExchangeHandler
+    private let core = Locked<HTTPServerCore?>(nil)
 
     /// Creates a server; nothing listens until `start()`.
     public init(configuration: Configuration = Configuration(), handler: @escaping Handler) {
         self.configuration = configuration
-        self.handler = handler
+        self.exchanges = MicroExchangeHandler(handler: handler, maxBodyBytes: configuration.maxBodyBytes)
     }
 
     /// The bound port once started.
-    public var port: Int? { daemon.withLock { $0?.port } }
+    public var port: Int? { core.withLock { $0?.port } }
 
     /// Binds and serves; returns the bound port.
     @discardableResult
     public func start() throws(MicroHTTPServerError) -> Int {
-        try daemon.withLock { current throws(MicroHTTPServerError) -> Int in
-            if let current { return current.port }
+        try core.withLock { current throws(MicroHTTPServerError) -> Int in
+            if let current, let port = current.port { return port }
             var pem: TLSPEM?
             if let tls = configuration.tls {
                 do throws(TLSPEMError) {
@@ -81,32 +78,33 @@ public final class MicroHTTPServer: Sendable {
                     throw MicroHTTPServerError(error.message)
                 }
             }
-            guard let started = MHDDaemon.start(host: configuration.host, port: configuration.port, threads: configuration.threads,
-                                                tls: pem, connectionLimit: configuration.maxConnections,
-                                                perAddressLimit: configuration.maxConnections,
-                                                idleTimeoutSeconds: configuration.idleTimeoutSeconds, connectionMemoryBytes: 64 * 1024,
-                                                context: Unmanaged.passUnretained(self).toOpaque(), access: microServerAccess,
-                                                requestLine: microServerRequestLine, completed: microServerCompleted) else {
+            let started = HTTPServerCore(
+                configuration: .init(host: configuration.host, port: configuration.port, threads: configuration.threads, tls: pem,
+                                     connectionLimit: configuration.maxConnections, perAddressLimit: configuration.maxConnections,
+                                     idleTimeoutSeconds: configuration.idleTimeoutSeconds, connectionMemoryBytes: 64 * 1024,
+                                     maxBodyBytes: configuration.maxBodyBytes),
+                handler: exchanges)
+            guard let port = started.start() else {
                 throw MicroHTTPServerError("cannot listen on \(configuration.host):\(configuration.port)"
                     + (pem == nil ? "" : " (or GnuTLS refused the certificate or key)"))
             }
             current = started
-            return started.port
+            return port
         }
     }
 
     /// The connections open now (0 when not running): a request still arriving or being answered
     /// keeps its connection open, so a count of 1 seen from one's own request means no other.
-    public var openConnections: Int { daemon.withLock { $0?.openConnections ?? 0 } }
+    public var openConnections: Int { core.withLock { $0?.openConnections ?? 0 } }
 
     /// Stops listening and closes every connection. Safe to call twice.
     public func stop() {
-        let handle = daemon.withLock { current -> MHDDaemon? in
+        let running = core.withLock { current -> HTTPServerCore? in
             defer { current = nil }
             return current
         }
         // Outside the lock: stopping joins the worker threads.
-        handle?.stop()
+        running?.stop()
     }
 
     deinit { stop() }
@@ -119,61 +117,36 @@ public struct MicroHTTPServerError: Error, Sendable, Equatable, CustomStringConv
     public var description: String { "server cannot start: \(message)" }
 }
 
-// MARK: - libmicrohttpd callbacks
+/// `MicroHTTPServer`'s answers on the core: refuses ambiguous framing and declared bodies over
+/// the limit from the head, reads the rest whole and runs the async handler.
+private final class MicroExchangeHandler: HTTPExchangeHandler {
+    let handler: MicroHTTPServer.Handler
+    let maxBodyBytes: Int
 
-/// What one request accumulates between callbacks; touched by one libmicrohttpd call at a time.
-private final class MicroRequestContext {
-    let target: String
-    var headChecked = false
-    var body = RequestBodyBuffer()
+    init(handler: @escaping MicroHTTPServer.Handler, maxBodyBytes: Int) {
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+    }
 
-    init(target: String) { self.target = target }
-}
-
-/// MHD_OPTION_URI_LOG_CALLBACK: the request line has arrived; the context lives until completion.
-private let microServerRequestLine: cmhd_uri_log_callback = { _, uri, _ in
-    let target = uri.flatMap { String(validatingCString: $0) } ?? ""
-    return Unmanaged.passRetained(MicroRequestContext(target: target)).toOpaque()
-}
-
-/// The access handler: head checks, then body pieces, then the answer.
-private let microServerAccess: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadDataSize, requestContext in
-    guard let cls, let connection, let pointer = requestContext?.pointee else { return cmhd_no() }
-    let server = Unmanaged<MicroHTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    let context = Unmanaged<MicroRequestContext>.fromOpaque(pointer).takeUnretainedValue()
-    if !context.headChecked {
-        context.headChecked = true
-        if cmhd_header(connection, "Transfer-Encoding") != nil, cmhd_header(connection, "Content-Length") != nil {
-            return MicroResponseWriter.queue(.error(400, code: "ambiguous-framing",
-                                                    message: "both Content-Length and Transfer-Encoding", close: true), on: connection)
+    func head(_ head: ServedHead, of exchange: ServedExchange) -> HeadVerdict {
+        if head.header("Transfer-Encoding") != nil, head.header("Content-Length") != nil {
+            return .refuse(CoreAnswer(.error(400, code: "ambiguous-framing", message: "both Content-Length and Transfer-Encoding")))
         }
-        if let declared = cmhd_header(connection, "Content-Length").flatMap({ Int(String(cString: $0)) }), declared > server.maxBodyBytes {
-            return MicroResponseWriter.queue(.error(413, code: "payload-too-large", message: "the body is over the limit", close: true),
-                                             on: connection)
+        if let declared = head.header("Content-Length").flatMap({ Int($0) }), declared > maxBodyBytes {
+            return .refuse(CoreAnswer(.error(413, code: "payload-too-large", message: "the body is over the limit")))
         }
-        return cmhd_yes()
+        return .readBody(expectsBody: true, reserve: nil)
     }
-    if let uploadDataSize, uploadDataSize.pointee > 0 {
-        let count = uploadDataSize.pointee
-        uploadDataSize.pointee = 0
-        context.body.append(uploadData, count: count, limit: server.maxBodyBytes)
-        return cmhd_yes()
-    }
-    if context.body.tooLarge {
-        return MicroResponseWriter.queue(.error(413, code: "payload-too-large", message: "the body is over the limit", close: true),
-                                         on: connection)
-    }
-    let methodName = method.flatMap { String(validatingCString: $0) } ?? ""
-    let (path, query) = MicroRequestTarget.split(context.target)
-    let request = ServedRequest(method: methodName, path: path, query: query, headers: MicroRequestTarget.headers(connection),
-                                body: context.body.bytes)
-    let response = MicroHandlerBridge.answer(request, with: server.handler)
-    return MicroResponseWriter.queue(response, on: connection)
-}
 
-/// The completion callback: releases the request's context.
-private let microServerCompleted: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
-    guard let requestContext, let pointer = requestContext.pointee else { return }
-    Unmanaged<MicroRequestContext>.fromOpaque(pointer).release()
-    requestContext.pointee = nil
+    func answer(_ head: ServedHead, of exchange: ServedExchange) -> CoreAnswer {
+        if exchange.body.tooLarge {
+            return CoreAnswer(.error(413, code: "payload-too-large", message: "the body is over the limit", close: true))
+        }
+        let (path, query) = MicroRequestTarget.split(exchange.target ?? "")
+        let request = ServedRequest(method: head.method ?? "", path: path, query: query, headers: head.fields,
+                                    body: exchange.body.bytes)
+        return CoreAnswer(MicroHandlerBridge.answer(request, with: handler))
+    }
+
+    func completed(_ exchange: ServedExchange) {}
 }

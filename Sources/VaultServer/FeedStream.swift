@@ -1,12 +1,13 @@
 import CheckoutLocking
+import MicroHTTPServer
 
 /// Reads one change-feed page out of a `FeedEncoder` in buffers of any size, in order.
 ///
 /// libmicrohttpd asks for the next bytes each time the connection can take more
-/// (`MHD_create_response_from_callback`); the stream remembers where it stopped: which piece,
+/// (through `HTTPServerCore`); the stream remembers where it stopped: which piece,
 /// and how far into it. Glue and method JSON are copied from the encoder and its rows. Not
 /// thread-safe: libmicrohttpd calls one connection's reader one call at a time.
-final class FeedStream {
+final class FeedStream: ServedBodyStream {
     private let encoder: FeedEncoder
     /// Told when the stream is released (by libmicrohttpd's free callback).
     private let tally: FeedStreamTally?
@@ -26,6 +27,9 @@ final class FeedStream {
     }
 
     deinit { tally?.closed() }
+
+    /// The page's length in bytes.
+    var byteCount: Int { encoder.byteCount }
 
     /// True once every byte of the page is written.
     var isFinished: Bool { written == encoder.byteCount }

@@ -57,8 +57,8 @@ extension VaultServer {
     /// need not be started. Framing is taken from the body (`Content-Length` is its size), and
     /// the request deadline does not apply.
     public func respond(to request: VaultServerRequest) -> VaultServerAnswer {
-        guard admitRequest() else { return Self.answer(VaultRequestHandler.errorResponse(.draining)) }
-        defer { finishRequest() }
+        guard gate.admit() else { return Self.answer(VaultRequestHandler.errorResponse(.draining)) }
+        defer { gate.finish() }
         let head = RequestHead(requestLineBytes: request.method.utf8.count + request.target.utf8.count + 11,
                                headBytes: request.headers.reduce(request.method.utf8.count + request.target.utf8.count + 13) {
                                    $0 + $1.name.utf8.count + $1.value.utf8.count + 4

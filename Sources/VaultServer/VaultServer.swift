@@ -1,4 +1,3 @@
-import CMicroHTTPD
 import CheckoutCore
 import CheckoutLocking
 import Foundation
@@ -45,21 +44,19 @@ public final class VaultServer: Sendable {
     let handler: VaultRequestHandler
     private let purger: ExpiryPurger
     private let state = Locked(RunState())
+    /// Requests in flight, and the drain that waits for them.
+    let gate = RequestGate()
     /// The change-feed answers being streamed, counted until libmicrohttpd releases them.
     fileprivate let feedStreams = FeedStreamTally()
     /// Deadlines on each phase of every connection, and the reserve of slots for fresh clients.
     let connections: ConnectionWatch
-    /// Whose address a request counts against (`trustedProxies`).
-    fileprivate let addressResolver: ClientAddressResolver
+    /// What the server answers, on the package's one HTTP server core.
+    private let exchanges: VaultExchangeHandler
 
     private struct RunState {
-        var daemon: MHDDaemon?
+        var core: HTTPServerCore?
         var port: Int?
-        var draining = false
-        var inFlight = 0
         var stopped = false
-        /// One per `drain` waiting for the in-flight requests: signalled when the last one finishes.
-        var drainWaiters: [DispatchSemaphore] = []
     }
 
     /// True once started with a certificate: the server speaks HTTPS.
@@ -74,7 +71,7 @@ public final class VaultServer: Sendable {
         self.handler = VaultRequestHandler(configuration: configuration, storage: storage, clock: clock, log: log)
         let limits = configuration.limits
         // validate() refuses malformed networks before the server starts; none are trusted until then.
-        self.addressResolver = (try? ClientAddressResolver(cidrs: configuration.trustedProxies ?? [])) ?? ClientAddressResolver()
+        let addressResolver = (try? ClientAddressResolver(cidrs: configuration.trustedProxies ?? [])) ?? ClientAddressResolver()
         self.connections = ConnectionWatch(
             limits: .init(headTimeout: .seconds(limits.effectiveHeadTimeoutSeconds),
                           requestTimeout: .seconds(limits.effectiveRequestTimeoutSeconds),
@@ -83,6 +80,8 @@ public final class VaultServer: Sendable {
                           softLimit: VaultServerConfiguration.maxConnections - VaultServerConfiguration.reservedConnections),
             isTLS: configuration.tls != nil,
             lateHeadAnswer: VaultRequestHandler.errorResponse(.requestTimeout).rawHTTP(close: true))
+        self.exchanges = VaultExchangeHandler(handler: handler, gate: gate, addressResolver: addressResolver,
+                                              feedStreams: feedStreams, maxBodyBytes: limits.maxBodyBytes)
         let retention = Int64((configuration.tombstoneRetentionSeconds * 1000).rounded())
         let opRetention = Int64((configuration.effectiveOpRecordRetentionSeconds * 1000).rounded())
         self.purger = ExpiryPurger(service: VaultService(storage: storage, retentionMillis: retention, opRetentionMillis: opRetention),
@@ -109,7 +108,6 @@ public final class VaultServer: Sendable {
         return try state.withLock { state throws(VaultServerStartError) -> Int in
             if let port = state.port { return port }
             guard !state.stopped else { throw VaultServerStartError("the server was stopped; create a new one") }
-            let context = Unmanaged.passUnretained(self).toOpaque()
             let pem = try configuration.tls.map { tls throws(VaultServerStartError) -> TLSPEM in
                 do throws(TLSPEMError) {
                     return try TLSPEM.read(certificate: tls.certificate, privateKey: tls.privateKey)
@@ -121,16 +119,16 @@ public final class VaultServer: Sendable {
             // libmicrohttpd's per-connection pool holds the head and read buffers (bodies are
             // copied out as they arrive): big enough for every head up to our limits and well
             // beyond, so that libmicrohttpd's own HTML refusals start far above them.
-            guard let daemon = MHDDaemon.start(host: configuration.listen.host, port: configuration.listen.port,
-                                               threads: configuration.threads, tls: pem,
-                                               tlsPriorities: configuration.tls?.priorities,
-                                               connectionLimit: VaultServerConfiguration.maxConnections,
-                                               perAddressLimit: limits.effectiveMaxConnectionsPerIP,
-                                               idleTimeoutSeconds: limits.effectiveIdleConnectionTimeoutSeconds,
-                                               connectionMemoryBytes: RequestHead.connectionMemoryBytes, context: context,
-                                               access: vaultServerAccessHandler, requestLine: vaultServerRequestLineHandler,
-                                               completed: vaultServerCompletedHandler,
-                                               connections: vaultServerConnectionHandler) else {
+            let core = HTTPServerCore(
+                configuration: .init(host: configuration.listen.host, port: configuration.listen.port,
+                                     threads: configuration.threads, tls: pem, tlsPriorities: configuration.tls?.priorities,
+                                     connectionLimit: VaultServerConfiguration.maxConnections,
+                                     perAddressLimit: limits.effectiveMaxConnectionsPerIP,
+                                     idleTimeoutSeconds: limits.effectiveIdleConnectionTimeoutSeconds,
+                                     connectionMemoryBytes: RequestHead.connectionMemoryBytes, maxBodyBytes: limits.maxBodyBytes,
+                                     requestTimeout: .seconds(limits.effectiveRequestTimeoutSeconds)),
+                handler: exchanges, watch: connections)
+            guard let port = core.start() else {
                 if pem != nil {
                     throw VaultServerStartError("cannot serve HTTPS on \(configuration.listen.host):\(configuration.listen.port): "
                         + "the address is in use, or GnuTLS refused the certificate or key (not PEM, encrypted, or not a pair)"
@@ -138,17 +136,16 @@ public final class VaultServer: Sendable {
                 }
                 throw VaultServerStartError("cannot listen on \(configuration.listen.host):\(configuration.listen.port)")
             }
-            state.daemon = daemon
-            state.port = daemon.port
-            connections.start()
+            state.core = core
+            state.port = port
             purger.start()
-            return daemon.port
+            return port
         }
     }
 
     /// Makes new requests fail with 503 `draining`; requests already running continue.
     public func beginDraining() {
-        state.withLock { $0.draining = true }
+        gate.beginDraining()
     }
 
     /// Drains: new requests get 503 until in-flight ones finish (or `timeout` passes), then
@@ -156,14 +153,7 @@ public final class VaultServer: Sendable {
     /// waits for libmicrohttpd's threads, woken when the last request finishes).
     @discardableResult
     public func drain(timeout: Duration = .seconds(10)) -> Bool {
-        let finishedRequests = DispatchSemaphore(value: 0)
-        let waiting = state.withLock { state -> Bool in
-            state.draining = true
-            guard state.inFlight > 0 else { return false }
-            state.drainWaiters.append(finishedRequests)
-            return true
-        }
-        let finished = !waiting || finishedRequests.wait(timeout: .now() + max(timeout, .zero).inSeconds) == .success
+        let finished = gate.drain(timeout: timeout)
         stop()
         return finished
     }
@@ -173,12 +163,12 @@ public final class VaultServer: Sendable {
 
     /// Stops listening and closes every connection at once. Safe to call twice.
     public func stop() {
-        let daemon = state.withLock { state -> MHDDaemon? in
-            defer { state.daemon = nil; state.stopped = true }
-            return state.daemon
+        let core = state.withLock { state -> HTTPServerCore? in
+            defer { state.core = nil; state.stopped = true }
+            return state.core
         }
-        // Outside the lock: stopping joins the worker threads, which take the lock.
-        daemon?.stop()
+        // Outside the lock: stopping joins the worker threads.
+        core?.stop()
         connections.stop()
         purger.stop()
     }
@@ -186,42 +176,8 @@ public final class VaultServer: Sendable {
     deinit {
         connections.stop()
         purger.stop()
-        state.withLock { $0.daemon }?.stop()
+        state.withLock { $0.core }?.stop()
     }
-
-    // MARK: Called from libmicrohttpd threads
-
-    /// Registers a new request; false when draining (the request is answered 503).
-    func admitRequest() -> Bool {
-        state.withLock { state in
-            if state.draining { return false }
-            state.inFlight += 1
-            return true
-        }
-    }
-
-    func finishRequest() {
-        let drained = state.withLock { state -> [DispatchSemaphore] in
-            state.inFlight -= 1
-            guard state.inFlight == 0 else { return [] }
-            defer { state.drainWaiters.removeAll() }
-            return state.drainWaiters
-        }
-        for waiter in drained { waiter.signal() }
-    }
-
-    fileprivate func admit(method: String, target: String, authorization: String?, address: String)
-        -> Result<VaultRequestHandler.Admission, VaultHTTPError> {
-        handler.admit(method: method, target: target, authorization: authorization, address: address)
-    }
-
-    fileprivate func respond(_ request: VaultHTTPRequest) -> VaultHTTPResponse {
-        handler.handle(request)
-    }
-
-    fileprivate var maxBodyBytes: Int { configuration.limits.maxBodyBytes }
-    fileprivate var requestTimeout: Duration { .seconds(configuration.limits.effectiveRequestTimeoutSeconds) }
-    fileprivate var idleTimeoutSeconds: Int { configuration.limits.effectiveIdleConnectionTimeoutSeconds }
 }
 
 /// The server could not start listening.
@@ -236,240 +192,143 @@ public struct VaultServerStartError: Error, Sendable, Equatable, CustomStringCon
     public var description: String { "vault server cannot start: \(message)" }
 }
 
-// MARK: - libmicrohttpd callbacks
+/// The requests in flight, and the drains waiting for them to finish.
+final class RequestGate: Sendable {
+    private struct State {
+        var draining = false
+        var inFlight = 0
+        /// One per `drain` waiting for the in-flight requests: signalled when the last one finishes.
+        var drainWaiters: [DispatchSemaphore] = []
+    }
 
-/// What one request accumulates between callbacks. Made when its request line arrives, released
-/// by the completion callback (libmicrohttpd calls it for every request it announced, even one it
-/// refused itself); libmicrohttpd calls both for one request on the same connection, one call at
-/// a time, so the class is never touched concurrently.
-private final class RequestContext {
-    /// When the request line arrived: the request deadline counts from here.
-    let started: ContinuousClock.Instant
-    /// The raw request target, as on the request line (the access handler only sees it decoded);
-    /// nil when it is not UTF-8.
-    let target: String?
-    /// The raw request target's length.
-    let targetBytes: Int
-    /// Set by the first access-handler call, once the head has been checked.
-    var headChecked = false
+    private let state = Locked(State())
+
+    /// Registers a new request; false when draining (the request is answered 503).
+    func admit() -> Bool {
+        state.withLock { state in
+            if state.draining { return false }
+            state.inFlight += 1
+            return true
+        }
+    }
+
+    /// An admitted request is over.
+    func finish() {
+        let drained = state.withLock { state -> [DispatchSemaphore] in
+            state.inFlight -= 1
+            guard state.inFlight == 0 else { return [] }
+            defer { state.drainWaiters.removeAll() }
+            return state.drainWaiters
+        }
+        for waiter in drained { waiter.signal() }
+    }
+
+    func beginDraining() {
+        state.withLock { $0.draining = true }
+    }
+
+    /// Refuses new requests and waits up to `timeout` for those in flight; true when they all finished.
+    func drain(timeout: Duration) -> Bool {
+        let finishedRequests = DispatchSemaphore(value: 0)
+        let waiting = state.withLock { state -> Bool in
+            state.draining = true
+            guard state.inFlight > 0 else { return false }
+            state.drainWaiters.append(finishedRequests)
+            return true
+        }
+        return !waiting || finishedRequests.wait(timeout: .now() + max(timeout, .zero).inSeconds) == .success
+    }
+}
+
+/// What one request of the vault keeps between the core's calls.
+private final class VaultExchange {
+    /// Counted in flight (so its completion must be counted out).
     var admitted = false
     /// What the head established; set when the head was admitted.
     var admission: VaultRequestHandler.Admission?
-    var body = RequestBodyBuffer()
-    /// The connection's inactivity timeout while the body arrives (nil: the daemon's idle timeout).
-    var bodyTimeoutSeconds: Int?
-
-    init(started: ContinuousClock.Instant, target: UnsafePointer<CChar>?) {
-        self.started = started
-        self.target = target.flatMap { String(validatingCString: $0) }
-        self.targetBytes = target.map { strlen($0) } ?? 0
-    }
 }
 
-/// MHD_OPTION_URI_LOG_CALLBACK: the request line has arrived; the returned context is the
-/// request's `requestContext` from now on.
-private func vaultServerRequestLineHandler(
-    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
-) -> UnsafeMutableRawPointer? {
-    let context = RequestContext(started: ContinuousClock.now, target: uri)
-    if let cls, let connection {
-        Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue().connections.requestLineArrived(connection, now: context.started)
-    }
-    return Unmanaged.passRetained(context).toOpaque()
-}
+/// The vault's answers on `HTTPServerCore`.
+///
+/// Before any body byte is read, each request's head is checked (`RequestHead`: framing and
+/// sizes), then settled where the head alone settles it (`VaultRequestHandler.admit`: route,
+/// credential, limits). An answer given from the head makes libmicrohttpd close the connection
+/// after it without reading the body (what makes the refusals safe against smuggling).
+private final class VaultExchangeHandler: HTTPExchangeHandler {
+    let handler: VaultRequestHandler
+    let gate: RequestGate
+    /// Whose address a request counts against (`trustedProxies`).
+    let addressResolver: ClientAddressResolver
+    let feedStreams: FeedStreamTally
+    let maxBodyBytes: Int
 
-private func vaultServerAccessHandler(
-    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
-    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
-    _ uploadDataSize: UnsafeMutablePointer<Int>?, _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-) -> MHD_Result {
-    guard let cls, let connection, let pointer = requestContext?.pointee else { return cmhd_no() }
-    let server = Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue()
-    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
-    if !context.headChecked {
-        context.headChecked = true
-        return checkHead(context, server: server, connection: connection, method: method, version: version)
+    init(handler: VaultRequestHandler, gate: RequestGate, addressResolver: ClientAddressResolver, feedStreams: FeedStreamTally,
+         maxBodyBytes: Int) {
+        self.handler = handler
+        self.gate = gate
+        self.addressResolver = addressResolver
+        self.feedStreams = feedStreams
+        self.maxBodyBytes = maxBodyBytes
     }
-    if let uploadDataSize, uploadDataSize.pointee > 0 {
-        let count = uploadDataSize.pointee
-        uploadDataSize.pointee = 0
-        // Past the deadline: close. libmicrohttpd 0.9.75 cannot queue an answer while a body is
-        // arriving, so the client gets no 408, only the closed connection.
-        guard let timeout = remainingSeconds(context, server: server) else { return cmhd_no() }
-        if timeout != context.bodyTimeoutSeconds {
-            context.bodyTimeoutSeconds = timeout
-            _ = cmhd_set_timeout(connection, UInt32(timeout))
+
+    func head(_ head: ServedHead, of exchange: ServedExchange) -> HeadVerdict {
+        let request = VaultExchange()
+        exchange.state = request
+        request.admitted = gate.admit()
+        guard request.admitted else { return refuse(.draining) }
+        let checked = RequestHead(requestLineBytes: head.requestLineBytes, headBytes: head.headBytes,
+                                  contentLengths: head.headerValues("Content-Length"),
+                                  transferEncodings: head.headerValues("Transfer-Encoding"),
+                                  fieldNames: head.fields.map(\.name))
+        let framing: RequestHead.Framing
+        switch checked.framing(maxBodyBytes: maxBodyBytes) {
+        case .failure(let error): return refuse(error)
+        case .success(let found): framing = found
         }
-        context.body.append(uploadData, count: count, limit: server.maxBodyBytes)
-        server.connections.bodyArrived(connection, count: count)
-        return cmhd_yes()
-    }
-
-    // The whole request has arrived: the connection goes back to the idle timeout.
-    if context.bodyTimeoutSeconds != nil {
-        _ = cmhd_set_timeout(connection, UInt32(server.idleTimeoutSeconds))
-        server.connections.bodyComplete(connection)
-    }
-    guard let admission = context.admission else { return cmhd_no() }
-    let response = server.respond(VaultHTTPRequest(admission: admission, body: context.body.bytes,
-                                                   bodyTooLarge: context.body.tooLarge))
-    return queue(response, on: connection, close: context.body.tooLarge, feedStreams: server.feedStreams)
-}
-
-/// The first call of a request, its head complete and no body byte read yet: admits it, or
-/// answers at once. An answer queued now makes libmicrohttpd close the connection after it
-/// without reading the body (what makes the refusals safe against smuggling); `Connection: close`
-/// says so to the client.
-private func checkHead(_ context: RequestContext, server: VaultServer, connection: OpaquePointer,
-                       method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?) -> MHD_Result {
-    // The head is in: from here an answer is being written (or a body awaited, set below), and no
-    // head deadline may close the connection under it.
-    server.connections.headArrived(connection, requestStarted: context.started, expectsBody: false)
-    context.admitted = server.admitRequest()
-    guard context.admitted else { return refuse(.draining, on: connection) }
-    let requestLineBytes = (method.map { strlen($0) } ?? 0) + context.targetBytes + (version.map { strlen($0) } ?? 0) + 4
-    let head = RequestHead(requestLineBytes: requestLineBytes, headBytes: cmhd_head_size(connection),
-                           contentLengths: headerValues(connection, "Content-Length"),
-                           transferEncodings: headerValues(connection, "Transfer-Encoding"),
-                           fieldNames: MicroRequestTarget.headers(connection).map(\.name))
-    let framing: RequestHead.Framing
-    switch head.framing(maxBodyBytes: server.maxBodyBytes) {
-    case .failure(let error): return refuse(error, on: connection)
-    case .success(let checked): framing = checked
-    }
-    guard let timeout = remainingSeconds(context, server: server) else { return refuse(.requestTimeout, on: connection) }
-    // Route, credential and limits, from the head alone: a refusal here never reads the body.
-    guard let target = context.target, let method, let methodName = String(validatingCString: method) else {
-        return refuse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"), on: connection)
-    }
-    let authorization = cmhd_header(connection, "Authorization").flatMap { String(validatingCString: $0) }
-    switch server.admit(method: methodName, target: target, authorization: authorization, address: clientAddress(connection, resolver: server.addressResolver)) {
-    case .failure(let error): return refuse(error, on: connection)
-    case .success(let admission): context.admission = admission
-    }
-    // A body where the route takes none is never read: refused from the head, connection closed.
-    if framing.expectsBody, !(context.admission?.route.takesBody ?? false) { return refuse(.bodyNotAllowed, on: connection) }
-    if framing.expectsBody {
-        server.connections.headArrived(connection, requestStarted: context.started, expectsBody: true)
-        // Until the body is in, a silent client is closed at the deadline, not the idle timeout.
-        context.bodyTimeoutSeconds = timeout
-        _ = cmhd_set_timeout(connection, UInt32(timeout))
-        if case .length(let length) = framing { context.body.reserve(length) }
-    }
-    return cmhd_yes()
-}
-
-/// The address the request's limits count against (`ClientAddressResolver`: the peer's, or the
-/// client a trusted proxy reports; an IPv6 client's /64 prefix), or `unknown`.
-private func clientAddress(_ connection: OpaquePointer, resolver: ClientAddressResolver) -> String {
-    var buffer = [CChar](repeating: 0, count: 64)
-    guard cmhd_peer_address(connection, &buffer, buffer.count) != 0 else { return "unknown" }
-    let peer = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return resolver.resolve(peer: peer) { headerValues(connection, $0) }
-}
-
-/// Whole seconds left before the request deadline (at least 1), or nil when it has passed.
-private func remainingSeconds(_ context: RequestContext, server: VaultServer) -> Int? {
-    let left = context.started.advanced(by: server.requestTimeout) - ContinuousClock.now
-    guard left > .zero else { return nil }
-    let parts = left.components
-    return max(1, Int(parts.seconds) + (parts.attoseconds > 0 ? 1 : 0))
-}
-
-/// Every value of the header field `name`, in order.
-private func headerValues(_ connection: OpaquePointer, _ name: String) -> [String] {
-    let count = cmhd_header_count(connection, name)
-    guard count > 0 else { return [] }
-    return (0..<count).map { index in
-        cmhd_header_at(connection, name, index).map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
-    }
-}
-
-private func refuse(_ error: VaultHTTPError, on connection: OpaquePointer) -> MHD_Result {
-    queue(VaultRequestHandler.errorResponse(error), on: connection, close: true)
-}
-
-/// Queues `response` on the connection. A change-feed page larger than one block
-/// (`feedBlockBytes`) is streamed: libmicrohttpd asks `vaultServerFeedReader` for it a block at a
-/// time, with the exact `Content-Length` known up front, and releases the `FeedStream` through
-/// `vaultServerFeedRelease` once, however the answer ends. A smaller page is written whole first.
-private func queue(_ response: VaultHTTPResponse, on connection: OpaquePointer, close: Bool,
-                   feedStreams: FeedStreamTally? = nil) -> MHD_Result {
-    let created: OpaquePointer?
-    switch response.body {
-    case .bytes(let body):
-        created = body.withUnsafeBytes { bytes in cmhd_response_copy(bytes.count, bytes.baseAddress) }
-    case .feed(let encoder) where encoder.byteCount <= feedBlockBytes:
-        // A page within one block is written whole into memory libmicrohttpd takes over: no
-        // more than the block a stream would get, and the head and body leave in one send.
-        guard let memory = malloc(encoder.byteCount) else { return cmhd_no() }
-        let written = FeedStream(encoder).read(into: UnsafeMutableRawBufferPointer(start: memory, count: encoder.byteCount))
-        guard written == encoder.byteCount else {
-            free(memory)
-            return cmhd_no()
+        guard head.remainingSeconds != nil else { return refuse(.requestTimeout) }
+        // Route, credential and limits, from the head alone: a refusal here never reads the body.
+        guard let target = exchange.target, let method = head.method else {
+            return refuse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"))
         }
-        created = cmhd_response_take(encoder.byteCount, memory)
-        if created == nil { free(memory) }
-    case .feed(let encoder):
-        let stream = Unmanaged.passRetained(FeedStream(encoder, tally: feedStreams))
-        created = cmhd_response_stream(UInt64(encoder.byteCount), feedBlockBytes, vaultServerFeedReader, stream.toOpaque(),
-                                       vaultServerFeedRelease)
-        // On failure libmicrohttpd took nothing over: the stream is ours to release.
-        if created == nil { stream.release() }
+        // The address the limits count against: the peer's, or the client a trusted proxy
+        // reports; an IPv6 client's /64 prefix.
+        let address = head.peerAddress.map { peer in addressResolver.resolve(peer: peer) { head.headerValues($0) } } ?? "unknown"
+        switch handler.admit(method: method, target: target, authorization: head.header("Authorization"), address: address) {
+        case .failure(let error): return refuse(error)
+        case .success(let admission): request.admission = admission
+        }
+        // A body where the route takes none is never read: refused from the head, connection closed.
+        if framing.expectsBody, !(request.admission?.route.takesBody ?? false) { return refuse(.bodyNotAllowed) }
+        if case .length(let length) = framing { return .readBody(expectsBody: framing.expectsBody, reserve: length) }
+        return .readBody(expectsBody: framing.expectsBody, reserve: nil)
     }
-    guard let created else { return cmhd_no() }
-    for (name, value) in response.headers { _ = MHD_add_response_header(created, name, value) }
-    if close { _ = MHD_add_response_header(created, "Connection", "close") }
-    let result = MHD_queue_response(connection, UInt32(response.status), created)
-    MHD_destroy_response(created)
-    return result
-}
 
-/// The most a streamed response asks of its reader at once: libmicrohttpd's buffer for it.
-private let feedBlockBytes = 64 * 1024
+    func answer(_ head: ServedHead, of exchange: ServedExchange) -> CoreAnswer {
+        guard let admission = (exchange.state as? VaultExchange)?.admission else {
+            return answer(VaultRequestHandler.errorResponse(.internalError), close: true)
+        }
+        let response = handler.handle(VaultHTTPRequest(admission: admission, body: exchange.body.bytes,
+                                                       bodyTooLarge: exchange.body.tooLarge))
+        return answer(response, close: exchange.body.tooLarge)
+    }
 
-/// MHD_ContentReaderCallback of a change-feed page: the next bytes, from `position` (always
-/// what was written so far: the response is used once). With the size known, libmicrohttpd
-/// stops asking at the end; a reader that ran dry before it, or a position out of step, ends
-/// the answer with an error (the connection is closed, the client sees a short body).
-private func vaultServerFeedReader(_ cls: UnsafeMutableRawPointer?, _ position: UInt64,
-                                   _ buffer: UnsafeMutablePointer<CChar>?, _ max: Int) -> Int {
-    guard let cls, let buffer else { return cmhd_reader_error() }
-    let stream = Unmanaged<FeedStream>.fromOpaque(cls).takeUnretainedValue()
-    guard position == UInt64(stream.written) else { return cmhd_reader_error() }
-    let count = stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max))
-    return count > 0 ? count : cmhd_reader_error()
-}
+    func completed(_ exchange: ServedExchange) {
+        if (exchange.state as? VaultExchange)?.admitted == true { gate.finish() }
+    }
 
-/// MHD_ContentReaderFreeCallback: libmicrohttpd is done with the response (sent, or the client
-/// went away); releases the stream `queue` retained.
-private func vaultServerFeedRelease(_ cls: UnsafeMutableRawPointer?) {
-    guard let cls else { return }
-    Unmanaged<FeedStream>.fromOpaque(cls).release()
-}
+    private func refuse(_ error: VaultHTTPError) -> HeadVerdict {
+        .refuse(answer(VaultRequestHandler.errorResponse(error), close: true))
+    }
 
-private func vaultServerCompletedHandler(
-    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
-    _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ termination: MHD_RequestTerminationCode
-) {
-    guard let cls, let requestContext, let pointer = requestContext.pointee else { return }
-    let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeRetainedValue()
-    requestContext.pointee = nil
-    let server = Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue()
-    if let connection { server.connections.requestCompleted(connection) }
-    if context.admitted { server.finishRequest() }
-}
-
-/// MHD_NotifyConnectionCallback: a connection opened or is about to close.
-private func vaultServerConnectionHandler(
-    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
-    _ code: MHD_ConnectionNotificationCode
-) {
-    guard let cls, let connection else { return }
-    let server = Unmanaged<VaultServer>.fromOpaque(cls).takeUnretainedValue()
-    if cmhd_connection_opened(code) != 0 {
-        server.connections.opened(connection)
-    } else {
-        server.connections.closed(connection)
+    /// A change-feed page is streamed from its encoder (written whole by the core when it fits
+    /// one block); every other body is bytes.
+    private func answer(_ response: VaultHTTPResponse, close: Bool) -> CoreAnswer {
+        let body: CoreAnswer.Body
+        switch response.body {
+        case .bytes(let bytes): body = .bytes(bytes)
+        case .feed(let encoder): body = .stream(FeedStream(encoder, tally: feedStreams))
+        }
+        return CoreAnswer(status: response.status, headers: response.headers.map { (name: $0.0, value: $0.1) }, body: body,
+                          close: close)
     }
 }
