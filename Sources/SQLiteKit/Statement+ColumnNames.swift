@@ -5,27 +5,32 @@ import Foundation
 /// else the column's own name), matched without regard to ASCII case as SQL matches identifiers.
 /// A name two columns share (`a.id, b.id`) is ambiguous and never resolves: alias one of them.
 struct ColumnIndexes {
-    private var indexes: [String: Int32] = [:]
-    private var ambiguous: Set<String> = []
+    /// The columns' names, ASCII case folded, in result order.
+    private let names: [String]
     let count: Int32
 
     init(_ handle: OpaquePointer) {
         count = sqlite3_column_count(handle)
-        for index in 0..<count {
-            guard let name = sqlite3_column_name(handle, index).map({ String(cString: $0) }) else { continue }
-            let key = Self.fold(name)
-            if indexes.updateValue(index, forKey: key) != nil { ambiguous.insert(key) }
-        }
+        names = (0..<count).map { index in sqlite3_column_name(handle, index).map { Self.fold(String(cString: $0)) } ?? "" }
     }
 
-    /// The index of `name`, nil when no column or more than one has it.
+    /// The index of `name`, nil when no column or more than one has it. A result has a few
+    /// columns: comparing short names one by one is cheaper than hashing.
     func index(of name: String) -> Int32? {
         let key = Self.fold(name)
-        return ambiguous.contains(key) ? nil : indexes[key]
+        var found: Int32?
+        for (index, candidate) in names.enumerated() where candidate == key {
+            guard found == nil else { return nil }
+            found = Int32(index)
+        }
+        return found
     }
 
     /// Whether `name` is shared by several columns (for the error's message).
-    func isAmbiguous(_ name: String) -> Bool { ambiguous.contains(Self.fold(name)) }
+    func isAmbiguous(_ name: String) -> Bool {
+        let key = Self.fold(name)
+        return names.lazy.filter { $0 == key }.count > 1
+    }
 
     /// ASCII lower case; names already in lower case (all of ours) are used as they are.
     private static func fold(_ name: String) -> String {

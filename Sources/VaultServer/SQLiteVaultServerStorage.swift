@@ -147,18 +147,34 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
 
         private static let columns = "id, version, seq, deleted, is_default, method_json, deleted_at"
 
-        private static func row(_ statement: Statement) throws -> InstrumentRecord {
-            try InstrumentRecord(id: statement.string("id"), version: statement.int64("version"),
-                                 sequence: statement.int64("seq"), deleted: statement.bool("deleted"),
-                                 isDefault: statement.bool("is_default"), methodJSON: statement.optionalString("method_json"),
-                                 deletedAt: statement.optionalInt64("deleted_at"))
+        /// The indexes of `columns` in a statement's result, resolved by name once per query.
+        private struct Columns {
+            let id, version, seq, deleted, isDefault, methodJSON, deletedAt: Int32
+
+            init(_ statement: Statement) throws {
+                id = try statement.columnIndex("id")
+                version = try statement.columnIndex("version")
+                seq = try statement.columnIndex("seq")
+                deleted = try statement.columnIndex("deleted")
+                isDefault = try statement.columnIndex("is_default")
+                methodJSON = try statement.columnIndex("method_json")
+                deletedAt = try statement.columnIndex("deleted_at")
+            }
+
+            func row(_ statement: Statement) -> InstrumentRecord {
+                InstrumentRecord(id: statement.string(at: id), version: statement.int64(at: version),
+                                 sequence: statement.int64(at: seq), deleted: statement.bool(at: deleted),
+                                 isDefault: statement.bool(at: isDefault), methodJSON: statement.optionalString(at: methodJSON),
+                                 deletedAt: statement.optionalInt64(at: deletedAt))
+            }
         }
 
         private func rows(_ sql: String, _ bind: (Statement) throws -> Void) throws -> [InstrumentRecord] {
             try database.withStatement(sql) { statement in
                 try bind(statement)
                 var rows: [InstrumentRecord] = []
-                while try statement.step() { rows.append(try Self.row(statement)) }
+                let columns = try Columns(statement)
+                while try statement.step() { rows.append(columns.row(statement)) }
                 return rows
             }
         }
@@ -192,9 +208,10 @@ public final class SQLiteVaultServerStorage: VaultServerStorage {
                 try statement.bind(max(0, limit), at: 4)
                 var rows: [InstrumentRecord] = []
                 var total = 0
+                let columns = try Columns(statement)
                 // Stepping stops after the row that crosses the bound: nothing more is loaded.
                 while total <= maxBytes, try statement.step() {
-                    let row = try Self.row(statement)
+                    let row = columns.row(statement)
                     total += row.feedBytes
                     rows.append(row)
                 }
