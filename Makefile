@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test bench bench-quick bench-scaling bench-instructions deps build tsan test-long preview simulate docs
+.PHONY: demo test test-all test-slow bench bench-quick bench-scaling bench-instructions deps build tsan test-long preview simulate docs
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -10,19 +10,37 @@ demo: deps
 	@swift run --skip-build checkout demo
 
 ## A test run that takes longer than this many seconds is a hang: scripts/watchdog.sh prints every
-## thread's stack of the test process and stops it (a normal `make test` takes under 2 minutes).
+## thread's stack of the test process and stops it (a normal `make test` takes under 90 seconds of
+## test time on a 2-core machine).
 TEST_TIME_LIMIT ?= 1200
 LONG_TEST_TIME_LIMIT ?= 3600
 
-## Builds everything and runs the whole test suite. The PostgreSQL tests run against a throwaway
-## cluster when a PostgreSQL server is installed, and say they were skipped otherwise.
-## The client floods (1,200 slow TLS connections and such, SlowClientFloodTests) run last and alone:
-## they load both cores for about a minute, and measure a victim's latency that other suites would skew.
+## The slow tests, run by `make test-slow` (and `make test-long`) instead of `make test`: statistics over
+## thousands of payments (in process and over HTTP), the simulator's 100 seeds (CI also runs 2,000
+## in release), a scan of 10,000 stored cards, a build of a scaffolded module, the largest customer
+## the limits allow, every TLS suite offered alone, and the slow-sender deadlines that wait out
+## real seconds. Regular expressions over test ids (Target.Suite/function).
+SLOW_SUITES = WeightedSplitTests|OverHTTPSplitAndBreakerTests/weightedSplitOverHTTP|VaultSimulationTests/seeds\(|PaymentDataScanTests/scanFiles|QuotaTests/largestCustomerSyncs|VaultServerTLSTests/intermediateProfile|SlowSenderTests|MethodScaffolderTests/scaffoldedModuleBuildsInACopyOfThePackage
+## The client floods (1,200 slow TLS connections and such): part of `make test-slow`, run last and
+## alone there, as they load both cores for about a minute and measure a victim's latency that
+## other suites would skew.
 FLOOD_SUITES = SlowClientFloodTests
+
+## At most this many tests run at once (Swift Testing's SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH;
+## unbounded by default): a task a test starts then waits for one of the two cooperative threads
+## behind at most this many tests' work, not behind the whole suite's (unbounded, a task started 35 s
+## into the run waited 35 s for a thread).
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 16
+
+## The whole test suite: the everyday tests, then the slow ones (the README's test command; CI runs it).
+test-all: test test-slow
+
+## Builds everything and runs the everyday tests: all but SLOW_SUITES and FLOOD_SUITES, under 90 s
+## of test time on a 2-core machine. The PostgreSQL tests run against a throwaway cluster when a
+## PostgreSQL server is installed, and say they were skipped otherwise.
 test: deps
 	swift build --build-tests
-	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build --skip "$(FLOOD_SUITES)"
-	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) swift test --skip-build --filter "$(FLOOD_SUITES)"
+	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build --skip "$(SLOW_SUITES)|$(FLOOD_SUITES)"
 
 ## Runs the benchmarks in release mode (see the Benchmarks guide for the figures); the PostgreSQL section runs
 ## on a throwaway cluster (and its op batches also on a durable one: fsync=on) when a PostgreSQL server
@@ -66,10 +84,16 @@ TSAN_SUITES = ReliabilityTests.Concurrency|ReliabilityTests.CooperativeThreads|C
 TSAN_HEAVY = VaultServerTLSTests|WriteAmplificationTests
 tsan: deps
 	swift build --build-tests $(TSAN_FLAGS)
-	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)" --skip "HTTPTransportTests|$(FLOOD_SUITES)|$(TSAN_HEAVY)"
+	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)" --skip "HTTPTransportTests|$(SLOW_SUITES)|$(FLOOD_SUITES)|$(TSAN_HEAVY)"
 
-## The long reliability variants (>= 100,000 fuzz cases per target, 50 SIGKILLs of each process,
-## 20 fault schedules), then the OpenAPI fuzzer (schemathesis from PyPI) against the server over
+## The slow tests: SLOW_SUITES (PostgreSQL as in `make test`), then the floods alone.
+test-slow: deps
+	swift build --build-tests
+	bash scripts/watchdog.sh $(LONG_TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build --filter "$(SLOW_SUITES)"
+	bash scripts/watchdog.sh $(LONG_TEST_TIME_LIMIT) swift test --skip-build --filter "$(FLOOD_SUITES)"
+
+## The slow tests (`make test-slow`; SLOW=0 leaves them out, as CI does after `make test-all`),
+## the long reliability variants (>= 100,000 fuzz cases per target, 50 SIGKILLs of each process, 20 fault schedules), then the OpenAPI fuzzer (schemathesis from PyPI) against the server over
 ## HTTPS with both kinds of key, and against sandbox-psp (Config/processor-api.openapi.yaml). CHECKOUTKIT_FUZZ_CASES=N bounds the fuzzing to fit a CI budget;
 ## FUZZ_API_EXAMPLES=N the examples per operation of the API fuzzer (40 by default).
 ## LONG_SEEDS simulator seeds (100,000 by default; after the 2,000 CI runs first) and 500 on
@@ -77,6 +101,7 @@ tsan: deps
 LONG_SEEDS ?= 100000
 test-long: deps
 	swift build --build-tests
+	if [ "$(SLOW)" != "0" ]; then $(MAKE) test-slow; fi
 	CHECKOUTKIT_LONG_TESTS=1 bash scripts/watchdog.sh $(LONG_TEST_TIME_LIMIT) swift test --skip-build --filter ReliabilityTests
 	bash scripts/fuzz-api.sh
 	bash scripts/tls-scan.sh

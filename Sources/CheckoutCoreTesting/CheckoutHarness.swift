@@ -52,7 +52,7 @@ public final class CheckoutHarness: Sendable {
 
     /// Subscribes to `session.outcomes()` (so outcomes already delivered in this run are
     /// recorded first). `timeout` bounds every wait of this harness.
-    public init(session: CheckoutSession, timeout: Duration = .seconds(60)) {
+    public init(session: CheckoutSession, timeout: Duration = .seconds(30)) {
         self.session = session
         self.timeout = timeout
         let stream = session.outcomes()

@@ -71,7 +71,7 @@ public final class ControllableProcessor<Backing: PaymentProcessor>: PaymentProc
 
     /// Waits (without polling) until a held `call` has been parked, consuming that arrival: the
     /// n-th wait returns once the n-th held call has arrived. False after `timeout`.
-    public func waitForHeldCall(_ call: Call, timeout: Duration = .seconds(60)) async -> Bool {
+    public func waitForHeldCall(_ call: Call, timeout: Duration = .seconds(30)) async -> Bool {
         await arrivals[call]?.take(within: timeout) != nil
     }
 

@@ -164,7 +164,7 @@ public final class TestClock: Clock, Sendable {
 
     /// Waits (without polling) until a task has gone to sleep on this clock, consuming that
     /// arrival: the n-th wait returns once the n-th sleep has begun. False after `timeout`.
-    public func waitForSleeper(timeout: Duration = .seconds(60)) async -> Bool {
+    public func waitForSleeper(timeout: Duration = .seconds(30)) async -> Bool {
         await arrivals.take(within: timeout) != nil
     }
 

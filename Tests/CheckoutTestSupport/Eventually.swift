@@ -2,28 +2,27 @@ import Dispatch
 
 /// The one bound on every wait in the test suites.
 public enum TestWait {
-    /// How long any wait may take before it counts as a failure: generous, so a slow machine does
-    /// not fail a correct test, and finite, so a broken one fails instead of hanging. The whole
-    /// suite runs at once on two cores: on a slow machine a task has waited over a minute for a
-    /// cooperative thread (a push that never reached the server's storage within 60 s, while the
-    /// same test alone takes a second), hence three minutes. The sanitized build (`make tsan`,
-    /// `-DCHECKOUTKIT_TSAN`) runs several times slower still, so it waits longer (the suites' time
-    /// limits still bound it). No test waits for something that must not happen: a correct run
-    /// never sits out this bound.
+    /// How long any wait may take before it counts as a failure: seconds, not minutes. Every wait
+    /// is for something that must happen (no test waits for something that must not), and the work
+    /// waited for is in the same process and takes milliseconds when it works, so a correct run
+    /// never comes near this bound, and a broken one fails in seconds instead of hanging. What can
+    /// still delay a task is the queue for the two cooperative threads, which `make test` bounds
+    /// (at most 16 tests at once); the slow suites that load both cores for minutes are `make
+    /// test-slow`'s. The sanitized build (`make tsan`, `-DCHECKOUTKIT_TSAN`) runs several times
+    /// slower, so it waits longer.
     #if CHECKOUTKIT_TSAN
-    public static let timeout: Duration = .seconds(300)
+    public static let timeout: Duration = .seconds(90)
     #else
-    public static let timeout: Duration = .seconds(180)
+    public static let timeout: Duration = .seconds(30)
     #endif
 
     /// The bound for something that should already be done when the wait starts (a stream whose
     /// finish was sent synchronously, with only buffered elements left to read): it needs no
-    /// other work, only a scheduled task, so a broken rule fails sooner than `timeout` (a scheduled
-    /// task can still wait a while for a thread on a loaded run).
+    /// other work, only a scheduled task, so a broken rule fails sooner than `timeout`.
     #if CHECKOUTKIT_TSAN
-    public static let finished: Duration = .seconds(120)
+    public static let finished: Duration = .seconds(45)
     #else
-    public static let finished: Duration = .seconds(60)
+    public static let finished: Duration = .seconds(15)
     #endif
 }
 

@@ -16,19 +16,24 @@ public enum ReferenceCardNumberDetector {
     /// The rule's step 1: Unicode decimal digits (and `Numeric_Type=Digit`: superscripts, circled
     /// digits) are digits; other alphabetic or numeric scalars are letters; the rest separates.
     static func token(_ scalar: Unicode.Scalar) -> Token {
-        // ASCII first, only for speed (the byte scans read megabytes): its only numeric scalars
-        // are 0–9 and its only alphabetic ones the letters, as the properties below say too.
-        if scalar.isASCII {
-            switch scalar.value {
-            case 0x30...0x39: return .digit(Int(scalar.value - 0x30))
-            case 0x41...0x5A, 0x61...0x7A: return .letter
-            default: return .separator
-            }
-        }
+        // The Basic Multilingual Plane's answers are worked out once, by `classify` itself, and
+        // looked up (the byte scans read megabytes, most of it decoded into non-ASCII scalars).
+        scalar.value < 0x10000 ? planeZero[Int(scalar.value)] : classify(scalar)
+    }
+
+    /// `classify` of every scalar of plane 0 (surrogate code points are no scalars: never asked).
+    private static let planeZero: [Token] = (0..<0x10000).map { value in
+        Unicode.Scalar(UInt32(value)).map(classify) ?? .separator
+    }
+
+    private static let hangulFillers: Set<UInt32> = [0x115F, 0x1160, 0x3164, 0xFFA0]
+
+    /// Step 1 for one scalar, from its Unicode properties.
+    static func classify(_ scalar: Unicode.Scalar) -> Token {
         let properties = scalar.properties
         // What renders as nothing separates, whatever its category: the Hangul fillers are letters
         // (Lo) that show as blanks, listed by hand here, then every other default-ignorable.
-        if [0x115F, 0x1160, 0x3164, 0xFFA0].contains(scalar.value) || properties.isDefaultIgnorableCodePoint { return .separator }
+        if hangulFillers.contains(scalar.value) || properties.isDefaultIgnorableCodePoint { return .separator }
         if let type = properties.numericType {
             if type == .decimal || type == .digit, let value = properties.numericValue,
                [0.0, 1, 2, 3, 4, 5, 6, 7, 8, 9].contains(value) {

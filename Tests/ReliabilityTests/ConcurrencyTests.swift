@@ -10,7 +10,7 @@ import Testing
 
 /// Many tasks hammering one checkout session, one vault store and one sync engine at once.
 ///
-/// Top-level (not inside the serialized `Reliability` suite) so CI can run it alone under the
+/// Top-level (not inside the `Reliability` suite) so CI can run it alone under the
 /// thread sanitizer: `swift test --sanitize=thread --filter ReliabilityTests.Concurrency`
 /// (`make tsan`). The stress test runs twice: against the in-memory remote (with injected 503s),
 /// and against the real vault server (SQLite) over HTTP through `HTTPRemoteVault`, whose transport

@@ -8,7 +8,7 @@ import Testing
 
 extension Reliability {
     /// SIGKILL at random points: the local store (child process) and the server process.
-    @Suite(.timeLimit(.minutes(30)))
+    @Suite(.serialized, .timeLimit(.minutes(30)))
     struct CrashSafety {
         static let scope = VaultScope(merchantId: "merchant_a", customerId: "crash-customer")
 

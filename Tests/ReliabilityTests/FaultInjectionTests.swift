@@ -11,7 +11,7 @@ extension Reliability {
     /// Two devices sync through a proxy that drops, delays, truncates, duplicates, fails and
     /// reorders on a seeded schedule (over HTTPS: a relay that refuses, cuts and delays the
     /// encrypted stream); once the faults stop, everything converges and no op was applied twice.
-    @Suite(.timeLimit(.minutes(30)))
+    @Suite(.serialized, .timeLimit(.minutes(30)))
     struct FaultInjection {
         static let scope = VaultScope(merchantId: ReliabilityServer.merchantA, customerId: "fault-customer")
 

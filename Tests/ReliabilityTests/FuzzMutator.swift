@@ -141,7 +141,10 @@ struct FuzzMutator {
         case 11:  // oversize: repeat the input
             if bytes.count < 200_000 {
                 let copies = 2 + random.below(8)
-                bytes = Array([[UInt8]](repeating: bytes, count: copies).joined())
+                var repeated: [UInt8] = []
+                repeated.reserveCapacity(bytes.count * copies)
+                for _ in 0..<copies { repeated.append(contentsOf: bytes) }
+                bytes = repeated
             }
         default:  // random bytes
             bytes.insert(contentsOf: randomBytes(maxLength: 32), at: position(bytes))

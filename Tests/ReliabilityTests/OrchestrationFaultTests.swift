@@ -12,7 +12,7 @@ extension Reliability {
     /// to a `sandbox-psp` child process, with a second one as the fallback. Once the faults stop
     /// and `reconcile()` runs, every payment is terminal, and the sandboxes' own counts show each
     /// succeeded payment charged exactly once and every other one not at all.
-    @Suite(.timeLimit(.minutes(10)))
+    @Suite(.serialized, .timeLimit(.minutes(10)))
     struct OrchestrationFaults {
         /// A started `sandbox-psp`: the process and its port.
         static func startPSP(_ name: String) async throws -> (process: ChildProcess, port: Int) {

@@ -6,11 +6,13 @@ import Testing
 /// The reliability and security suite: hostile input, tenant isolation, crash safety,
 /// fault injection, and a payment-data scan of everything the suite wrote.
 ///
-/// Serialized, so the process kills and proxies never compete with each other for the two CPUs.
-/// `.paymentDataScanAfterwards` runs the whole-suite payment-data scan once every child has
+/// The suites that kill processes or run traffic through fault proxies (`CrashSafety`,
+/// `FaultInjection`, `OrchestrationFaults`) are each serialized, so a suite's kills and proxies
+/// never compete with each other for the two CPUs; the hostile-input fuzzers, pure computation,
+/// run beside them. `.paymentDataScanAfterwards` runs the whole-suite payment-data scan once every child has
 /// finished (a `TestScoping` trait around the suite, not an order of files). `Concurrency` lives
 /// outside so the thread sanitizer can run it alone.
-@Suite(.serialized, .paymentDataScanAfterwards)
+@Suite(.paymentDataScanAfterwards)
 struct Reliability {
     /// The Config directory of the package (`Config/` next to `Tests/`).
     static let configDirectory = URL(fileURLWithPath: #filePath)

@@ -24,7 +24,7 @@ struct WaitUntilSyncedTests {
         try await phone.upsert([Fixture.card("tok_p1"), Fixture.card("tok_p2")], scope: scope)
         #expect(phoneEngine.currentStatus.lastSyncedAt(scope: scope) == nil)
 
-        try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        try await phoneEngine.waitUntilSynced(scope: scope, timeout: TestWait.timeout)
 
         #expect(try await phone.pendingCount(scope: scope) == 0)
         #expect(Set(try await phone.instruments(scope: scope).map(\.id)) == ["tok_laptop", "tok_p1", "tok_p2"])
@@ -53,7 +53,7 @@ struct WaitUntilSyncedTests {
         try await laptop.upsert(Fixture.card("tok_laptop"), scope: scope)
         try await laptopEngine.syncNow(scope: scope)
 
-        let waiting = Task { try await phoneEngine.waitUntilSynced(scope: scope, timeout: .seconds(60)) }
+        let waiting = Task { try await phoneEngine.waitUntilSynced(scope: scope, timeout: TestWait.timeout) }
         hold.release()
         let earlyReport = try await early.value
         #expect(earlyReport.pulled == 0)  // the running round alone would have missed the laptop's card

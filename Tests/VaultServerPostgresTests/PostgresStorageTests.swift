@@ -71,9 +71,8 @@ struct PostgresStorageTests {
                 sequences.withLock { $0["second"] = sequence }
             }
         }
-        // Wait until the server shows the second writer blocked on the customer's advisory lock (up
-        // to two minutes: the rest of the suite can keep the second writer's thread from starting).
-        let waiting = try eventuallyBlocking(timeout: .seconds(120)) {
+        // Wait until the server shows the second writer blocked on the customer's advisory lock.
+        let waiting = try eventuallyBlocking(timeout: TestWait.timeout) {
             let result = try observer.execute("""
                 SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
                 """)

@@ -1,4 +1,5 @@
 import CheckoutCore
+import CheckoutTestSupport
 import CheckoutVault
 
 /// Two devices ("phone" and "laptop") of one customer, each with its own store and engine, syncing
@@ -31,6 +32,6 @@ struct TwoDevices {
 
     /// `engine.waitUntilSynced` with the suites' generous timeout.
     func catchUp(_ engine: SyncEngine) async throws {
-        try await engine.waitUntilSynced(scope: scope, timeout: .seconds(60))
+        try await engine.waitUntilSynced(scope: scope, timeout: TestWait.timeout)
     }
 }
