@@ -102,12 +102,12 @@ package final class HTTPServerCore: Sendable {
 
     deinit { stop() }
 
-    /// Whole seconds left before `exchange`'s request deadline (at least 1); nil when it has
-    /// passed, `Int.max` when the core keeps no request deadline.
-    func remainingSeconds(_ exchange: ServedExchange) -> Int? {
-        guard let timeout = configuration.requestTimeout else { return Int.max }
+    /// Whole seconds left before `exchange`'s request deadline, rounded up: 0 once it has passed,
+    /// nil when the core keeps no request deadline.
+    func secondsLeft(_ exchange: ServedExchange) -> Int? {
+        guard let timeout = configuration.requestTimeout else { return nil }
         let left = exchange.started.advanced(by: timeout) - ContinuousClock.now
-        guard left > .zero else { return nil }
+        guard left > .zero else { return 0 }
         let parts = left.components
         return max(1, Int(parts.seconds) + (parts.attoseconds > 0 ? 1 : 0))
     }
@@ -202,8 +202,8 @@ package struct ServedHead {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Whole seconds left before the request deadline; nil when it has passed.
-    package var remainingSeconds: Int? { core.remainingSeconds(exchange) }
+    /// True once the request deadline has passed.
+    package var isPastDeadline: Bool { core.secondsLeft(exchange) == 0 }
 }
 
 /// An answer the core writes: the body whole, or streamed a block at a time.
@@ -276,7 +276,7 @@ private let coreAccess: MHD_AccessHandlerCallback = { cls, connection, _, method
             if expectsBody {
                 core.watch?.headArrived(connection, requestStarted: exchange.started, expectsBody: true)
                 // Until the body is in, a silent client is closed at the deadline, not the idle timeout.
-                if let timeout = core.remainingSeconds(exchange), timeout != Int.max {
+                if let timeout = core.secondsLeft(exchange), timeout > 0 {
                     exchange.bodyTimeoutSeconds = timeout
                     _ = cmhd_set_timeout(connection, UInt32(timeout))
                 }
@@ -290,10 +290,12 @@ private let coreAccess: MHD_AccessHandlerCallback = { cls, connection, _, method
         uploadDataSize.pointee = 0
         // Past the deadline: close. libmicrohttpd 0.9.75 cannot queue an answer while a body is
         // arriving, so the client gets no 408, only the closed connection.
-        guard let timeout = core.remainingSeconds(exchange) else { return cmhd_no() }
-        if timeout != Int.max, timeout != exchange.bodyTimeoutSeconds {
-            exchange.bodyTimeoutSeconds = timeout
-            _ = cmhd_set_timeout(connection, UInt32(timeout))
+        if let timeout = core.secondsLeft(exchange) {
+            guard timeout > 0 else { return cmhd_no() }
+            if timeout != exchange.bodyTimeoutSeconds {
+                exchange.bodyTimeoutSeconds = timeout
+                _ = cmhd_set_timeout(connection, UInt32(timeout))
+            }
         }
         exchange.body.append(uploadData, count: count, limit: core.configuration.maxBodyBytes)
         core.watch?.bodyArrived(connection, count: count)

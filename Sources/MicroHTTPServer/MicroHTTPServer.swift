@@ -99,12 +99,9 @@ public final class MicroHTTPServer: Sendable {
 
     /// Stops listening and closes every connection. Safe to call twice.
     public func stop() {
-        let running = core.withLock { current -> HTTPServerCore? in
-            defer { current = nil }
-            return current
-        }
-        // Outside the lock: stopping joins the worker threads.
-        running?.stop()
+        // Outside the lock: stopping joins the worker threads. A stopped core answers no port, so
+        // a later `start()` makes a new one.
+        core.withLock { $0 }?.stop()
     }
 
     deinit { stop() }
@@ -129,13 +126,15 @@ private final class MicroExchangeHandler: HTTPExchangeHandler {
     }
 
     func head(_ head: ServedHead, of exchange: ServedExchange) -> HeadVerdict {
-        if head.header("Transfer-Encoding") != nil, head.header("Content-Length") != nil {
+        let chunked = head.header("Transfer-Encoding") != nil, length = head.header("Content-Length")
+        if chunked, length != nil {
             return .refuse(CoreAnswer(.error(400, code: "ambiguous-framing", message: "both Content-Length and Transfer-Encoding")))
         }
-        if let declared = head.header("Content-Length").flatMap({ Int($0) }), declared > maxBodyBytes {
+        let declared = length.flatMap { Int($0) } ?? 0
+        if declared > maxBodyBytes {
             return .refuse(CoreAnswer(.error(413, code: "payload-too-large", message: "the body is over the limit")))
         }
-        return .readBody(expectsBody: true, reserve: nil)
+        return .readBody(expectsBody: chunked || declared > 0, reserve: nil)
     }
 
     func answer(_ head: ServedHead, of exchange: ServedExchange) -> CoreAnswer {

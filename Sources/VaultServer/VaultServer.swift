@@ -285,7 +285,7 @@ private final class VaultExchangeHandler: HTTPExchangeHandler {
         case .failure(let error): return refuse(error)
         case .success(let found): framing = found
         }
-        guard head.remainingSeconds != nil else { return refuse(.requestTimeout) }
+        guard !head.isPastDeadline else { return refuse(.requestTimeout) }
         // Route, credential and limits, from the head alone: a refusal here never reads the body.
         guard let target = exchange.target, let method = head.method else {
             return refuse(.badRequest("invalid-request-line", "the request line is not valid UTF-8"))

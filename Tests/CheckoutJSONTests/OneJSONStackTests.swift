@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import Foundation
 import Testing
 
@@ -5,8 +6,6 @@ import Testing
 /// `Plugins/` names Foundation's `JSONDecoder`, `JSONEncoder` or `JSONSerialization` (comments may).
 /// Tests may, as the oracle `CodableBridgeTests` holds the stack against.
 @Suite struct OneJSONStackTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
     static let foreign = ["JSONDecoder", "JSONEncoder", "JSONSerialization"]
 
     /// The foreign coders a line of Swift names outside a comment.
@@ -29,23 +28,8 @@ import Testing
     }
 
     @Test func productCodeUsesOnlyTheOneStack() throws {
-        var scanned = 0
-        var found: [String] = []
-        for folder in ["Sources", "Plugins"] {
-            let base = Self.packageRoot.appendingPathComponent(folder)
-            let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
-            while let url = walker?.nextObject() as? URL {
-                guard url.pathExtension == "swift" else { continue }
-                scanned += 1
-                let text = try String(contentsOf: url, encoding: .utf8)
-                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                    for name in Self.uses(in: String(line)) {
-                        found.append("\(url.path.dropFirst(Self.packageRoot.path.count + 1)):\(number + 1): \(name)")
-                    }
-                }
-            }
-        }
-        #expect(scanned > 300, "scanned \(scanned) files")
+        let (files, found) = try ProductSourceLines.scan { Self.uses(in: $0) }
+        #expect(files > 300, "scanned \(files) files")
         #expect(found.isEmpty, "Foundation JSON coders in product code (use JSONReader.decode / JSONWriter): \(found)")
     }
 }

@@ -1,3 +1,4 @@
+import CheckoutTestSupport
 import Foundation
 import SQLiteKit
 import Testing
@@ -76,8 +77,6 @@ struct ColumnNameTests {
 /// column list changes. SQLiteKit itself (where the by-name reads are built on the by-index ones)
 /// is exempt.
 @Suite struct ColumnReadsByNameTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
     static let pattern = #"\.(isNull|int64|int|bool|double|string|data|optionalInt64|optionalInt|optionalDouble|optionalString|optionalData)\(at: *[0-9]"#
 
     static func readsByPosition(_ line: String) -> Bool {
@@ -95,21 +94,10 @@ struct ColumnNameTests {
     }
 
     @Test func productCodeReadsColumnsByName() throws {
-        var scanned = 0
-        var found: [String] = []
-        for folder in ["Sources", "Plugins"] {
-            let walker = FileManager.default.enumerator(at: Self.packageRoot.appendingPathComponent(folder), includingPropertiesForKeys: nil)
-            while let url = walker?.nextObject() as? URL {
-                guard url.pathExtension == "swift", !url.path.contains("/Sources/SQLiteKit/") else { continue }
-                scanned += 1
-                let text = try String(contentsOf: url, encoding: .utf8)
-                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-                where Self.readsByPosition(String(line)) {
-                    found.append("\(url.path.dropFirst(Self.packageRoot.path.count + 1)):\(number + 1)")
-                }
-            }
+        let (files, found) = try ProductSourceLines.scan(exempt: ["Sources/SQLiteKit/"]) { line in
+            Self.readsByPosition(line) ? ["a column read by position"] : []
         }
-        #expect(scanned > 300, "scanned \(scanned) files")
+        #expect(files > 300, "scanned \(files) files")
         #expect(found.isEmpty, "columns read by position (read them by name): \(found)")
     }
 }

@@ -178,6 +178,9 @@ final class TestServer: Sendable {
     var port: UInt16 { UInt16(baseURL.port ?? 0) }
 
     deinit {
+        // A request held at a gate would keep the stop below joining its worker: whatever the
+        // test did, the gate opens first.
+        (storage as? GatedStorage)?.release.signal()
         server.stop()
         session.finishTasksAndInvalidate()
         postgres?.closeIdleConnections()

@@ -16,9 +16,6 @@ struct VaultServerLifecycleTests {
         let scope = Fixture.scope("c1")
         let op = Fixture.upsert("op-1", Fixture.card("tok-1"))
         gate.arm()
-        // However the test ends, the gated request's thread goes free: the server's stop (when the
-        // test server is released) joins it, and must not wait out the gate's bound.
-        defer { gate.release.signal() }
         let first = Task { try await remote.push(scope: scope, ops: [op]) }
         try #require(await onOwnThread { gate.entered.waitBounded() }, "the push never reached the storage")
         await #expect(throws: RemoteVaultError.httpStatus(status: 409, code: "op-in-flight",
@@ -39,9 +36,6 @@ struct VaultServerLifecycleTests {
         let remote = server.remote()
         let scope = Fixture.scope("c1")
         gate.arm()
-        // However the test ends, the gated request's thread goes free: the server's stop (when the
-        // test server is released) joins it, and must not wait out the gate's bound.
-        defer { gate.release.signal() }
         let inFlight = Task { try await remote.push(scope: scope, ops: [Fixture.upsert("op-1", Fixture.card("tok-1"))]) }
         try #require(await onOwnThread { gate.entered.waitBounded() }, "the push never reached the storage")
         let drained = Task { await onOwnThread { server.server.drain(timeout: .seconds(30)) } }
@@ -69,9 +63,6 @@ struct VaultServerLifecycleTests {
         let gate = try #require(server.storage as? GatedStorage)
         let remote = server.remote()
         gate.arm()
-        // However the test ends, the gated request's thread goes free: the server's stop (when the
-        // test server is released) joins it, and must not wait out the gate's bound.
-        defer { gate.release.signal() }
         let inFlight = Task { try await remote.push(scope: Fixture.scope("c1"), ops: [Fixture.upsert("op-1", Fixture.card("tok-1"))]) }
         try #require(await onOwnThread { gate.entered.waitBounded() }, "the push never reached the storage")
         let watch = Stopwatch(ContinuousClock())
