@@ -117,6 +117,13 @@ enum VaultSchema {
                 ALTER TABLE payment_instrument ADD COLUMN payer_last_name TEXT;
                 """)
         }
+        // Clearing a customer's default looks at its default rows only (deleted or not), not at
+        // every row of the customer: a pull clears it once per page.
+        migrator.registerMigration("2026-12-vault-default-rows") { database in
+            try database.execute("""
+                CREATE INDEX payment_instrument_defaults ON payment_instrument (merchant_id, customer_id) WHERE is_default = 1;
+                """)
+        }
         return migrator
     }()
 }

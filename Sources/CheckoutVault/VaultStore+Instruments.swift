@@ -284,7 +284,7 @@ extension VaultStore {
     /// Clears the default flag of every other live row of the customer.
     static func clearDefault(_ database: Database, scope: VaultScope, except token: String, now: Int64) throws {
         try database.run("""
-            UPDATE payment_instrument SET is_default = 0, updated = ? \
+            UPDATE payment_instrument INDEXED BY payment_instrument_defaults SET is_default = 0, updated = ? \
             WHERE merchant_id = ? AND customer_id = ? AND is_default = 1 AND token <> ?
             """) {
             try $0.bind(now, at: 1)

@@ -92,7 +92,7 @@ extension VaultStore {
         let server = try readServerDefault(database, scope: scope)
         guard !queued, server.known, !server.stale else { return }
         try database.run("""
-            UPDATE payment_instrument SET is_default = 0, updated = ? \
+            UPDATE payment_instrument INDEXED BY payment_instrument_defaults SET is_default = 0, updated = ? \
             WHERE merchant_id = ? AND customer_id = ? AND is_default = 1 AND token IS NOT ?
             """) {
             try $0.bind(now, at: 1)
