@@ -107,10 +107,8 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
     public func changes(scope: VaultScope, cursor: String?, limit: Int) async throws -> ChangePage {
         var query = "?limit=\(limit)"
         if let cursor { query += "&cursor=" + Self.percentEncoded(cursor) }
-        let data = try await send(scope, method: "GET", path: customerPath(scope) + "/changes" + query, body: nil)
-        // Fast path: a hand-written strict reader; anything it does not take goes through the Codable bridge.
-        if let page = try? WireJSON.scan(data, WireJSON.changePage) { return page }
-        return try decode(ChangePage.self, from: data)
+        return try ChangePage(wireBytes: try await send(scope, method: "GET", path: customerPath(scope) + "/changes" + query,
+                                                        body: nil))
     }
 
     /// Sends a batch (`POST /v1/customers/{customer}/ops`); the results match the ops one to one.
@@ -240,6 +238,11 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
     }
 
     func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try Self.decode(type, from: bytes)
+    }
+
+    /// Decodes an answer's body; what is not `T` is `malformedResponse`, with the reason.
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         do {
             return try JSONReader.decode(type, from: bytes)
         } catch {

@@ -11,19 +11,20 @@ extension SyncEngine {
         var cursor = try await store.cursor(scope: scope)
         let round = Stopwatch(clock)
         var pages = 0
-        // The next page is fetched while the current one is written: the fetch needs only the
-        // page's cursor, and a failed write discards it (the store's cursor never moved).
-        var prefetched: Task<ChangePage, any Error>?
+        // The next page is fetched, decoded and checked while the current one is written: the
+        // fetch needs only the page's cursor, and a failed write discards it (the store's cursor
+        // never moved).
+        var prefetched: Task<FetchedPage, any Error>?
         defer { prefetched?.cancel() }
         while true {
-            let page: ChangePage
+            let fetched: FetchedPage
             do {
                 if let next = prefetched {
                     prefetched = nil
                     // The prefetch is this round's own work: cancelling the round cancels it too.
-                    page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
+                    fetched = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
                 } else {
-                    page = try await fetchPage(scope, after: cursor)
+                    fetched = try await fetchPage(scope, after: cursor)
                 }
             } catch let error as RemoteVaultError where error.requiresReset && !report.didReset && cursor != nil {
                 try await store.resetSynced(scope: scope)
@@ -31,6 +32,7 @@ extension SyncEngine {
                 cursor = nil
                 continue
             }
+            let page = fetched.page
             pages += 1
             let progressed = !page.changes.isEmpty && page.cursor != cursor
             let partial: SyncReport.Partial?
@@ -48,8 +50,7 @@ extension SyncEngine {
                 prefetched = Task { try await self.fetchPage(scope, after: from) }
             }
             do {
-                try await store.applyRemotePage(scope: scope, changes: page.changes, newCursor: page.cursor,
-                                                reachedEnd: !page.hasMore)
+                try await store.applyRemotePage(fetched.checked, reachedEnd: !page.hasMore)
             } catch let error as CheckoutError {
                 throw SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")
             }
@@ -66,9 +67,21 @@ extension SyncEngine {
         }
     }
 
-    private func fetchPage(_ scope: VaultScope, after cursor: String?) async throws -> ChangePage {
-        try await withRetry {
+    /// A page of the feed and the store's checks of it.
+    private struct FetchedPage: Sendable {
+        let page: ChangePage
+        let checked: VaultStore.CheckedRemotePage
+    }
+
+    private func fetchPage(_ scope: VaultScope, after cursor: String?) async throws -> FetchedPage {
+        let page = try await withRetry {
             try await remote.changes(scope: scope, cursor: cursor, limit: configuration.pageSize)
+        }
+        do {
+            return FetchedPage(page: page, checked: try VaultStore.checkRemotePage(scope: scope, changes: page.changes,
+                                                                                   newCursor: page.cursor))
+        } catch let error as CheckoutError {
+            throw SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")
         }
     }
 }

@@ -36,7 +36,9 @@ public final class SyncEngine: Sendable {
         public var scopes: [VaultScope]
         /// Also sync every customer with queued operations in the store.
         public var includePendingScopes: Bool
-        /// Changes requested per page of the feed (the server caps pages at 1,000 by default).
+        /// Changes requested per page of the feed. The default, `largestPage`, asks for the largest
+        /// page the server allows: the server caps each page by its count and by its bytes (1,000
+        /// changes and 1 MiB by default), so its own limits size the pages.
         public var pageSize: Int
         /// Operations sent per push request (the server accepts 500 per batch by default).
         public var pushBatchSize: Int
@@ -55,13 +57,15 @@ public final class SyncEngine: Sendable {
         /// spent, the round stops after the page in hand, like `maxPagesPerRound`.
         public var roundTimeBudget: Duration
 
-        /// The default `maxPagesPerRound`: 1,000 pages (a million changes at the default page size).
+        /// The default `pageSize`: more than any server allows, so the server's caps decide.
+        public static let largestPage = 1_000_000
+        /// The default `maxPagesPerRound`: 1,000 pages (a million changes at the server's default page size).
         public static let defaultMaxPagesPerRound = 1000
         /// The default `roundTimeBudget`.
         public static let defaultRoundTimeBudget: Duration = .seconds(120)
 
         /// Creates a configuration; sizes below 1 are raised to 1.
-        public init(scopes: [VaultScope] = [], includePendingScopes: Bool = true, pageSize: Int = 1000,
+        public init(scopes: [VaultScope] = [], includePendingScopes: Bool = true, pageSize: Int = Configuration.largestPage,
                     pushBatchSize: Int = 500, interval: Duration? = .seconds(300), retry: RetryPolicy = .standard,
                     randomSeed: UInt64? = nil, maxPagesPerRound: Int = Configuration.defaultMaxPagesPerRound,
                     roundTimeBudget: Duration = Configuration.defaultRoundTimeBudget) {

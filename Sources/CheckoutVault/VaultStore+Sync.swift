@@ -28,15 +28,53 @@ extension VaultStore {
                                               reachedEnd: reachedEnd, replacingEqual: replacingEqual))
     }
 
-    /// The page's transaction; `reachedEnd` is false for a page with more behind it, and for the
-    /// server's state of single instruments that a push's conflicts carried. `replacingEqual`
-    /// (those conflict states) also replaces a row at the same version: the server sent its own
-    /// state of it, while the row's fields at that version may be the device's guess.
+    /// Applies a page that `checkRemotePage` passed, as `applyRemotePage(scope:changes:newCursor:)`
+    /// does, without checking it again: a host pulling on its own checks the next page while the
+    /// store writes this one.
+    @discardableResult
+    public func applyRemotePage(_ page: CheckedRemotePage) async throws -> RemotePageResult {
+        try await applyRemotePage(page, reachedEnd: true)
+    }
+
+    /// Applies a checked page; `reachedEnd` as in `applyRemotePage(scope:changes:newCursor:reachedEnd:)`.
+    @discardableResult
+    func applyRemotePage(_ page: CheckedRemotePage, reachedEnd: Bool) async throws -> RemotePageResult {
+        try await perform(applyRemotePageWork(page, reachedEnd: reachedEnd))
+    }
+
+    /// `applyRemotePageWork(_:reachedEnd:replacingEqual:)` after `checkRemotePage`.
     func applyRemotePageWork(scope: VaultScope, changes: [RemoteChange], newCursor: String?,
                              reachedEnd: Bool, replacingEqual: Bool = false) throws -> StoreWork<RemotePageResult> {
-        try Self.check(scope)
+        applyRemotePageWork(try Self.checkRemotePage(scope: scope, changes: changes, newCursor: newCursor),
+                            reachedEnd: reachedEnd, replacingEqual: replacingEqual)
+    }
+
+    /// A page of remote changes that every check of the store passed (the scope, each token, each
+    /// method by the payment-data guard and the row rules, the cursor), ready to be written; only
+    /// `checkRemotePage` makes one. Checking is about a quarter of applying a page and needs no
+    /// database: the engine's pull checks the next page while the store writes the current one.
+    public struct CheckedRemotePage: Sendable {
+        /// The customer the page belongs to.
+        public let scope: VaultScope
+        /// The page's changes, oldest first.
+        public let changes: [RemoteChange]
+        /// The cursor the store keeps once the page is written.
+        public let newCursor: String?
+
+        fileprivate init(scope: VaultScope, changes: [RemoteChange], newCursor: String?) {
+            self.scope = scope
+            self.changes = changes
+            self.newCursor = newCursor
+        }
+    }
+
+    /// Runs every check a page must pass before any of it is written; one bad change rejects the
+    /// page (`CheckoutError`: `sensitiveDataRejected` for a card number anywhere, `invalidPaymentData`
+    /// for the rest). Needs no database: call it on any thread.
+    public static func checkRemotePage(scope: VaultScope, changes: [RemoteChange], newCursor: String?) throws -> CheckedRemotePage {
+        try check(scope)
         for change in changes {
-            try Self.check(token: change.token)
+            try check(token: change.token)
             if let method = change.method {
                 guard method.id == change.token else {
                     throw CheckoutError(.invalidPaymentData, "a remote change's token differs from its instrument id")
@@ -46,6 +84,16 @@ extension VaultStore {
             }
         }
         if let newCursor { try VaultDataGuard.checkText(newCursor, field: "the sync cursor") }
+        return CheckedRemotePage(scope: scope, changes: changes, newCursor: newCursor)
+    }
+
+    /// The page's transaction; `reachedEnd` is false for a page with more behind it, and for the
+    /// server's state of single instruments that a push's conflicts carried. `replacingEqual`
+    /// (those conflict states) also replaces a row at the same version: the server sent its own
+    /// state of it, while the row's fields at that version may be the device's guess.
+    func applyRemotePageWork(_ page: CheckedRemotePage, reachedEnd: Bool,
+                             replacingEqual: Bool = false) -> StoreWork<RemotePageResult> {
+        let (scope, changes, newCursor) = (page.scope, page.changes, page.newCursor)
         let now = clock.nowMillis
         return .write { database in
             let pending = try Self.pendingTokens(database, scope: scope)
