@@ -31,6 +31,9 @@ enum ScalingBench {
         case flat(limit: Double)
         /// Proportional to the size: the ratio is about largest/smallest, at most `slack` times that.
         case linear(slack: Double)
+        /// Proportional to the size at every step: each size against the one before it, at most
+        /// `slack` times their ratio (a cost that grows only past the middle size shows).
+        case linearEachStep(slack: Double)
     }
 
     /// Samples (in the series' unit) per size, one per round. Each round measures every size once,
@@ -65,7 +68,7 @@ enum ScalingBench {
         let small = samples[smallest] ?? [], large = samples[largest] ?? []
         let ratios = zip(large, small).map { $0 / $1 }
         let ratio = Measure.summarize(ratios).median
-        for size in sizes {
+        for (index, size) in sizes.enumerated() {
             let summary = Measure.summarize(samples[size] ?? [])
             let extra = detail(size)
             var figure = Figure(name: "scaling.\(series)_at_\(size)", value: summary.median, unit: unit,
@@ -74,7 +77,21 @@ enum ScalingBench {
             // A quick run's sizes are smoke sizes: a reading of zero there (the RSS of a few hundred
             // sessions can land in pages the allocator already holds) leaves the figure without a
             // ratio instead of failing the run. In a full run a zero baseline is a missing figure.
-            if size == largest, sizes.count > 1, !(quick && !ratio.isFinite) {
+            if case .linearEachStep(let slack) = growth {
+                if index > 0 {
+                    let previous = sizes[index - 1]
+                    let stepRatios = zip(samples[size] ?? [], samples[previous] ?? []).map { $0 / $1 }
+                    let step = Measure.summarize(stepRatios).median
+                    let span = Double(size) / Double(previous)
+                    figure.baseline = Measure.summarize(samples[previous] ?? []).median
+                    figure.baselineName = "the same at \(label(previous)) \(noun)"
+                    figure.ratio = step
+                    figure.pairs = stepRatios.count
+                    figure.target = "linear: ratio ~\(Figure.format(span)) (\(label(size)) / \(label(previous))), "
+                        + "at most \(Figure.format(span * slack))"
+                    figure.targetMet = quick ? nil : step <= span * slack
+                }
+            } else if size == largest, sizes.count > 1, !(quick && !ratio.isFinite) {
                 figure.baseline = Measure.summarize(small).median
                 figure.baselineName = "the same at \(label(smallest)) \(noun)"
                 figure.ratio = ratio
@@ -88,6 +105,8 @@ enum ScalingBench {
                     figure.target = "linear: ratio ~\(Figure.format(span)) (\(label(largest)) / \(label(smallest))), "
                         + "at most \(Figure.format(span * slack))"
                     figure.targetMet = quick ? nil : ratio <= span * slack
+                case .linearEachStep:
+                    break
                 }
             }
             figures.append(figure)
