@@ -103,6 +103,29 @@ public struct JSONScanner {
         }
     }
 
+    /// Reads an object like `readObject`, handing each key as a `JSONKey` that `switch` matches
+    /// against string literals without making a `String` of it: the hot wire readers' form.
+    ///
+    /// ```swift
+    /// try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
+    ///     switch key {
+    ///     case "id": id = try scanner.readString()
+    ///     default: try scanner.skipUnknownValue()
+    ///     }
+    /// }
+    /// ```
+    @inlinable public mutating func readMembers(_ member: (inout JSONScanner, JSONKey) throws(Failure) -> Void) throws(Failure) {
+        try expect(0x7B)
+        if peek() == 0x7D { index += 1; return }
+        while true {
+            guard peek() == 0x22 else { throw fail(index < bytes.count ? .unexpectedByte : .unexpectedEnd) }
+            let key = try readKey()
+            try expect(0x3A)
+            try member(&self, key)
+            if try endOrComma(0x7D) { return }
+        }
+    }
+
     /// Reads an array, calling `element` once per element; `element` must read the value.
     @inlinable public mutating func readArray(_ element: (inout JSONScanner) throws(Failure) -> Void) throws(Failure) {
         try expect(0x5B)
@@ -222,6 +245,37 @@ public struct JSONScanner {
 
     /// A string literal, unescaped; the bytes must be valid UTF-8.
     @inlinable public mutating func readString() throws(Failure) -> String {
+        let literal = try scanStringLiteral()
+        if !literal.hasEscape {
+            // All ASCII (the usual ids, tokens and dates) is valid UTF-8 by construction: skip the
+            // generic validating initializer, a measurable share of a pull.
+            if literal.isASCII { return String(decoding: literal.raw, as: UTF8.self) }
+            guard let text = String(validating: literal.raw, as: UTF8.self) else {
+                throw JSONError(.invalidString, offset: literal.start)
+            }
+            return text
+        }
+        return try Self.unescape(literal.raw, at: literal.start)
+    }
+
+    /// An object key as `readMembers` hands it over: the raw bytes when the key is plain ASCII (no
+    /// `String` is made), the unescaped and validated text otherwise.
+    @inlinable mutating func readKey() throws(Failure) -> JSONKey {
+        let literal = try scanStringLiteral()
+        if !literal.hasEscape {
+            if literal.isASCII { return JSONKey(raw: literal.raw, text: nil) }
+            guard let text = String(validating: literal.raw, as: UTF8.self) else {
+                throw JSONError(.invalidString, offset: literal.start)
+            }
+            return JSONKey(raw: literal.raw, text: text)
+        }
+        return JSONKey(raw: literal.raw, text: try Self.unescape(literal.raw, at: literal.start))
+    }
+
+    /// The bytes between a string literal's quotes (checked for control characters, escapes not
+    /// yet decoded), where they start, and whether they hold an escape or a non-ASCII byte.
+    @inlinable mutating func scanStringLiteral() throws(Failure)
+        -> (raw: UnsafeBufferPointer<UInt8>, start: Int, hasEscape: Bool, isASCII: Bool) {
         guard let first = peek() else { throw fail(.unexpectedEnd) }
         guard first == 0x22 else { throw fail(.unexpectedShape) }
         index += 1
@@ -243,14 +297,7 @@ public struct JSONScanner {
         }
         let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
         index += 1
-        if !hasEscape {
-            // All ASCII (the usual ids, tokens and dates) is valid UTF-8 by construction: skip the
-            // generic validating initializer, a measurable share of a pull.
-            if highBits < 0x80 { return String(decoding: raw, as: UTF8.self) }
-            guard let text = String(validating: raw, as: UTF8.self) else { throw JSONError(.invalidString, offset: start) }
-            return text
-        }
-        return try Self.unescape(raw, at: start)
+        return (raw, start, hasEscape, highBits < 0x80)
     }
 
     @usableFromInline static func unescape(_ raw: UnsafeBufferPointer<UInt8>, at base: Int) throws(Failure) -> String {

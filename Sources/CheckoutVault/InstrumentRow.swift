@@ -61,7 +61,7 @@ enum InstrumentRow {
                         data.binData.map { $0.networks.map(\.rawValue).joined(separator: String(networkSeparator)) },
                         data.binData?.issuerCountry, data.binData?.accountFundingType, method.analyticsId]
             + (data.externalPayerInfo?.texts ?? [])
-        if CardNumberDetector.containsCardNumber(adjacent.map { $0 ?? "" }.joined()) {
+        if CardNumberDetector.containsCardNumber(concatenating: adjacent.compactMap { $0 }) {
             throw CheckoutError(.sensitiveDataRejected, "the saved method's fields, side by side, hold a full card number")
         }
     }

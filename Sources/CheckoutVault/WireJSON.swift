@@ -31,7 +31,7 @@ enum WireJSON {
         var changes: [RemoteChange]?
         var cursor: String?
         var hasMore: Bool?
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+        try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
             switch key {
             case "changes":
                 guard changes == nil else { throw JSONScanner.Failure() }
@@ -63,7 +63,7 @@ enum WireJSON {
         var deleted: Bool?
         var method: VaultedPaymentMethod?
         var sawMethod = false
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+        try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
             switch key {
             case "sequence":
                 guard !sawSequence else { throw JSONScanner.Failure() }

@@ -19,6 +19,44 @@ import Testing
         return Pair(name: name, count: count)
     }
 
+    /// `pair` through `readMembers`: keys matched as raw bytes, not as strings.
+    static func pairByKeyBytes(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> Pair {
+        var name: String?
+        var count: Int64?
+        try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
+            switch key {
+            case "name": name = try scanner.readString()
+            case "count": count = try scanner.readInt64()
+            default: try scanner.skipUnknownValue()
+            }
+        }
+        guard let name, let count else { throw JSONScanner.Failure() }
+        return Pair(name: name, count: count)
+    }
+
+    @Test("keys matched as bytes read exactly what keys read as strings do, escapes and non-ASCII keys included", arguments: [
+        #"{"name": "a", "count": 1}"#,
+        #"{"\u006eame": "escaped key", "count": 2}"#,
+        #"{"na\u006De": "escape inside", "c\u006Funt": 3}"#,
+        #"{"nàme": "not the key", "name": "b", "count": 4}"#,
+        #"{"name ": "trailing space", "name": "c", "count": 5}"#,
+        #"{"nam": "prefix", "names": "longer", "name": "d", "count": 6}"#,
+        #"{"": 0, "name": "e", "count": 7}"#,
+        #"{"name": "f"}"#,
+        #"{"na\uD800me": "f", "count": 1}"#,
+        #"{"na\qme": "f", "count": 1}"#,
+        "{\"na\u{01}me\": \"f\", \"count\": 1}",
+    ])
+    func keyBytesMatchKeyStrings(_ text: String) {
+        let byString = Result { () throws(JSONError) in try JSONReader.scan(text, Self.pair) }
+        let byBytes = Result { () throws(JSONError) in try JSONReader.scan(text, Self.pairByKeyBytes) }
+        switch (byString, byBytes) {
+        case (.success(let expected), .success(let value)): #expect(value == expected, "\(text)")
+        case (.failure(let expected), .failure(let error)): #expect(error.kind == expected.kind && error.offset == expected.offset, "\(text)")
+        default: Issue.record("\(text): by string \(byString), by bytes \(byBytes)")
+        }
+    }
+
     @Test func readsTypedFieldsAndSkipsUnknownOnes() throws {
         let text = #" {"name": "a\u00e9", "extra": {"x": [1.5e3, null, "y"]}, "count": -42} "#
         #expect(try JSONReader.scan(text, Self.pair) == Pair(name: "aé", count: -42))

@@ -58,6 +58,21 @@ extension Reliability.HostileInput {
         return String(out)
     }
 
+    /// `text` cut at up to three random scalar boundaries (empty pieces included).
+    static func cut(_ text: String, _ random: inout SeededRandom) -> [String] {
+        let scalars = Array(text.unicodeScalars)
+        let cuts = (0..<random.below(4)).map { _ in random.below(scalars.count + 1) }.sorted()
+        var pieces: [String] = []
+        var start = 0
+        for end in cuts + [scalars.count] {
+            var piece = String.UnicodeScalarView()
+            piece.append(contentsOf: scalars[start..<end])
+            pieces.append(String(piece))
+            start = end
+        }
+        return pieces
+    }
+
     @Test("card-number detector: every separator class and digit script, checked against the simple reference")
     func cardNumberDetector() {
         let seed = ReliabilityBudget.seed &+ 16
@@ -71,6 +86,11 @@ extension Reliability.HostileInput {
             if expected { cards += 1 }
             if CardNumberDetector.containsCardNumber(text) != expected {
                 failures.fail(index, "detector says \(!expected), the reference \(expected)")
+            }
+            // The same text cut into pieces, as a record's fields lie side by side.
+            let pieces = Self.cut(text, &random)
+            if CardNumberDetector.containsCardNumber(concatenating: pieces) != expected {
+                failures.fail(index, "detector over \(pieces.count) pieces says \(!expected), the reference \(expected)")
             }
             let redacted = PaymentDataRedactor.redact(text)
             if ReferenceCardNumberDetector.containsCardNumber(redacted) {

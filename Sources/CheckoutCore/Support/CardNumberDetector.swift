@@ -55,6 +55,26 @@ public enum CardNumberDetector {
         return false
     }
 
+    /// True when `texts` written one after another, with nothing between them, hold a card number:
+    /// `containsCardNumber(texts.joined())` without making the joined text (a database record
+    /// lays its values side by side, so its fields are checked this way).
+    public static func containsCardNumber(concatenating texts: [String]) -> Bool {
+        var scanner = Scanner()
+        for text in texts {
+            var isASCII = true
+            for byte in text.utf8 where byte >= 0x80 {
+                isASCII = false
+                break
+            }
+            if isASCII {
+                for byte in text.utf8 where scanner.feed(asciiClass(byte)) { return true }
+            } else {
+                for scalar in text.unicodeScalars where scanner.feed(scalarClass(scalar)) { return true }
+            }
+        }
+        return false
+    }
+
     /// The most digits in one run of `text`, runs joined as the rule joins them (up to 3
     /// separators between two digits). Stops counting once a run is longer than `limit`, so a
     /// caller refusing long runs pays for no more than it reads.

@@ -12,7 +12,7 @@ extension JSONScanner {
         var data: PaymentInstrumentData?
         var analyticsId: String?
         var isDefault: Bool?
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+        try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
             switch key {
             case "id":
                 guard id == nil else { throw JSONScanner.Failure() }
@@ -47,7 +47,7 @@ extension JSONScanner {
     static func instrumentData(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> PaymentInstrumentData {
         var data = PaymentInstrumentData()
         var seen = JSONMemberSet()
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+        try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
             switch key {
             case "network":
                 try seen.first(1)
@@ -86,7 +86,7 @@ extension JSONScanner {
         var firstName: String?
         var lastName: String?
         var seen = JSONMemberSet()
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+        try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
             switch key {
             case "externalPayerId":
                 try seen.first(1)
@@ -113,7 +113,7 @@ extension JSONScanner {
         var country: String?
         var funding: String?
         var seen = 0
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+        try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
             switch key {
             case "networks":
                 guard seen & 1 == 0 else { throw JSONScanner.Failure() }
