@@ -92,15 +92,7 @@ public struct JSONScanner {
     /// Duplicate keys are the caller's to refuse (typed readers track the keys they know;
     /// `JSONReader` refuses every duplicate).
     @inlinable public mutating func readObject(_ member: (inout JSONScanner, String) throws(Failure) -> Void) throws(Failure) {
-        try expect(0x7B)
-        if peek() == 0x7D { index += 1; return }
-        while true {
-            guard peek() == 0x22 else { throw fail(index < bytes.count ? .unexpectedByte : .unexpectedEnd) }
-            let key = try readString()
-            try expect(0x3A)
-            try member(&self, key)
-            if try endOrComma(0x7D) { return }
-        }
+        try readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(Failure) in try member(&scanner, key.text) }
     }
 
     /// Reads an object like `readObject`, handing each key as a `JSONKey` that `switch` matches
