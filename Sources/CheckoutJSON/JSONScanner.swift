@@ -237,21 +237,13 @@ public struct JSONScanner {
 
     /// A string literal, unescaped; the bytes must be valid UTF-8.
     @inlinable public mutating func readString() throws(Failure) -> String {
-        let literal = try scanStringLiteral()
-        if !literal.hasEscape {
-            // All ASCII (the usual ids, tokens and dates) is valid UTF-8 by construction: skip the
-            // generic validating initializer, a measurable share of a pull.
-            if literal.isASCII { return String(decoding: literal.raw, as: UTF8.self) }
-            guard let text = String(validating: literal.raw, as: UTF8.self) else {
-                throw JSONError(.invalidString, offset: literal.start)
-            }
-            return text
-        }
-        return try Self.unescape(literal.raw, at: literal.start)
+        try readKey().text
     }
 
-    /// An object key as `readMembers` hands it over: the raw bytes when the key is plain ASCII (no
-    /// `String` is made), the unescaped and validated text otherwise.
+    /// A string literal (an object key as `readMembers` hands it over, or a value `readString`
+    /// makes a `String` of): the raw bytes when it is plain ASCII, which is valid UTF-8 by
+    /// construction (the usual ids, tokens and dates skip the validating initializer, a measurable
+    /// share of a pull), the unescaped and validated text otherwise.
     @inlinable mutating func readKey() throws(Failure) -> JSONKey {
         let literal = try scanStringLiteral()
         if !literal.hasEscape {

@@ -57,7 +57,7 @@ extension HTTPRemoteVault {
         let body = Array("{\"ttlSeconds\":\(ttlSeconds),\"scope\":\"\(readOnly ? "read" : "read-write")\"}".utf8)
         let path = customerPath(VaultScope(merchantId: "", customerId: customerId)) + "/ephemeral-keys"
         let data = try await exchange(method: "POST", path: path, body: body, authorization: authorization)
-        let minted = try decode(MintedKey.self, from: data)
+        let minted = try Self.decode(MintedKey.self, from: data)
         guard let expiresAt = ISO8601DateFormatter().date(from: minted.expiresAt) else {
             throw RemoteVaultError.malformedResponse(reason: "expiresAt is not an ISO 8601 time")
         }

@@ -95,7 +95,7 @@ extension HTTPRemoteVault {
             throw RemoteVaultError.misconfigured(reason: "the vault server does not answer GET /v1/whoami (it is older than "
                                                  + "this client), so the key's merchant cannot be checked")
         }
-        let body = try decode(WhoamiBody.self, from: data)
+        let body = try Self.decode(WhoamiBody.self, from: data)
         guard !body.merchant.isEmpty, body.customer.map({ !$0.isEmpty }) ?? true else {
             throw RemoteVaultError.malformedResponse(reason: "whoami named an empty merchant or customer")
         }

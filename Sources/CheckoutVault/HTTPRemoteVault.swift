@@ -119,7 +119,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
         if let fast = try? WireJSON.scan(data, WireJSON.opResults) {
             results = fast
         } else {
-            results = try decode(OpsResponseBody.self, from: data).results
+            results = try Self.decode(OpsResponseBody.self, from: data).results
         }
         guard results.map(\.opId) == ops.map(\.opId) else {
             throw RemoteVaultError.malformedResponse(reason: "the results do not match the ops sent")
@@ -130,7 +130,7 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
     /// Lists live instruments (`GET /v1/customers/{customer}/instruments`).
     public func instruments(scope: VaultScope) async throws -> [RemoteInstrument] {
         let data = try await send(scope, method: "GET", path: customerPath(scope) + "/instruments", body: nil)
-        return try decode(InstrumentsResponseBody.self, from: data).instruments
+        return try Self.decode(InstrumentsResponseBody.self, from: data).instruments
     }
 
     // MARK: - Transport
@@ -235,10 +235,6 @@ public final class HTTPRemoteVault: RemoteVault, CustomStringConvertible, Custom
                                               message: detail.map { PaymentDataRedactor.redact($0.error.message) },
                                               retryAfterSeconds: retryAfter)
         }
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try Self.decode(type, from: bytes)
     }
 
     /// Decodes an answer's body; what is not `T` is `malformedResponse`, with the reason.

@@ -52,7 +52,7 @@ extension SyncEngine {
             do {
                 try await store.applyRemotePage(fetched.checked, reachedEnd: !page.hasMore)
             } catch let error as CheckoutError {
-                throw SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")
+                throw Self.refusedPage(error)
             }
             report.pulled += page.changes.count
             guard page.hasMore else { return }
@@ -65,6 +65,11 @@ extension SyncEngine {
             }
             cursor = page.cursor
         }
+    }
+
+    /// What the round reports when the store refuses a page the server sent.
+    private static func refusedPage(_ error: CheckoutError) -> SyncError {
+        SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")
     }
 
     /// A page of the feed and the store's checks of it.
@@ -81,7 +86,7 @@ extension SyncEngine {
             return FetchedPage(page: page, checked: try VaultStore.checkRemotePage(scope: scope, changes: page.changes,
                                                                                    newCursor: page.cursor))
         } catch let error as CheckoutError {
-            throw SyncError(.malformedResponse, "the server sent a change the vault refuses: \(error.message)")
+            throw Self.refusedPage(error)
         }
     }
 }

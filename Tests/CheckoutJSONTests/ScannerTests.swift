@@ -5,33 +5,36 @@ import Testing
 @Suite struct ScannerTests {
     struct Pair: Equatable { var name: String; var count: Int64 }
 
-    static func pair(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> Pair {
+    /// The fields of a `Pair` as its readers fill them in.
+    struct PairFields {
         var name: String?
         var count: Int64?
-        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
-            switch key {
-            case "name": name = try scanner.readString()
-            case "count": count = try scanner.readInt64()
-            default: try scanner.skipUnknownValue()
-            }
+
+        mutating func read(_ scanner: inout JSONScanner, isName: Bool, isCount: Bool) throws(JSONScanner.Failure) {
+            if isName { name = try scanner.readString() } else if isCount { count = try scanner.readInt64() } else { try scanner.skipUnknownValue() }
         }
-        guard let name, let count else { throw JSONScanner.Failure() }
-        return Pair(name: name, count: count)
+
+        func pair() throws(JSONScanner.Failure) -> Pair {
+            guard let name, let count else { throw JSONScanner.Failure() }
+            return Pair(name: name, count: count)
+        }
+    }
+
+    static func pair(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> Pair {
+        var fields = PairFields()
+        try scanner.readObject { (scanner: inout JSONScanner, key: String) throws(JSONScanner.Failure) in
+            try fields.read(&scanner, isName: key == "name", isCount: key == "count")
+        }
+        return try fields.pair()
     }
 
     /// `pair` through `readMembers`: keys matched as raw bytes, not as strings.
     static func pairByKeyBytes(_ scanner: inout JSONScanner) throws(JSONScanner.Failure) -> Pair {
-        var name: String?
-        var count: Int64?
+        var fields = PairFields()
         try scanner.readMembers { (scanner: inout JSONScanner, key: JSONKey) throws(JSONScanner.Failure) in
-            switch key {
-            case "name": name = try scanner.readString()
-            case "count": count = try scanner.readInt64()
-            default: try scanner.skipUnknownValue()
-            }
+            try fields.read(&scanner, isName: "name" ~= key, isCount: "count" ~= key)
         }
-        guard let name, let count else { throw JSONScanner.Failure() }
-        return Pair(name: name, count: count)
+        return try fields.pair()
     }
 
     @Test("keys matched as bytes read exactly what keys read as strings do, escapes and non-ASCII keys included", arguments: [

@@ -44,15 +44,9 @@ public enum CardNumberDetector {
             if byte >= 0x80 { isASCII = false; break }
             if byte &- 0x30 < 10 { digits += 1 }
         }
-        if isASCII {
-            guard digits >= minimumDigits else { return false }
-            var scanner = Scanner()
-            for byte in text.utf8 where scanner.feed(asciiClass(byte)) { return true }
-            return false
-        }
+        if isASCII && digits < minimumDigits { return false }
         var scanner = Scanner()
-        for scalar in text.unicodeScalars where scanner.feed(scalarClass(scalar)) { return true }
-        return false
+        return scanner.feed(text, isASCII: isASCII)
     }
 
     /// True when `texts` written one after another, with nothing between them, hold a card number:
@@ -60,18 +54,7 @@ public enum CardNumberDetector {
     /// lays its values side by side, so its fields are checked this way).
     public static func containsCardNumber(concatenating texts: [String]) -> Bool {
         var scanner = Scanner()
-        for text in texts {
-            var isASCII = true
-            for byte in text.utf8 where byte >= 0x80 {
-                isASCII = false
-                break
-            }
-            if isASCII {
-                for byte in text.utf8 where scanner.feed(asciiClass(byte)) { return true }
-            } else {
-                for scalar in text.unicodeScalars where scanner.feed(scalarClass(scalar)) { return true }
-            }
-        }
+        for text in texts where scanner.feed(text, isASCII: !text.utf8.contains { $0 >= 0x80 }) { return true }
         return false
     }
 
@@ -180,6 +163,17 @@ public enum CardNumberDetector {
             case .separator: return separators < CardNumberDetector.maximumSeparatorRun
             case .letter: return false
             }
+        }
+
+        /// Feeds every scalar of `text` (its bytes, when `isASCII`), carrying the run on from what
+        /// was fed before; true as soon as a digit completes a card-number window.
+        mutating func feed(_ text: String, isASCII: Bool) -> Bool {
+            if isASCII {
+                for byte in text.utf8 where feed(asciiClass(byte)) { return true }
+            } else {
+                for scalar in text.unicodeScalars where feed(scalarClass(scalar)) { return true }
+            }
+            return false
         }
 
         /// Feeds one scalar; true when it is a digit that completes a card-number window.
