@@ -1,5 +1,5 @@
 # The two commands of the README. Each installs missing system packages first.
-.PHONY: demo test test-all test-slow bench bench-quick bench-scaling bench-instructions deps build tsan test-long preview simulate docs
+.PHONY: demo test test-all test-slow test-browser bench bench-quick bench-scaling bench-instructions deps build tsan test-long preview simulate docs
 
 deps:
 	@bash scripts/ensure-system-packages.sh
@@ -32,8 +32,8 @@ FLOOD_SUITES = SlowClientFloodTests
 ## into the run waited 35 s for a thread).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 16
 
-## The whole test suite: the everyday tests, then the slow ones (the README's test command; CI runs it).
-test-all: test test-slow
+## The whole test suite: the everyday tests, the slow ones, then the browser flows (the README's test command; CI runs it).
+test-all: test test-slow test-browser
 
 ## Builds everything and runs the everyday tests: all but SLOW_SUITES and FLOOD_SUITES, under 90 s
 ## of test time on a 2-core machine. The PostgreSQL tests run against a throwaway cluster when a
@@ -85,6 +85,12 @@ TSAN_HEAVY = VaultServerTLSTests|WriteAmplificationTests
 tsan: deps
 	swift build --build-tests $(TSAN_FLAGS)
 	bash scripts/watchdog.sh $(TEST_TIME_LIMIT) bash scripts/with-postgres.sh $(if $(CHECKOUTKIT_REQUIRE_POSTGRES),,--optional) swift test --skip-build $(TSAN_FLAGS) --filter "$(TSAN_SUITES)" --skip "HTTPTransportTests|$(SLOW_SUITES)|$(FLOOD_SUITES)|$(TSAN_HEAVY)"
+
+## The hosted checkout clicked through in real Chromium (Debian's package, installed when missing) with
+## Playwright from PyPI (into .build/browser-venv): ten flows, about a minute (Tests/Browser/hosted_checkout.py).
+test-browser: deps
+	swift build --product checkout
+	bash scripts/browser-test.sh
 
 ## The slow tests: SLOW_SUITES (PostgreSQL as in `make test`), then the floods alone.
 test-slow: deps

@@ -136,15 +136,21 @@ let package = Package(
                                "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod"],
                 path: "Sources/CheckoutKit", swiftSettings: swift6),
         // `checkout demo`, as a library so that a test can run it end to end.
-        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer", "CheckoutLocking", "Spawning", "CheckoutCrypto"],
+        .target(name: "CheckoutDemo", dependencies: ["CheckoutKit", "VaultServer", "CheckoutLocking", "Spawning", "CheckoutCrypto",
+                                                     "CheckoutHosted"],
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
+        // `checkout serve`: the hosted checkout page (the preview renderer's screens as working forms, on real sessions).
+        .target(name: "CheckoutHosted",
+                dependencies: ["CheckoutKit", "CheckoutPreview", "MicroHTTPServer", "VaultServer", "CheckoutCrypto", "CheckoutLocking"],
+                path: "Sources/CheckoutHosted", swiftSettings: swift6),
         // The CLI's commands and their declared options, as a library so that tests parse and run them
         // in-process (output sinks injected); `checkout` is its thin entry point.
         .target(name: "CheckoutCLI",
                 dependencies: ["CheckoutKit", "CheckoutCore", "CheckoutJSON", "CheckoutTheme", "CheckoutVault", "HTTPTransport",
                                "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
                                "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
-                               "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres"],
+                               "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres", "CheckoutHosted",
+                               "VaultServer", "CheckoutLocking"],
                 path: "Sources/CheckoutCLI", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout", dependencies: ["CheckoutCLI"], path: "Sources/checkout", swiftSettings: swift6),
@@ -172,6 +178,10 @@ let package = Package(
                 path: "Sources/CheckoutPreview", swiftSettings: swift6),
         // libpng, for the preview tests to read screenshot pixels back.
         .systemLibrary(name: "CLibPNG", path: "Sources/CLibPNG", providers: [.apt(["libpng-dev"])]),
+        .testTarget(name: "HostedCheckoutTests",
+                    dependencies: ["CheckoutHosted", "CheckoutPreview", "CheckoutKit", "CheckoutCoreTesting", "MicroHTTPServer",
+                                   "CheckoutTestSupport"],
+                    path: "Tests/HostedCheckoutTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutPreviewTests",
                     dependencies: ["CheckoutPreview", "CheckoutKit", "CheckoutTheme", "CheckoutTestSupport", "CLibPNG", "Spawning"],
                     path: "Tests/CheckoutPreviewTests", swiftSettings: swift6),

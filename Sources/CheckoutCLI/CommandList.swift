@@ -16,6 +16,7 @@ enum CommandList {
             ThemeCommand.self,
             LayoutCommand.self,
             PreviewCommand.self,
+            ServeCommand.self,
             NewMethodCommand.self,
         ]
     }

@@ -41,7 +41,9 @@ public struct PreviewRenderer: Sendable {
         self.billingFields = billingFields
     }
 
-    private var engine: LayoutEngine { LayoutEngine(theme: theme, strings: strings, payAmount: sample.payAmount(strings)) }
+    private func engine(_ content: ScreenContent) -> LayoutEngine {
+        LayoutEngine(theme: theme, strings: strings, payAmount: content.payAmount)
+    }
 
     /// The space between the page's edges and the laid-out content (`component.page.margin`).
     public var margin: Double { max(0, theme.component.pageMargin) }
@@ -66,36 +68,40 @@ public struct PreviewRenderer: Sendable {
     /// The networks of the co-badged sample card, the selected one first.
     public static let cobadgedNetworks: [CardNetwork] = [.cartesBancaires, .visa]
 
-    /// The card form of a screen (nil for the other screens).
-    func cardForm(_ screen: PreviewScreen) -> CardFormModel? {
-        switch screen {
-        case .cardForm: CardFormModel(fields: cardFields, billingFields: billingFields)
-        case .cardFormErrors: CardFormModel(fields: cardFields, billingFields: billingFields, errors: Self.sampleErrors)
-        case .cardFormCobadged:
-            CardFormModel(fields: cardFields, showsNetworkSelector: true, billingFields: billingFields,
-                          networks: Self.cobadgedNetworks.map(strings.networkName),
-                          selectedNetwork: strings.networkName(Self.cobadgedNetworks[0]))
-        default: nil
-        }
+    /// The card form of a screen showing `content` (nil for the other screens).
+    func cardForm(_ screen: PreviewScreen, _ content: ScreenContent, saveChoice: Bool) -> CardFormModel? {
+        guard screen == .cardForm || screen == .cardFormErrors || screen == .cardFormCobadged else { return nil }
+        let selector = content.networks.count > 1
+        return CardFormModel(fields: cardFields, showsNetworkSelector: selector, billingFields: billingFields, errors: content.errors,
+                             networks: selector ? content.networks.map(strings.networkName) : [],
+                             selectedNetwork: selector ? strings.networkName(content.selectedNetwork ?? content.networks[0]) : nil,
+                             showsSaveChoice: saveChoice)
     }
 
-    /// The layout of a screen (what its page positions, inside the margins).
+    /// The layout of a screen of the sample (what its page positions, inside the margins).
     public func layout(_ screen: PreviewScreen) -> LayoutResult {
-        let width = contentWidth
-        if let form = cardForm(screen) { return engine.layout(form, width: width) }
+        layout(screen, content: sample.content(screen, strings: strings))
+    }
+
+    /// The layout of a screen showing `content`; `saveChoice` adds the card form's "save this card".
+    public func layout(_ screen: PreviewScreen, content: ScreenContent, saveChoice: Bool = false) -> LayoutResult {
+        let width = contentWidth, engine = engine(content)
+        if let form = cardForm(screen, content, saveChoice: saveChoice) { return engine.layout(form, width: width) }
         return switch screen {
         case .paymentMethodsEmpty: engine.layout(PaymentMethodListModel(rows: []), width: width)
-        case .vaulted: engine.layout(VaultedListModel(items: sample.vaulted(strings), requiresCvvRecapture: true), width: width)
-        case .vaultedDelete: engine.layout(DeleteConfirmationModel(methodDescription: sample.vaulted(strings)[1].describe(strings)), width: width)
-        default: engine.layout(PaymentMethodListModel(rows: sample.methods(strings)), width: width)
+        case .vaulted:
+            engine.layout(VaultedListModel(items: content.saved.map(\.row), requiresCvvRecapture: content.requiresCvv,
+                                           selectedIndex: content.selectedSaved), width: width)
+        case .vaultedDelete:
+            engine.layout(DeleteConfirmationModel(methodDescription: content.deletingDescription(strings)), width: width)
+        default: engine.layout(PaymentMethodListModel(rows: content.methods.map(\.row)), width: width)
         }
     }
 
-    /// The HTML page of a screen.
+    /// The HTML page of a screen of the sample: a picture (no form, no scripts, nothing loaded).
     public func render(_ screen: PreviewScreen) -> String {
-        let result = layout(screen)
-        let painter = SlotPainter(theme: theme, strings: strings, sample: sample, screen: screen, form: cardForm(screen))
-        let background = theme.color.background.hex
+        let content = sample.content(screen, strings: strings)
+        let result = layout(screen, content: content)
         let fonts = EmbeddedFont.faces.map { face in
             // The regular face serves weights up to 500, the semibold one above (TextMeasure measures so).
             "@font-face{font-family:'\(EmbeddedFont.family)';font-style:normal;font-weight:\(face.weight <= 500 ? "1 500" : "501 1000");"
@@ -109,7 +115,7 @@ public struct PreviewRenderer: Sendable {
             <meta name="checkout-mode" content="\(mode.rawValue)"/>
             <meta name="checkout-locale" content="\(HTMLText.escape(strings.resolvedLocale))"/>
             <title>\(HTMLText.escape(screen.rawValue)) (\(mode.rawValue), \(HTMLText.escape(strings.locale.rawValue)))</title>
-            <style>\(fonts)html,body{margin:0;padding:0;background:\(background);}\
+            <style>\(fonts)html,body{margin:0;padding:0;background:\(theme.color.background.hex);}\
             body{position:relative;width:\(PreviewStyle.px(result.width + 2 * margin));\
             height:\(PreviewStyle.px(result.height + 2 * margin));overflow:hidden;font-kerning:none;font-variant-ligatures:none;}\
             [data-slot]{position:absolute;box-sizing:border-box;overflow:hidden;margin:0;}\
@@ -118,39 +124,45 @@ public struct PreviewRenderer: Sendable {
             <body data-screen="\(screen.rawValue)" data-width="\(number(result.width))" data-height="\(number(result.height))">
 
             """
+        let painter = SlotPainter(theme: theme, strings: strings, content: content, screen: screen,
+                                  form: cardForm(screen, content, saveChoice: false), live: nil, mode: mode)
         for frame in result.frames {
-            html += element(frame, painter: painter) + "\n"
+            html += element(frame, painter: painter, top: margin) + "\n"
         }
         html += "</body>\n</html>\n"
         return html
     }
 
-    private func element(_ frame: LayoutFrame, painter: SlotPainter) -> String {
+    func element(_ frame: LayoutFrame, painter: SlotPainter, top: Double) -> String {
         let paint = painter.paint(frame)
         var attributes = [
             ("data-slot", frame.slot.rawValue), ("data-index", String(frame.index)),
             ("data-frame", [frame.x, frame.y, frame.width, frame.height].map(number).joined(separator: ",")),
-            ("style", "left:\(PreviewStyle.px(frame.x + margin));top:\(PreviewStyle.px(frame.y + margin));width:\(PreviewStyle.px(frame.width));"
+        ] + paint.attributes + [
+            ("style", "left:\(PreviewStyle.px(frame.x + margin));top:\(PreviewStyle.px(frame.y + top));width:\(PreviewStyle.px(frame.width));"
                 + "height:\(PreviewStyle.px(frame.height));" + paint.style),
         ]
-        if let info = frame.accessibility {
+        // On a live page a slot holding its own control (an input, a radio) leaves naming to the control and its label.
+        if let info = frame.accessibility, !paint.namedInside {
             attributes += [("role", Self.ariaRole(info.role)), ("aria-label", info.label), ("data-a11y-role", info.role.rawValue),
                            ("data-a11y-hint", info.hint)]
             if info.role == .header { attributes.append(("aria-level", "2")) }
         }
+        if paint.tag == "button" { attributes.removeAll { $0.0 == "role" } }
         let rendered = attributes.map { "\($0.0)=\"\(HTMLText.escape($0.1))\"" }.joined(separator: " ")
-        return "<div \(rendered)>\(paint.content)</div>"
+        return "<\(paint.tag) \(rendered)>\(paint.content)</\(paint.tag)>"
     }
 
-    private func number(_ value: Double) -> String {
+    func number(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e9 ? String(Int(value)) : String(value)
     }
 
-    private static func ariaRole(_ role: AccessibilityRole) -> String {
+    static func ariaRole(_ role: AccessibilityRole) -> String {
         switch role {
         case .header: "heading"
         case .textField: "textbox"
         case .radioGroup: "radiogroup"
+        case .checkbox: "checkbox"
         case .text: "note"
         default: role.rawValue
         }

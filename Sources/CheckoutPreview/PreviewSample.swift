@@ -58,6 +58,29 @@ public struct PreviewSample: Sendable {
         public static let cardholderName = "Alex Jansen"
     }
 
+    /// What `screen` shows of this sample: its rows, saved methods and form values.
+    public func content(_ screen: PreviewScreen, strings: LocalizedStrings) -> ScreenContent {
+        let methods = zip(Self.methodTypes, methods(strings)).map { ScreenContent.Method(type: $0, row: $1) }
+        let saved = zip(Self.vaultedNetworks, vaulted(strings)).enumerated().map { offset, pair in
+            ScreenContent.Saved(id: "vt_sample_\(offset)", network: pair.0, row: pair.1)
+        }
+        typealias Values = FormValues
+        var content = ScreenContent(methods: methods, saved: saved, deleting: 1, payAmount: payAmount(strings))
+        switch screen {
+        case .cardFormErrors:
+            content.values = [.cardNumber: Values.invalidNumber, .expiryDate: Values.expiredDate, .cvv: Values.cvv,
+                              .cardholderName: Values.cardholderName]
+            content.errors = PreviewRenderer.sampleErrors
+        case .cardFormCobadged:
+            content.values = [.cardNumber: Values.cobadgedNumber, .expiryDate: Values.expiryDate, .cardholderName: Values.cardholderName]
+            content.networks = PreviewRenderer.cobadgedNetworks
+            content.selectedNetwork = PreviewRenderer.cobadgedNetworks[0]
+        default:
+            break
+        }
+        return content
+    }
+
     /// The pay button's amount in `strings`' locale, e.g. `€19,99`.
     public func payAmount(_ strings: LocalizedStrings) -> String { strings.amount(minorUnits: amount, currency: currency) }
 }

@@ -17,23 +17,28 @@ public struct CardFormModel: Hashable, Sendable {
     public let networks: [String]
     /// The selected network's display name.
     public let selectedNetwork: String?
+    /// Whether the shopper is offered "save this card" (a `saveChoice` line above the pay button).
+    public let showsSaveChoice: Bool
 
     /// A form with explicit rows (empty rows are dropped).
     public init(rows: [[CardFormField]], showsNetworkSelector: Bool = false, billingRows: [[CardFormField]] = [],
-                errors: [CardFormField: String] = [:], networks: [String] = [], selectedNetwork: String? = nil) {
+                errors: [CardFormField: String] = [:], networks: [String] = [], selectedNetwork: String? = nil,
+                showsSaveChoice: Bool = false) {
         self.rows = rows.filter { !$0.isEmpty }
         self.showsNetworkSelector = showsNetworkSelector
         self.billingRows = billingRows.filter { !$0.isEmpty }
         self.errors = errors
         self.networks = networks
         self.selectedNetwork = selectedNetwork
+        self.showsSaveChoice = showsSaveChoice
     }
 
     /// A form from flat field lists, pairing expiry+CVV and first+last name when adjacent.
     public init(fields: [CardFormField], showsNetworkSelector: Bool = false, billingFields: [CardFormField] = [],
-                errors: [CardFormField: String] = [:], networks: [String] = [], selectedNetwork: String? = nil) {
+                errors: [CardFormField: String] = [:], networks: [String] = [], selectedNetwork: String? = nil,
+                showsSaveChoice: Bool = false) {
         self.init(rows: Self.paired(fields), showsNetworkSelector: showsNetworkSelector, billingRows: Self.paired(billingFields),
-                  errors: errors, networks: networks, selectedNetwork: selectedNetwork)
+                  errors: errors, networks: networks, selectedNetwork: selectedNetwork, showsSaveChoice: showsSaveChoice)
     }
 
     /// The default card form: number, expiry + CVV, cardholder name; no billing.

@@ -17,7 +17,7 @@ import CheckoutCore
 ///   height) `space.xxsmall` under its row, in its column; after the card-number row, the selector's visible label
 ///   `networkSelectorLabel` (one `bodySmall` line), `space.xxsmall`, and the `networkSelector`
 ///   (`component.networkSelector.height`); with billing rows, `space.large`, a `billingHeader`, `space.medium`,
-///   the billing rows; finally `space.large` and `submit`.
+///   the billing rows; with the save choice, `space.medium` and `saveChoice`; finally `space.large` and `submit`.
 /// - Delete confirmation: a `deleteDialog` panel with `space.large` padding holding `deleteTitle` (header height),
 ///   `space.small`, `deleteMessage` (two `bodyMedium` lines), `space.large`, `deleteConfirm`, `space.small`,
 ///   `deleteCancel` (button height each).
@@ -162,6 +162,16 @@ public struct LayoutEngine: Sendable {
                 stack.gap(theme.space.medium)
                 addRow(row, to: &stack)
             }
+        }
+        if model.showsSaveChoice {
+            if !first { stack.gap(theme.space.medium) }
+            first = false
+            // A checkbox and its label: the label's lines at the width beside the box, at least a touch target.
+            let body = theme.typography.bodyMedium
+            let box = body.lineHeight
+            stack.add(.saveChoice, height: tappable(textHeight({ $0.text(SlotTextKey.saveChoice) }, style: body,
+                                                               width: max(1, stack.width - box - theme.space.small),
+                                                               minimum: body.lineHeight)))
         }
         if !first { stack.gap(theme.space.large) }
         stack.add(.submit, height: tappable(theme.component.buttonHeight))

@@ -25,6 +25,8 @@ public struct LayoutSlot: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let networkSelectorLabel = LayoutSlot(rawValue: "networkSelectorLabel")
     /// The billing-address section title.
     public static let billingHeader = LayoutSlot(rawValue: "billingHeader")
+    /// The card form's "save this card" choice (a checkbox and its label), above the pay button.
+    public static let saveChoice = LayoutSlot(rawValue: "saveChoice")
     /// The primary (pay / submit) button.
     public static let submit = LayoutSlot(rawValue: "submit")
 

@@ -15,6 +15,8 @@ public enum SlotTextKey {
     public static let deleteMessage = "vaulted.delete.message"
     /// The co-badged network choice's visible label.
     public static let networkSelectorLabel = "card.networkSelector.label"
+    /// The card form's "save this card" choice.
+    public static let saveChoice = "card.save.label"
 
     /// A card-form field's label.
     public static func fieldLabel(_ field: CardFormField) -> String { "card.\(field.rawValue).label" }

@@ -143,7 +143,7 @@ private final class MicroExchangeHandler: HTTPExchangeHandler {
         }
         let (path, query) = MicroRequestTarget.split(exchange.target ?? "")
         let request = ServedRequest(method: head.method ?? "", path: path, query: query, headers: head.fields,
-                                    body: exchange.body.bytes)
+                                    body: exchange.body.bytes, peerAddress: head.peerAddress)
         return CoreAnswer(MicroHandlerBridge.answer(request, with: handler))
     }
 

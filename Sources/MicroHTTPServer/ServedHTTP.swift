@@ -16,11 +16,14 @@ public struct ServedRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body bytes.
     public var body: [UInt8]
+    /// The client's address (IPv4 or IPv6 text), when the server knows it.
+    public var peerAddress: String?
 
     /// Creates a request (the server does; tests of handlers may too).
     public init(method: String, path: String, query: [String: String] = [:], headers: [(name: String, value: String)] = [],
-                body: [UInt8] = []) {
+                body: [UInt8] = [], peerAddress: String? = nil) {
         self.method = method
+        self.peerAddress = peerAddress
         self.path = path
         self.query = query
         self.headers = headers.map { ($0.name.lowercased(), $0.value) }

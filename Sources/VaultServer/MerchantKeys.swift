@@ -8,7 +8,7 @@ import CheckoutCrypto
 /// with every entry, so every comparison has the same length whatever the keys' lengths and
 /// kinds. Several entries may name one merchant: that is how keys are rotated (add the new key,
 /// move the backends over, remove the old one).
-struct MerchantKeys: Sendable {
+package struct MerchantKeys: Sendable {
     /// The prefix of an entry that holds a key's SHA-256 instead of the key.
     static let hashPrefix = "sha256:"
 
@@ -17,7 +17,7 @@ struct MerchantKeys: Sendable {
 
     /// The table of `apiKeys` (key or `sha256:` entry -> merchant). An entry that `validate()`
     /// would refuse (a malformed `sha256:` one) is left out: it can never match.
-    init(_ apiKeys: [String: String]) {
+    package init(_ apiKeys: [String: String]) {
         entries = apiKeys.sorted { $0.key < $1.key }.compactMap { entry in
             Self.digest(ofEntry: entry.key).map { (key: $0, merchant: entry.value) }
         }
@@ -46,7 +46,7 @@ struct MerchantKeys: Sendable {
 
     /// The merchant whose key is `presented`, or nil (an empty key is never accepted).
     /// `equals` is a parameter only so that a test can count the comparisons.
-    func merchant(presenting presented: [UInt8],
+    package func merchant(presenting presented: [UInt8],
                   equals: ([UInt8], [UInt8]) -> Bool = { ConstantTime.equals($0, $1) }) -> String? {
         let merchant = Self.merchant(presenting: Digest.sha256(presented), among: entries, equals: equals)
         return presented.isEmpty ? nil : merchant

@@ -4,9 +4,9 @@
 /// passing Luhn), and every layer — this server's stores and the client's — refuses to keep
 /// anything that looks like one. Change cursors, ephemeral key ids, secrets and secret hashes are
 /// all spelt this way, so none of them can ever hold a digit.
-enum NibbleLetters {
+package enum NibbleLetters {
     /// `bytes` as `2 * bytes.count` letters `a`–`p`.
-    static func encode(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encode(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var letters: [UInt8] = []
         letters.reserveCapacity(2 * bytes.count)
         for byte in bytes {
@@ -17,7 +17,7 @@ enum NibbleLetters {
     }
 
     /// `encode` as a `String`.
-    static func string(_ bytes: some Collection<UInt8>) -> String {
+    package static func string(_ bytes: some Collection<UInt8>) -> String {
         String(decoding: encode(bytes), as: UTF8.self)
     }
 

@@ -10,7 +10,7 @@ import CheckoutLocking
 /// The table is bounded: at `maxKeys` keys, full buckets (the same as absent ones) are dropped,
 /// and when that frees less than a quarter of the table it starts over, so a flood of new keys
 /// (addresses) costs bounded memory and amortized constant time.
-final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     private struct Bucket { var tokens: Double; var updatedAt: Int64 }
     private let perSecond: Double
     private let burst: Double
@@ -20,7 +20,7 @@ final class RateLimiter: Sendable {
     /// The default bound on the number of keys a limiter tracks.
     static let defaultMaxKeys = 100_000
 
-    init(perSecond: Double, burst: Int, maxKeys: Int = defaultMaxKeys) {
+    package init(perSecond: Double, burst: Int, maxKeys: Int = defaultMaxKeys) {
         self.perSecond = perSecond
         self.burst = Double(max(1, burst))
         self.maxKeys = max(1, maxKeys)
@@ -31,7 +31,7 @@ final class RateLimiter: Sendable {
 
     /// nil when the request may proceed (`count` tokens are taken), else the seconds to wait
     /// until they are back. More than the burst is never granted.
-    func acquire(_ key: String, now: Int64, count: Int = 1) -> Int? {
+    package func acquire(_ key: String, now: Int64, count: Int = 1) -> Int? {
         update(key, now: now) { bucket in
             let needed = Double(count)
             if bucket.tokens >= needed {

@@ -22,6 +22,7 @@ import Testing
                     "RedirectPaymentMethod", "WalletPaymentMethods", "VaultedPaymentMethod", "CheckoutCoreTesting"]),
         ("adapters", ["VaultServerPostgres", "CheckoutOrchestrationPostgres", "CheckoutPreview", "CheckoutVaultTesting"]),
         ("assembly", ["CheckoutKit", "VaultSimulation"]),
+        ("services", ["CheckoutHosted"]),
         ("applications", ["CheckoutDemo"]),
         ("command line", ["CheckoutCLI"]),
         ("executables", ["checkout", "vault-server", "vault-sim", "sandbox-psp", "checkout-bench", "vault-crash-child",

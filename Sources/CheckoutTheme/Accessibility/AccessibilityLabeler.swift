@@ -106,6 +106,8 @@ struct AccessibilityLabeler {
     private func cardForm(_ slot: LayoutSlot, _ model: CardFormModel) -> AccessibilityInfo? {
         switch slot {
         case .submit: return payButton()
+        case .saveChoice:
+            return AccessibilityInfo(label: text(SlotTextKey.saveChoice), hint: text("card.save.hint"), role: .checkbox)
         case .billingHeader:
             return AccessibilityInfo(label: text(SlotTextKey.billingHeader), hint: text("card.billingHeader.hint"), role: .header)
         case .networkSelectorLabel:

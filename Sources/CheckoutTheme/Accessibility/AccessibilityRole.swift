@@ -21,6 +21,8 @@ public struct AccessibilityRole: RawRepresentable, Hashable, Sendable, CustomStr
     public static let radioGroup = AccessibilityRole(rawValue: "radioGroup")
     /// A modal question (the delete confirmation).
     public static let dialog = AccessibilityRole(rawValue: "dialog")
+    /// An on/off choice (the card form's "save this card").
+    public static let checkbox = AccessibilityRole(rawValue: "checkbox")
     /// Text announced when it appears (a field's error).
     public static let alert = AccessibilityRole(rawValue: "alert")
 

@@ -1,0 +1,138 @@
+import CheckoutDemo
+import CheckoutHosted
+import CheckoutKit
+import CheckoutLocking
+import Dispatch
+import Foundation
+import VaultServer
+
+/// `checkout serve`: the hosted checkout page.
+enum ServeCommand: DeclaredCommand {
+    static let spec = CommandSpec(
+        name: "serve",
+        summary: "Serve the hosted checkout page (create checkouts with POST /v1/checkouts)",
+        usage: "USAGE: checkout serve --api-key-file PATH [--port N] [--host ADDR] [--tls-cert PEM --tls-key PEM]\n"
+            + "                      [--remote URL [--ca-bundle PEM] [--db PATH]] [--public-url URL] [--config-dir DIR]\n"
+            + "       checkout serve --demo [--port N] [--api-key-file PATH]",
+        about: """
+            Serves the hosted checkout: a merchant's backend creates a checkout with its key,
+              POST /v1/checkouts  Authorization: Bearer KEY
+              {"amount": 4999, "currency": "EUR", "customer": "c_1", "locale": "de-DE",
+               "successUrl": "https://shop.example/ok", "cancelUrl": "https://shop.example/cart", "capture": true}
+            answered 201 {"id", "url", "expiresAt"} (401 without a valid key), and sends the shopper to url. The
+            pages are the checkout's screens (payment methods, saved cards with CVV recapture, the card form,
+            3-D Secure, redirect methods, results) as plain HTML forms in the shopper's language and colour
+            scheme; after a successful payment the browser goes to successUrl. GET /v1/checkouts/ID (same key)
+            tells the checkout's status. Plain HTTP is served only on loopback. With --remote, returning
+            customers see their saved cards (synced from the vault server with an ephemeral key minted per
+            customer with the merchant's key) and may save a new one.
+            --demo starts a vault server and a ready checkout on the embedded defaults and prints its URL
+            (with --api-key-file, on those keys, so more checkouts can be created).
+            Prints "listening on URL" once serving; runs until interrupted (Ctrl-C or SIGTERM).
+            """,
+        options: [
+            OptionSpec.valued("--api-key-file", "PATH", help: "Merchant keys, one KEY:MERCHANT per line (the vault server's format).")
+                .isRepeatable(),
+            .integer("--port", "N", range: 0...65535, help: "The port, 0 for a free one (default 0)."),
+            .valued("--host", "ADDR", help: "The address to listen on (default 127.0.0.1; others need TLS)."),
+            .valued("--tls-cert", "PEM", help: "The certificate chain to serve HTTPS with."),
+            .valued("--tls-key", "PEM", help: "Its private key."),
+            .valued("--public-url", "URL", help: "The base of the checkout URLs handed out (default: the address served)."),
+            .valued("--remote", "URL", help: "The vault server holding the customers' saved cards."),
+            .valued("--ca-bundle", "PEM", help: "Trust the CAs in this PEM file for --remote instead of the system store."),
+            .valued("--db", "PATH", help: "The local vault database for --remote (default: a temporary file)."),
+            .flag("--demo", help: "Start a local vault server and one ready checkout; print its URL."),
+            ConfigLocation.option,
+        ],
+        footer: "EXIT CODES: 0 stopped by a signal; 1 cannot start (address, certificate, keys, vault); 2 usage error.")
+
+    static func run(_ arguments: inout ParsedCommandLine, output: Output) async throws -> Int32 {
+        let demo = arguments.flag("--demo")
+        let port = try arguments.integer("--port", default: 0, range: 0...65535)
+        let host = arguments.value("--host") ?? "127.0.0.1"
+        let keyFiles = arguments.values("--api-key-file")
+        let certificate = arguments.value("--tls-cert"), key = arguments.value("--tls-key")
+        let publicURL = arguments.value("--public-url")
+        let remoteText = arguments.value("--remote"), caBundle = arguments.value("--ca-bundle"), database = arguments.value("--db")
+        let defaults = try ConfigLocation.defaults(arguments)
+        try arguments.finish()
+        guard (certificate == nil) == (key == nil) else { throw UsageError(message: "--tls-cert and --tls-key go together") }
+        var apiKeys: [String: String] = [:]
+        for file in keyFiles {
+            do {
+                let text = try String(contentsOfFile: file, encoding: .utf8)
+                try APIKeyList.merge(try APIKeyList.parse(text, source: file), into: &apiKeys)
+            } catch let error as VaultServerConfigurationError {
+                throw CommandFailure(message: "\(error)")
+            } catch {
+                throw CommandFailure(message: "cannot read \(file): \(error.localizedDescription)")
+            }
+        }
+        if demo {
+            guard remoteText == nil, certificate == nil else {
+                throw UsageError(message: "--demo makes its own vault server and address: give it only --port (and --api-key-file)")
+            }
+            let started: HostedDemo
+            do {
+                started = try await HostedDemo.start(defaults: defaults, port: port, host: host, apiKeys: apiKeys.isEmpty ? nil : apiKeys)
+            } catch {
+                throw CommandFailure(message: "cannot start the demo: \(error)")
+            }
+            output.line("listening on \(started.server.baseURL)")
+            output.line("open the demo checkout: \(started.url)")
+            output.line("(sandbox cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for 3-D Secure)")
+            await waitForSignal()
+            started.stop()
+            return 0
+        }
+        guard !apiKeys.isEmpty else { throw UsageError(message: "give --api-key-file with KEY:MERCHANT lines (or --demo)") }
+        var vault: HostedVault?
+        if let remoteText {
+            guard let remote = URL(string: remoteText), let scheme = remote.scheme, scheme == "https" || scheme == "http" else {
+                throw UsageError(message: "--remote must be an http(s) URL, got \(CommandSupport.quote(remoteText))")
+            }
+            let path = database ?? FileManager.default.temporaryDirectory.appendingPathComponent("checkout-serve-\(SafeIdentifier.random()).sqlite").path
+            let store: VaultStore
+            do {
+                store = try await VaultStore.open(path: path)
+            } catch {
+                throw CommandFailure(message: "cannot open the local vault \(path): \(error)")
+            }
+            vault = HostedVault(remote: remote, tls: TLSOptions(caBundle: caBundle), store: store, apiKeys: apiKeys)
+        }
+        let configuration = HostedCheckoutConfiguration(host: host, port: port, tls: certificate.flatMap { c in key.map { (c, $0) } },
+                                                        publicURL: publicURL, apiKeys: apiKeys)
+        let server: HostedCheckoutServer
+        do {
+            server = try await HostedCheckoutServer(configuration: configuration, defaults: defaults, vault: vault)
+            try server.start()
+        } catch {
+            throw CommandFailure(message: "cannot start: \(error)")
+        }
+        output.line("listening on \(server.baseURL)")
+        await waitForSignal()
+        server.stop()
+        return 0
+    }
+
+    /// Returns when SIGINT or SIGTERM arrives.
+    private static func waitForSignal() async {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            for source in sources {
+                source.setEventHandler { if once.take() { continuation.resume() } }
+                source.resume()
+            }
+        }
+        for source in sources { source.cancel() }
+    }
+}
+
+/// True the first time only.
+private final class OnceFlag: Sendable {
+    private let taken = Locked(false)
+    func take() -> Bool { taken.withLock { was in defer { was = true }; return !was } }
+}

@@ -1,0 +1,94 @@
+import CheckoutKit
+import CheckoutLocking
+import Foundation
+
+/// One open checkout: what the merchant asked for, and where the shopper is in paying.
+///
+/// Idle, a checkout is its request and a few words of state (no session, no form): the session and its card
+/// form exist only while an attempt is under way (typed, submitted, waiting for 3-D Secure or a redirect),
+/// and are dropped when it ends.
+final class HostedCheckout: Sendable {
+    /// How the checkout ended, if it has.
+    enum Status: Sendable, Equatable {
+        case open
+        case paid(paymentId: String)
+        case cancelled
+    }
+
+    /// A payment attempt under way: the session, its flow, and what it pays with.
+    struct Attempt: Sendable {
+        enum Kind: Sendable, Equatable { case card, saved, redirect, wallet }
+        let kind: Kind
+        let session: CheckoutSession
+        let flow: any PaymentFlow
+        /// The card form's "save this card" when the session was made (its client token carries it).
+        let saveCard: Bool
+        /// The sandbox provider's page for a redirect.
+        var redirectURL: URL?
+    }
+
+    struct State: Sendable {
+        var status: Status = .open
+        var attempt: Attempt?
+        /// One payment step at a time: a second submit while one runs is answered with the checkout's page.
+        var busy = false
+        /// What the last attempt's failure tells the shopper (a `hosted.failure.*` key).
+        var failure: String?
+    }
+
+    let id: String
+    let merchant: String
+    let request: CheckoutRequest
+    let createdAt: Date
+    let expiresAt: Date
+    let state = Locked(State())
+
+    init(id: String, merchant: String, request: CheckoutRequest, createdAt: Date, expiresAt: Date) {
+        self.id = id
+        self.merchant = merchant
+        self.request = request
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    /// Takes the checkout for one payment step; false when another step holds it.
+    func begin() -> Bool {
+        state.withLock { state in
+            guard !state.busy else { return false }
+            state.busy = true
+            return true
+        }
+    }
+
+    /// Releases the checkout after a step.
+    func end() { state.withLock { $0.busy = false } }
+}
+
+/// The open checkouts, by id; expired ones are dropped as new ones are made.
+final class HostedCheckouts: Sendable {
+    private let checkouts = Locked<[String: HostedCheckout]>([:])
+    private let maximum: Int
+
+    init(maximum: Int) { self.maximum = maximum }
+
+    /// Adds a checkout; false when `maximum` are open even after dropping the expired ones.
+    func add(_ checkout: HostedCheckout, now: Date) -> Bool {
+        checkouts.withLock { checkouts in
+            if checkouts.count >= maximum { checkouts = checkouts.filter { $0.value.expiresAt > now } }
+            guard checkouts.count < maximum else { return false }
+            checkouts[checkout.id] = checkout
+            return true
+        }
+    }
+
+    /// The checkout called `id`, expired or not (an expired one still answers "expired" until it is dropped).
+    func find(_ id: String) -> HostedCheckout? { checkouts.withLock { $0[id] } }
+
+    /// How many checkouts are held.
+    var count: Int { checkouts.withLock { $0.count } }
+
+    /// Drops every checkout expired by `now`.
+    func purge(now: Date) {
+        checkouts.withLock { checkouts in checkouts = checkouts.filter { $0.value.expiresAt > now } }
+    }
+}

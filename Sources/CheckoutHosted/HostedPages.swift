@@ -1,0 +1,167 @@
+import CheckoutKit
+import CheckoutPreview
+import Foundation
+
+/// Renders the checkout's pages with the preview renderer: the seed's screens at the layout engine's frames, as
+/// working forms, in the shopper's locale, with the light and dark themes side by side.
+struct HostedPages: Sendable {
+    /// A method the checkout offers: its type and surcharge (minor units), as a session resolves them.
+    struct Offered: Sendable {
+        let type: PaymentMethodType
+        let surcharge: Int?
+    }
+
+    let defaults: CheckoutDefaults
+    let light: ResolvedTheme
+    let dark: ResolvedTheme
+    let offered: [Offered]
+    let cardFields: [CardFormField]
+    let billingFields: [CardFormField]
+    let width: Double
+
+    /// What one page render needs to know about the checkout and the browser.
+    struct Context {
+        let checkout: HostedCheckout
+        let strings: LocalizedStrings
+        let csrf: String
+    }
+
+    func renderers(_ strings: LocalizedStrings, currency: Currency) -> (PreviewRenderer, PreviewRenderer) {
+        let sample = PreviewSample(currency: currency)
+        return (PreviewRenderer(theme: light, mode: .light, strings: strings, width: width, sample: sample, cardFields: cardFields,
+                                billingFields: billingFields),
+                PreviewRenderer(theme: dark, mode: .dark, strings: strings, width: width, sample: sample, cardFields: cardFields,
+                                billingFields: billingFields))
+    }
+
+    private func amount(_ context: Context) -> String {
+        context.strings.amount(minorUnits: context.checkout.request.amount, currency: context.checkout.request.currency)
+    }
+
+    /// The live page of `context`'s checkout whose form posts to its page `page` (nil: the checkout's own URL).
+    private func live(_ context: Context, page: String?, saveChoice: Bool? = nil, extras: [LivePage.Extra] = [],
+                      notice: String? = nil) -> LivePage {
+        LivePage(action: HostedRoutes.page(context.checkout.id, page), hidden: [("csrf", context.csrf)], assets: HostedRoutes.assets, saveChoice: saveChoice,
+                 extras: extras, notice: notice)
+    }
+
+    private func title(_ context: Context) -> String { context.strings.text("hosted.title") + " · " + amount(context) }
+
+    /// The method list.
+    func methods(_ context: Context, hasSaved: Bool, notice: String? = nil) -> String {
+        let strings = context.strings, currency = context.checkout.request.currency
+        let rows = offered.map { method in
+            ScreenContent.Method(type: method.type, row: PaymentMethodRowContent(
+                name: strings.text("method.name.\(method.type.rawValue)"),
+                surcharge: method.surcharge.flatMap { strings.surcharge(minorUnits: $0, currency: currency) }))
+        }
+        var extras: [LivePage.Extra] = []
+        if hasSaved { extras.append(.init(label: strings.text("hosted.savedMethods"), href: HostedRoutes.page(context.checkout.id, "saved"))) }
+        extras.append(.init(label: strings.text("hosted.cancel"), action: "cancel"))
+        let (light, dark) = renderers(strings, currency: currency)
+        return PreviewRenderer.livePage(rows.isEmpty ? .paymentMethodsEmpty : .paymentMethods, light: light, dark: dark,
+                                        content: ScreenContent(methods: rows, payAmount: amount(context)),
+                                        live: live(context, page: "methods", extras: extras, notice: notice), title: title(context))
+    }
+
+    /// The card form: values as they may be shown (the number masked, never the security code), field errors,
+    /// the co-badged card's networks, and "save this card" when the checkout has a customer vault.
+    func cardForm(_ context: Context, values: [CardFormField: String] = [:], errors: [CardFormField: String] = [:],
+                  networks: [CardNetwork] = [], selected: CardNetwork? = nil, saveChoice: Bool?, notice: String? = nil) -> String {
+        let strings = context.strings
+        let content = ScreenContent(payAmount: amount(context), values: values, errors: errors, networks: networks,
+                                    selectedNetwork: selected)
+        let (light, dark) = renderers(strings, currency: context.checkout.request.currency)
+        let extras = [LivePage.Extra(label: strings.text("hosted.back"), href: HostedRoutes.page(context.checkout.id, "methods"))]
+        return PreviewRenderer.livePage(errors.isEmpty ? .cardForm : .cardFormErrors, light: light, dark: dark, content: content,
+                                        live: live(context, page: "card", saveChoice: saveChoice, extras: extras, notice: notice), title: title(context))
+    }
+
+    /// The saved methods with the selected one's security code field.
+    func saved(_ context: Context, methods: [VaultedPaymentMethod], selected: Int, notice: String? = nil) -> String {
+        let strings = context.strings
+        let saved = methods.map { method in
+            ScreenContent.Saved(id: method.id, network: method.paymentInstrumentData.network ?? .other,
+                                row: row(method, strings))
+        }
+        let content = ScreenContent(saved: saved, selectedSaved: min(max(0, selected), max(0, saved.count - 1)), payAmount: amount(context))
+        let (light, dark) = renderers(strings, currency: context.checkout.request.currency)
+        let extras = [LivePage.Extra(label: strings.text("hosted.otherMethods"), href: HostedRoutes.page(context.checkout.id, "methods")),
+                      LivePage.Extra(label: strings.text("hosted.cancel"), action: "cancel")]
+        return PreviewRenderer.livePage(.vaulted, light: light, dark: dark, content: content,
+                                        live: live(context, page: "saved", extras: extras, notice: notice), title: title(context))
+    }
+
+    private func row(_ method: VaultedPaymentMethod, _ strings: LocalizedStrings) -> VaultedRowContent {
+        let rule = method.paymentInstrumentData.network.flatMap { defaults.cardNetworks.rule(for: $0) }
+        return VaultedRowContent(method, strings: strings, securityCodeName: rule?.securityCodeName,
+                                 securityCodeLength: rule?.securityCodeLength)
+    }
+
+    /// The question before a saved method is deleted.
+    func deleteConfirmation(_ context: Context, method: VaultedPaymentMethod) -> String {
+        let strings = context.strings
+        let saved = [ScreenContent.Saved(id: method.id, network: method.paymentInstrumentData.network ?? .other,
+                                         row: row(method, strings))]
+        let (light, dark) = renderers(strings, currency: context.checkout.request.currency)
+        var page = live(context, page: "delete")
+        page.hidden.append(("saved", method.id))
+        return PreviewRenderer.livePage(.vaultedDelete, light: light, dark: dark,
+                                        content: ScreenContent(saved: saved, deleting: 0, payAmount: amount(context)), live: page,
+                                        title: title(context))
+    }
+
+    /// A page of a title, a message and buttons (results, the sandbox's 3-D Secure and redirect pages).
+    func message(_ context: Context, name: String, heading: String, message: String, buttons: [LivePage.Extra],
+                 posts page: String? = nil, notice: String? = nil) -> String {
+        let (light, dark) = renderers(context.strings, currency: context.checkout.request.currency)
+        return PreviewRenderer.messagePage(light: light, dark: dark, live: live(context, page: page, notice: notice), title: title(context),
+                                           heading: heading, message: message, buttons: buttons, name: name)
+    }
+
+    /// The page after a successful payment (shown when the shopper comes back to the checkout's URL).
+    func success(_ context: Context) -> String {
+        let strings = context.strings
+        return message(context, name: "success", heading: strings.text("hosted.success.title"),
+                       message: strings.text("hosted.success.message", ["amount": amount(context)]),
+                       buttons: [.init(label: strings.text("hosted.success.continue"), href: context.checkout.request.successURL.absoluteString)])
+    }
+
+    /// The sandbox issuer's 3-D Secure challenge.
+    func challenge(_ context: Context) -> String {
+        let strings = context.strings
+        return message(context, name: "challenge", heading: strings.text("hosted.challenge.title"),
+                       message: strings.text("hosted.challenge.message", ["amount": amount(context)]),
+                       buttons: [.init(label: strings.text("hosted.challenge.approve"), action: "approve"),
+                                 .init(label: strings.text("hosted.challenge.decline"), action: "decline")], posts: "challenge")
+    }
+
+    /// The sandbox provider's page of a redirect method.
+    func provider(_ context: Context, method: PaymentMethodType) -> String {
+        let strings = context.strings
+        return message(context, name: "provider",
+                       heading: strings.text("hosted.redirect.title", ["method": strings.text("method.name.\(method.rawValue)")]),
+                       message: strings.text("hosted.redirect.message", ["amount": amount(context)]),
+                       buttons: [.init(label: strings.text("hosted.redirect.approve"), action: "approve"),
+                                 .init(label: strings.text("hosted.redirect.cancel"), action: "decline")], posts: "provider")
+    }
+
+    /// A checkout that has expired or was cancelled.
+    func expired(_ context: Context) -> String {
+        let strings = context.strings
+        return message(context, name: "expired", heading: strings.text("hosted.expired.title"),
+                       message: strings.text("hosted.expired.message"),
+                       buttons: [.init(label: strings.text("hosted.success.continue"), href: context.checkout.request.cancelURL.absoluteString)])
+    }
+}
+
+/// The checkout's paths.
+enum HostedRoutes {
+    /// Where the page assets live.
+    static let assets = "/assets"
+
+    /// A page of checkout `id`: `/c/<id>` or `/c/<id>/<name>`.
+    static func page(_ id: String, _ name: String? = nil) -> String {
+        name.map { "/c/\(id)/\($0)" } ?? "/c/\(id)"
+    }
+}
