@@ -166,7 +166,8 @@ let package = Package(
         .executableTarget(name: "checkout-bench", dependencies: ["CheckoutKit", "CheckoutDemo", "CBenchBaselines", "VaultServer",
                                                              "VaultServerPostgres", "CLibPQ", "CheckoutLocking", "Spawning", "HTTPTransport",
                                          "Loopback", "CheckoutOrchestration", "CheckoutOrchestrationPostgres",
-                                                             "MicroHTTPServer", "CMicroHTTPD", "CCurl", "CheckoutJSON", "CheckoutCore", "CheckoutVault"],
+                                                             "MicroHTTPServer", "CMicroHTTPD", "CCurl", "CheckoutJSON", "CheckoutCore", "CheckoutVault",
+                                                             "CheckoutHosted", "CheckoutPreview"],
                           path: "Sources/checkout-bench", swiftSettings: swift6),
 
         // A child process the crash-safety tests SIGKILL while it writes and syncs.

@@ -118,8 +118,9 @@ public final class HostedCheckoutServer: Sendable {
 
     // MARK: Requests
 
-    /// Answers one request (the HTTP server calls this; tests may too).
-    func handle(_ request: ServedRequest) async -> ServedResponse {
+    /// Answers one request: the HTTP server calls this for each; a host embedding the checkout in its own server,
+    /// a test or a benchmark may call it directly (`peerAddress` keys the per-address limit).
+    public func handle(_ request: ServedRequest) async -> ServedResponse {
         guard let segments = request.segments else { return Self.plain(400, "bad path") }
         let now = clock.now
         if let wait = addressLimiter.acquire(request.peerAddress ?? "-", now: Self.milliseconds(now)) {

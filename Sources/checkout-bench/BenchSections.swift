@@ -15,6 +15,7 @@ enum BenchSections {
         Section(name: "server", run: ServerBench.run),
         Section(name: "postgres", run: PostgresBench.run),
         Section(name: "orchestration", run: OrchestrationBench.run),
+        Section(name: "hosted", run: HostedBench.run),
         Section(name: "scaling", run: ScalingBench.run),
     ]
 }

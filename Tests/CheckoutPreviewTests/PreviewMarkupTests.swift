@@ -153,10 +153,41 @@ import Testing
         #expect(scanned > 50_000)
     }
 
+    /// The escaping rule written scalar by scalar: the oracle of the byte-level `HTMLText.escape`.
+    static func referenceEscape(_ text: String) -> String {
+        var output = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\"": output += "&quot;"
+            case "'": output += "&#39;"
+            case "\t", "\n": output.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        return output
+    }
+
     @Test func textsAndTokenNamesAreEscaped() throws {
         #expect(HTMLText.escape(#"<script>alert('x') & "y"</script>"#)
                 == "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;")
         #expect(HTMLText.escape("a\u{0}b\u{7}c") == "abc")
+        #expect(HTMLText.escape("é\u{85}x\u{9F}\u{A0}\u{FFFE}\u{FFFF}\u{FFFD}\t\n\u{7F}€") == "éx\u{A0}\u{FFFD}\t\n€")
+        // The byte-level escaper against a scalar-by-scalar reference, on random texts mixing every class of character.
+        let alphabet: [Unicode.Scalar] = ["a", "Z", "0", " ", "&", "<", ">", "\"", "'", "\t", "\n", "\r", "\u{0}", "\u{1F}", "\u{7F}",
+                                          "\u{80}", "\u{9F}", "\u{A0}", "\u{C2}", "\u{EF}", "é", "€", "\u{FFFD}", "\u{FFFE}",
+                                          "\u{FFFF}", "\u{FEFF}", "😀", "\u{10FFFF}"]
+        var random = SeededRandom(seed: 40)
+        for _ in 0..<2_000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int(random.next() % 24) { text.append(alphabet[Int(random.next() % UInt64(alphabet.count))]) }
+            let input = String(text)
+            #expect(HTMLText.escape(input) == Self.referenceEscape(input), "\(input.unicodeScalars.map { $0.value })")
+        }
         // A font family trying to pull a font from the network is cut to letters, digits, spaces and hyphens.
         let hostile = #"{"font": {"family": {"base": {"$value": ["Inter');src:url(https://evil.example/f.woff2)", "x"]}}}}"#
         let renderer = try PreviewTestSupport.renderer(.light, override: hostile)
