@@ -141,7 +141,8 @@ let package = Package(
                 path: "Sources/CheckoutDemo", swiftSettings: swift6),
         // `checkout serve`: the hosted checkout page (the preview renderer's screens as working forms, on real sessions).
         .target(name: "CheckoutHosted",
-                dependencies: ["CheckoutKit", "CheckoutPreview", "MicroHTTPServer", "VaultServer", "CheckoutCrypto", "CheckoutLocking"],
+                dependencies: ["CheckoutKit", "CheckoutPreview", "MicroHTTPServer", "VaultServer", "CheckoutCrypto", "CheckoutLocking",
+                               "CheckoutOrchestration"],
                 path: "Sources/CheckoutHosted", swiftSettings: swift6),
         // The CLI's commands and their declared options, as a library so that tests parse and run them
         // in-process (output sinks injected); `checkout` is its thin entry point.
@@ -181,6 +182,7 @@ let package = Package(
         .systemLibrary(name: "CLibPNG", path: "Sources/CLibPNG", providers: [.apt(["libpng-dev"])]),
         .testTarget(name: "HostedCheckoutTests",
                     dependencies: ["CheckoutHosted", "CheckoutPreview", "CheckoutKit", "CheckoutCoreTesting", "MicroHTTPServer",
+                                   "CheckoutOrchestration", "CheckoutLocking",
                                    "CheckoutTestSupport"],
                     path: "Tests/HostedCheckoutTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutPreviewTests",

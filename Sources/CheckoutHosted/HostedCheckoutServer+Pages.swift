@@ -142,7 +142,7 @@ extension HostedCheckoutServer {
                 return redirect(HostedRoutes.page(checkout.id, "methods"), visit: visit)
             }
             return await resume(checkout, visit: visit, failure: "hosted.failure.other") { attempt in
-                guard let url = attempt.redirectURL, let back = self.processor.simulateRedirect(url) else {
+                guard let url = attempt.redirectURL, let back = self.payments.redirectReturn(url) else {
                     throw CheckoutError(.invalidReturn, "the sandbox provider did not send the shopper back")
                 }
                 return try await attempt.flow.resume(with: .returnURL(back))

@@ -23,7 +23,7 @@ import VaultServer
 public final class HostedCheckoutServer: Sendable {
     let configuration: HostedCheckoutConfiguration
     let defaults: CheckoutDefaults
-    let processor: SandboxProcessor
+    let payments: HostedPayments
     let registry: PaymentMethodRegistry
     let pages: HostedPages
     let checkouts: HostedCheckouts
@@ -36,11 +36,11 @@ public final class HostedCheckoutServer: Sendable {
     private let http = Locked<MicroHTTPServer?>(nil)
     private let base = Locked<String>("")
 
-    /// A server for `configuration` on `defaults`, paying through `processor`; `vault` adds the customers' saved
+    /// A server for `configuration` on `defaults`, paying through `payments`; `vault` adds the customers' saved
     /// methods (and "save this card").
     /// - Throws: `HostedCheckoutError` when plain HTTP is asked for on a non-loopback address, no merchant key
     ///   is configured, the theme cannot be resolved, or the configured methods cannot start a session.
-    public init(configuration: HostedCheckoutConfiguration, defaults: CheckoutDefaults, processor: SandboxProcessor = SandboxProcessor(),
+    public init(configuration: HostedCheckoutConfiguration, defaults: CheckoutDefaults, payments: HostedPayments = .sandbox(),
                 vault: HostedVault? = nil, clock: WallClock = .system) async throws(HostedCheckoutError) {
         guard configuration.tls != nil || HostedCheckoutConfiguration.isLoopback(configuration.host) else {
             throw HostedCheckoutError("plain HTTP is served only on loopback: give --tls-cert and --tls-key to listen on "
@@ -51,7 +51,7 @@ public final class HostedCheckoutServer: Sendable {
         }
         self.configuration = configuration
         self.defaults = defaults
-        self.processor = processor
+        self.payments = payments
         self.vault = vault
         self.clock = clock
         merchantKeys = MerchantKeys(configuration.apiKeys)
@@ -61,13 +61,13 @@ public final class HostedCheckoutServer: Sendable {
         checkouts = HostedCheckouts(maximum: configuration.maxOpenCheckouts)
         do {
             csrf = try CSRFGuard()
-            registry = try CheckoutKit.standardRegistry(cardNetworks: defaults.cardNetworks, binLookup: processor)
+            registry = try CheckoutKit.standardRegistry(cardNetworks: defaults.cardNetworks, binLookup: payments.binLookup)
             let fields = try defaults.cardFormFields()
             let light = try defaults.themes.theme(.light), dark = try defaults.themes.theme(.dark)
             // The methods a session offers on this configuration, in its order, with their surcharges.
             let token = CheckoutKit.sandboxClientToken(configuration: defaults.configuration, now: clock.now)
             let probe = CheckoutSession(clientToken: token.encoded(), configuration: defaults.configuration, registry: registry,
-                                        processor: processor, strings: defaults.strings)
+                                        processor: payments.automatic, strings: defaults.strings)
             await probe.start()
             guard probe.phase == .ready else {
                 throw HostedCheckoutError("the configured payment methods do not start a session: \(probe.deliveredOutcomes)")
@@ -162,6 +162,10 @@ public final class HostedCheckoutServer: Sendable {
             parsed = try CheckoutRequest.parse(request.body)
         } catch {
             return .error(400, code: "invalid-request", message: error.message)
+        }
+        guard parsed.capture || payments.authorizeOnly != nil else {
+            return .error(400, code: "capture-unsupported",
+                          message: "capture false (authorize only) needs a processor that holds authorizations: serve with --routing and --ledger")
         }
         let id: String
         do {

@@ -76,6 +76,10 @@ extension HostedCheckoutServer {
     /// A ready session for one attempt on `checkout`: its amount, currency and customer, its vault link, and the
     /// card form's "save this card" in its client token.
     func session(for checkout: HostedCheckout, saveCard: Bool) async throws -> CheckoutSession {
+        // `create` refuses an authorize-only checkout when the processor cannot hold authorizations.
+        guard let processor = checkout.request.capture ? payments.automatic : payments.authorizeOnly else {
+            throw CheckoutError(.invalidConfiguration, "this processor cannot authorize without capturing")
+        }
         let now = clock.now
         let link = try? await vault?.link(for: scope(checkout), now: now)
         var token = CheckoutKit.sandboxClientToken(configuration: defaults.configuration, merchantId: checkout.merchant,

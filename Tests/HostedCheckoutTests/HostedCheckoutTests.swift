@@ -20,6 +20,9 @@ import Testing
         /// The test's time: 1,800,000,000 s after 1970 until advanced.
         let clock = TestClock()
 
+        /// A harness on a server made elsewhere (its own clock).
+        init(server: HostedCheckoutServer) { self.server = server }
+
         init(maxOpen: Int = 100, attemptsPerMinute: Double = 6) async throws {
             server = try await HostedCheckoutServer(
                 configuration: HostedCheckoutConfiguration(apiKeys: [HostedCheckoutTests.key: "merchant_a",

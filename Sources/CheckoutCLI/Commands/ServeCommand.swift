@@ -2,6 +2,7 @@ import CheckoutDemo
 import CheckoutHosted
 import CheckoutKit
 import CheckoutLocking
+import CheckoutOrchestration
 import Dispatch
 import Foundation
 import VaultServer
@@ -13,6 +14,7 @@ enum ServeCommand: DeclaredCommand {
         summary: "Serve the hosted checkout page (create checkouts with POST /v1/checkouts)",
         usage: "USAGE: checkout serve --api-key-file PATH [--port N] [--host ADDR] [--tls-cert PEM --tls-key PEM]\n"
             + "                      [--remote URL [--ca-bundle PEM] [--db PATH]] [--public-url URL] [--config-dir DIR]\n"
+            + "                      [--routing FILE --ledger DB [--webhook-url URL --webhook-secret-file FILE]]\n"
             + "       checkout serve --demo [--port N] [--api-key-file PATH]",
         about: """
             Serves the hosted checkout: a merchant's backend creates a checkout with its key,
@@ -25,7 +27,11 @@ enum ServeCommand: DeclaredCommand {
             scheme; after a successful payment the browser goes to successUrl. GET /v1/checkouts/ID (same key)
             tells the checkout's status. Plain HTTP is served only on loopback. With --remote, returning
             customers see their saved cards (synced from the vault server with an ephemeral key minted per
-            customer with the merchant's key) and may save a new one.
+            customer with the merchant's key) and may save a new one. Without --routing, payments go to the
+            sandbox processor (captured at once: "capture": false is refused); with --routing and --ledger, to
+            the payment router, each an intent of the ledger ("capture": false authorizes only, for
+            `checkout capture` or `checkout void`), and with --webhook-url the ledger's outcome events are
+            delivered, signed, as `checkout webhooks deliver` does.
             --demo starts a vault server and a ready checkout on the embedded defaults and prints its URL
             (with --api-key-file, on those keys, so more checkouts can be created).
             Prints "listening on URL" once serving; runs until interrupted (Ctrl-C or SIGTERM).
@@ -41,6 +47,10 @@ enum ServeCommand: DeclaredCommand {
             .valued("--remote", "URL", help: "The vault server holding the customers' saved cards."),
             .valued("--ca-bundle", "PEM", help: "Trust the CAs in this PEM file for --remote instead of the system store."),
             .valued("--db", "PATH", help: "The local vault database for --remote (default: a temporary file)."),
+            OrchestrationSetup.routingOption(),
+            OrchestrationSetup.ledgerOption,
+            .valued("--webhook-url", "URL", help: "Deliver the ledger's outcome events to this endpoint, signed (needs --ledger)."),
+            .valued("--webhook-secret-file", "FILE", help: "The endpoint's shared secret (its first line; a private file)."),
             .flag("--demo", help: "Start a local vault server and one ready checkout; print its URL."),
             ConfigLocation.option,
         ],
@@ -54,9 +64,16 @@ enum ServeCommand: DeclaredCommand {
         let certificate = arguments.value("--tls-cert"), key = arguments.value("--tls-key")
         let publicURL = arguments.value("--public-url")
         let remoteText = arguments.value("--remote"), caBundle = arguments.value("--ca-bundle"), database = arguments.value("--db")
+        let routingPath = arguments.value("--routing"), ledgerPath = arguments.value("--ledger")
+        let webhookText = arguments.value("--webhook-url"), webhookSecret = arguments.value("--webhook-secret-file")
         let defaults = try ConfigLocation.defaults(arguments)
         try arguments.finish()
         guard (certificate == nil) == (key == nil) else { throw UsageError(message: "--tls-cert and --tls-key go together") }
+        guard (routingPath == nil) == (ledgerPath == nil) else { throw UsageError(message: "--routing and --ledger go together") }
+        guard (webhookText == nil) == (webhookSecret == nil) else {
+            throw UsageError(message: "--webhook-url and --webhook-secret-file go together")
+        }
+        guard webhookText == nil || ledgerPath != nil else { throw UsageError(message: "--webhook-url needs --routing and --ledger") }
         var apiKeys: [String: String] = [:]
         for file in keyFiles {
             do {
@@ -69,7 +86,7 @@ enum ServeCommand: DeclaredCommand {
             }
         }
         if demo {
-            guard remoteText == nil, certificate == nil else {
+            guard remoteText == nil, certificate == nil, routingPath == nil else {
                 throw UsageError(message: "--demo makes its own vault server and address: give it only --port (and --api-key-file)")
             }
             let started: HostedDemo
@@ -100,18 +117,39 @@ enum ServeCommand: DeclaredCommand {
             }
             vault = HostedVault(remote: remote, tls: TLSOptions(caBundle: caBundle), store: store, apiKeys: apiKeys)
         }
+        var payments = HostedPayments.sandbox()
+        var deliverer: WebhookDeliverer?
+        if let routingPath, let ledgerPath {
+            let ledger = try OrchestrationSetup.ledger(ledgerPath)
+            let router = try await OrchestrationSetup.router(try OrchestrationSetup.routing(routingPath), ledger: ledger)
+            payments = .router(router)
+            if let webhookText, let webhookSecret {
+                guard let url = URL(string: webhookText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+                    throw UsageError(message: "--webhook-url must be an http(s) URL, got \(CommandSupport.quote(webhookText))")
+                }
+                var transport = HTTPTransportConfiguration(timeout: 10, exchangeTimeout: 30, maxBodyBytes: 64 * 1024)
+                transport.tls.caBundle = caBundle
+                let configured = WebhookDeliverer(outbox: ledger, configuration: WebhookDeliveryConfiguration(
+                    endpoint: url, secret: try WebhooksCommand.readSecret(webhookSecret), transport: transport))
+                do { try configured.validate() } catch { throw CommandFailure(message: "cannot deliver to \(webhookText): \(error)") }
+                deliverer = configured
+            }
+        }
         let configuration = HostedCheckoutConfiguration(host: host, port: port, tls: certificate.flatMap { c in key.map { (c, $0) } },
                                                         publicURL: publicURL, apiKeys: apiKeys)
         let server: HostedCheckoutServer
         do {
-            server = try await HostedCheckoutServer(configuration: configuration, defaults: defaults, vault: vault)
+            server = try await HostedCheckoutServer(configuration: configuration, defaults: defaults, payments: payments, vault: vault)
             try server.start()
         } catch {
             throw CommandFailure(message: "cannot start: \(error)")
         }
+        let delivery = deliverer.map { deliverer in Task { await deliverer.run() } }
         output.line("listening on \(server.baseURL)")
         await waitForSignal()
         server.stop()
+        delivery?.cancel()
+        await delivery?.value
         return 0
     }
 

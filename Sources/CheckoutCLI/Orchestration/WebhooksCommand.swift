@@ -75,7 +75,7 @@ enum WebhooksCommand: DeclaredCommand {
     }
 
     /// The secret's first line, from a file private to its owner.
-    private static func readSecret(_ path: String) throws -> [UInt8] {
+    static func readSecret(_ path: String) throws -> [UInt8] {
         if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
             throw CommandFailure(message: "the secret file \(path) has mode \(String(mode & 0o777, radix: 8)), so its group or "
                                  + "others may read it; make it private with `chmod 600 \(path)`")
