@@ -8,8 +8,9 @@ import Foundation
 /// shopper (their saved methods come from the vault under it), `locale` a language tag (optional: the
 /// shopper's `Accept-Language` decides otherwise), `successUrl` and `cancelUrl` absolute `https` URLs
 /// (`http` only for loopback), `capture` whether the payment is captured at once (default true).
-/// An optional `expiresInSeconds` (60...86400) shortens the checkout's life. Unknown members are refused,
-/// so a misspelt option never passes silently.
+/// An optional `expiresInSeconds` (60...86400) shortens the checkout's life; an optional `theme` (a design-token
+/// tree, at most 8 KB, e.g. `{"palette": {"brand": {"$value": "#6a1b9a"}}}`) overrides the configuration's tokens
+/// for this checkout's pages. Unknown members are refused, so a misspelt option never passes silently.
 struct CheckoutRequest: Sendable, Equatable {
     var amount: Int
     var currency: Currency
@@ -19,6 +20,8 @@ struct CheckoutRequest: Sendable, Equatable {
     var cancelURL: URL
     var capture: Bool
     var expiresInSeconds: Int?
+    /// The theme overrides as canonical JSON (sorted keys), or nil.
+    var theme: [UInt8]?
 
     /// A typed refusal: the member at fault and why.
     struct Invalid: Error, Equatable {
@@ -26,12 +29,12 @@ struct CheckoutRequest: Sendable, Equatable {
     }
 
     static let members: Set<String> = ["amount", "currency", "customer", "locale", "successUrl", "cancelUrl", "capture",
-                                       "expiresInSeconds"]
+                                       "expiresInSeconds", "theme"]
 
     static func parse(_ body: [UInt8]) throws(Invalid) -> CheckoutRequest {
         let value: JSONValue
         do {
-            value = try JSONReader.read(body, limits: JSONLimits(maximumDepth: 4, maximumBytes: 16 * 1024, maximumValues: 64))
+            value = try JSONReader.read(body, limits: JSONLimits(maximumDepth: 12, maximumBytes: 16 * 1024, maximumValues: 1_024))
         } catch {
             throw Invalid(message: "the body is not JSON: \(error)")
         }
@@ -70,8 +73,15 @@ struct CheckoutRequest: Sendable, Equatable {
             }
             expires = seconds
         }
+        var theme: [UInt8]?
+        if let member = object["theme"] {
+            guard case .object = member else { throw Invalid(message: "theme must be a design-token object") }
+            let bytes = JSONWriter.write(member, options: [.sortedKeys])
+            guard bytes.count <= 8 * 1024 else { throw Invalid(message: "theme must be at most 8 KB") }
+            theme = bytes
+        }
         return CheckoutRequest(amount: amount, currency: currency, customer: customer, locale: locale, successURL: success,
-                               cancelURL: cancel, capture: capture, expiresInSeconds: expires)
+                               cancelURL: cancel, capture: capture, expiresInSeconds: expires, theme: theme)
     }
 
     private static func returnURL(_ value: JSONValue?, name: String) throws(Invalid) -> URL {

@@ -63,7 +63,7 @@ public final class HostedCheckoutServer: Sendable {
             csrf = try CSRFGuard()
             registry = try CheckoutKit.standardRegistry(cardNetworks: defaults.cardNetworks, binLookup: payments.binLookup)
             let fields = try defaults.cardFormFields()
-            let light = try defaults.themes.theme(.light), dark = try defaults.themes.theme(.dark)
+            let themes = try HostedThemes(defaults: defaults)
             // The methods a session offers on this configuration, in its order, with their surcharges.
             let token = CheckoutKit.sandboxClientToken(configuration: defaults.configuration, now: clock.now)
             let probe = CheckoutSession(clientToken: token.encoded(), configuration: defaults.configuration, registry: registry,
@@ -74,7 +74,7 @@ public final class HostedCheckoutServer: Sendable {
             }
             let offered = probe.paymentMethods.map { HostedPages.Offered(type: $0.type, surcharge: $0.surcharge) }
             probe.dismiss()
-            pages = HostedPages(defaults: defaults, light: light, dark: dark, offered: offered, cardFields: fields.card,
+            pages = HostedPages(defaults: defaults, themes: themes, offered: offered, cardFields: fields.card,
                                 billingFields: fields.billing, width: LayoutEngine.defaultWidth)
         } catch let error as HostedCheckoutError {
             throw error
@@ -162,6 +162,13 @@ public final class HostedCheckoutServer: Sendable {
             parsed = try CheckoutRequest.parse(request.body)
         } catch {
             return .error(400, code: "invalid-request", message: error.message)
+        }
+        if let theme = parsed.theme {
+            do {
+                _ = try pages.themes.themes(theme)
+            } catch {
+                return .error(400, code: "invalid-theme", message: error.issues.first.map { "theme: \($0)" } ?? "theme: invalid")
+            }
         }
         guard parsed.capture || payments.authorizeOnly != nil else {
             return .error(400, code: "capture-unsupported",

@@ -12,8 +12,7 @@ struct HostedPages: Sendable {
     }
 
     let defaults: CheckoutDefaults
-    let light: ResolvedTheme
-    let dark: ResolvedTheme
+    let themes: HostedThemes
     let offered: [Offered]
     let cardFields: [CardFormField]
     let billingFields: [CardFormField]
@@ -26,11 +25,14 @@ struct HostedPages: Sendable {
         let csrf: String
     }
 
-    func renderers(_ strings: LocalizedStrings, currency: Currency) -> (PreviewRenderer, PreviewRenderer) {
-        let sample = PreviewSample(currency: currency)
-        return (PreviewRenderer(theme: light, mode: .light, strings: strings, width: width, sample: sample, cardFields: cardFields,
+    /// The light and dark renderers of `context`'s checkout (its theme overrides were checked when it was created).
+    func renderers(_ context: Context) -> (PreviewRenderer, PreviewRenderer) {
+        let strings = context.strings
+        let sample = PreviewSample(currency: context.checkout.request.currency)
+        let pair = (try? themes.themes(context.checkout.request.theme)) ?? themes.configured
+        return (PreviewRenderer(theme: pair.light, mode: .light, strings: strings, width: width, sample: sample, cardFields: cardFields,
                                 billingFields: billingFields),
-                PreviewRenderer(theme: dark, mode: .dark, strings: strings, width: width, sample: sample, cardFields: cardFields,
+                PreviewRenderer(theme: pair.dark, mode: .dark, strings: strings, width: width, sample: sample, cardFields: cardFields,
                                 billingFields: billingFields))
     }
 
@@ -58,7 +60,7 @@ struct HostedPages: Sendable {
         var extras: [LivePage.Extra] = []
         if hasSaved { extras.append(.init(label: strings.text("hosted.savedMethods"), href: HostedRoutes.page(context.checkout.id, "saved"))) }
         extras.append(.init(label: strings.text("hosted.cancel"), action: "cancel"))
-        let (light, dark) = renderers(strings, currency: currency)
+        let (light, dark) = renderers(context)
         return PreviewRenderer.livePage(rows.isEmpty ? .paymentMethodsEmpty : .paymentMethods, light: light, dark: dark,
                                         content: ScreenContent(methods: rows, payAmount: amount(context)),
                                         live: live(context, page: "methods", extras: extras, notice: notice), title: title(context))
@@ -71,7 +73,7 @@ struct HostedPages: Sendable {
         let strings = context.strings
         let content = ScreenContent(payAmount: amount(context), values: values, errors: errors, networks: networks,
                                     selectedNetwork: selected)
-        let (light, dark) = renderers(strings, currency: context.checkout.request.currency)
+        let (light, dark) = renderers(context)
         let extras = [LivePage.Extra(label: strings.text("hosted.back"), href: HostedRoutes.page(context.checkout.id, "methods"))]
         return PreviewRenderer.livePage(errors.isEmpty ? .cardForm : .cardFormErrors, light: light, dark: dark, content: content,
                                         live: live(context, page: "card", saveChoice: saveChoice, extras: extras, notice: notice), title: title(context))
@@ -85,7 +87,7 @@ struct HostedPages: Sendable {
                                 row: row(method, strings))
         }
         let content = ScreenContent(saved: saved, selectedSaved: min(max(0, selected), max(0, saved.count - 1)), payAmount: amount(context))
-        let (light, dark) = renderers(strings, currency: context.checkout.request.currency)
+        let (light, dark) = renderers(context)
         let extras = [LivePage.Extra(label: strings.text("hosted.otherMethods"), href: HostedRoutes.page(context.checkout.id, "methods")),
                       LivePage.Extra(label: strings.text("hosted.cancel"), action: "cancel")]
         return PreviewRenderer.livePage(.vaulted, light: light, dark: dark, content: content,
@@ -103,7 +105,7 @@ struct HostedPages: Sendable {
         let strings = context.strings
         let saved = [ScreenContent.Saved(id: method.id, network: method.paymentInstrumentData.network ?? .other,
                                          row: row(method, strings))]
-        let (light, dark) = renderers(strings, currency: context.checkout.request.currency)
+        let (light, dark) = renderers(context)
         var page = live(context, page: "delete")
         page.hidden.append(("saved", method.id))
         return PreviewRenderer.livePage(.vaultedDelete, light: light, dark: dark,
@@ -114,7 +116,7 @@ struct HostedPages: Sendable {
     /// A page of a title, a message and buttons (results, the sandbox's 3-D Secure and redirect pages).
     func message(_ context: Context, name: String, heading: String, message: String, buttons: [LivePage.Extra],
                  posts page: String? = nil, notice: String? = nil) -> String {
-        let (light, dark) = renderers(context.strings, currency: context.checkout.request.currency)
+        let (light, dark) = renderers(context)
         return PreviewRenderer.messagePage(light: light, dark: dark, live: live(context, page: page, notice: notice), title: title(context),
                                            heading: heading, message: message, buttons: buttons, name: name)
     }

@@ -315,6 +315,25 @@ import Testing
         #expect(statuses.last == 429)
     }
 
+    @Test func aCheckoutsThemeOverridesPaintItsPagesAndABadOneIsRefused() async throws {
+        let harness = try await Harness()
+        let branded = Self.body(extra: ##", "theme": {"color": {"text": {"primary": {"$value": "#6a1b9a"}}}}"##)
+        let path = try await harness.open(branded)
+        var browser = Browser()
+        let page = Self.text(await browser.get(harness, path + "/card"))
+        #expect(page.contains("#6a1b9a"))
+        let plain = try await harness.open()
+        var other = Browser()
+        #expect(!Self.text(await other.get(harness, plain + "/card")).contains("#6a1b9a"))
+        for bad in [#", "theme": {"color": {"text": {"primary": {"$value": "{palette.nowhere}"}}}}"#,
+                    ##", "theme": {"space": {"medium": {"$value": "#ffffff"}}}}"##, #", "theme": "purple""#] {
+            let response = await harness.create(Self.body(extra: bad))
+            #expect(response.status == 400, "\(bad)")
+            let code = try JSONReader.read(response.body)["error"]?["code"]?.stringValue
+            #expect(code == "invalid-theme" || code == "invalid-request")
+        }
+    }
+
     // MARK: One renderer
 
     @Test func theLiveCardFormHasThePreviewsFrames() async throws {
