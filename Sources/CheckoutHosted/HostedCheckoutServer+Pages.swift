@@ -72,7 +72,9 @@ extension HostedCheckoutServer {
             return answer(200, pages.methods(context, hasSaved: false, notice: notice), visit: visit)
         case "methods":
             let saved = await savedMethods(checkout)
-            return answer(200, pages.methods(context, hasSaved: !saved.isEmpty, notice: notice), visit: visit)
+            let search = String((query["q"] ?? "").prefix(64))
+            return answer(200, pages.methods(context, hasSaved: !saved.isEmpty, notice: notice, query: search, all: query["all"] == "1"),
+                          visit: visit)
         case "card":
             return answer(200, pages.cardForm(context, saveChoice: vault == nil ? nil : false, notice: notice), visit: visit)
         case "saved":

@@ -72,7 +72,7 @@ public final class HostedCheckoutServer: Sendable {
             guard probe.phase == .ready else {
                 throw HostedCheckoutError("the configured payment methods do not start a session: \(probe.deliveredOutcomes)")
             }
-            let offered = probe.paymentMethods.map { HostedPages.Offered(type: $0.type, surcharge: $0.surcharge) }
+            let offered = probe.paymentMethods.map { HostedPages.Offered(method: $0) }
             probe.dismiss()
             pages = HostedPages(defaults: defaults, themes: themes, offered: offered, cardFields: fields.card,
                                 billingFields: fields.billing, width: LayoutEngine.defaultWidth)

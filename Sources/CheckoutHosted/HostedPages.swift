@@ -7,9 +7,13 @@ import Foundation
 struct HostedPages: Sendable {
     /// A method the checkout offers: its type and surcharge (minor units), as a session resolves them.
     struct Offered: Sendable {
-        let type: PaymentMethodType
-        let surcharge: Int?
+        let method: CheckoutPaymentMethod
+        var type: PaymentMethodType { method.type }
+        var surcharge: Int? { method.surcharge }
     }
+
+    /// The method list shows this many rows until the shopper asks for all of them or searches.
+    static let shortList = 4
 
     let defaults: CheckoutDefaults
     let themes: HostedThemes
@@ -49,21 +53,35 @@ struct HostedPages: Sendable {
 
     private func title(_ context: Context) -> String { context.strings.text("hosted.title") + " · " + amount(context) }
 
-    /// The method list.
-    func methods(_ context: Context, hasSaved: Bool, notice: String? = nil) -> String {
+    /// The method list: the first `shortList` methods and "show all", or every method (`all`), or those matching `query`
+    /// (the selection session's own filter), under a search box when there are more than `shortList`.
+    func methods(_ context: Context, hasSaved: Bool, notice: String? = nil, query: String = "", all: Bool = false) -> String {
         let strings = context.strings, currency = context.checkout.request.currency
-        let rows = offered.map { method in
+        let matching = SelectionSession.filter(offered.map(\.method), query: query)
+        let searched = !query.trimmingCharacters(in: .whitespaces).isEmpty
+        let shown = searched || all ? matching : Array(matching.prefix(Self.shortList))
+        let rows = shown.map { method in
             ScreenContent.Method(type: method.type, row: PaymentMethodRowContent(
                 name: strings.text("method.name.\(method.type.rawValue)"),
                 surcharge: method.surcharge.flatMap { strings.surcharge(minorUnits: $0, currency: currency) }))
         }
+        let id = context.checkout.id
         var extras: [LivePage.Extra] = []
-        if hasSaved { extras.append(.init(label: strings.text("hosted.savedMethods"), href: HostedRoutes.page(context.checkout.id, "saved"))) }
+        if shown.count < matching.count {
+            extras.append(.init(label: strings.text("hosted.showAll", ["count": String(matching.count)]),
+                                href: HostedRoutes.page(id, "methods") + "?all=1"))
+        }
+        if hasSaved { extras.append(.init(label: strings.text("hosted.savedMethods"), href: HostedRoutes.page(id, "saved"))) }
         extras.append(.init(label: strings.text("hosted.cancel"), action: "cancel"))
+        var page = live(context, page: "methods", extras: extras, notice: notice)
+        if offered.count > Self.shortList {
+            page.search = .init(label: strings.text(SlotTextKey.searchLabel), button: strings.text(SlotTextKey.searchButton),
+                                action: HostedRoutes.page(id, "methods"), query: query)
+        }
         let (light, dark) = renderers(context)
         return PreviewRenderer.livePage(rows.isEmpty ? .paymentMethodsEmpty : .paymentMethods, light: light, dark: dark,
-                                        content: ScreenContent(methods: rows, payAmount: amount(context)),
-                                        live: live(context, page: "methods", extras: extras, notice: notice), title: title(context))
+                                        content: ScreenContent(methods: rows, payAmount: amount(context)), live: page,
+                                        title: title(context))
     }
 
     /// The card form: values as they may be shown (the number masked, never the security code), field errors,

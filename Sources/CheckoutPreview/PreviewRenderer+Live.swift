@@ -69,11 +69,15 @@ extension PreviewRenderer {
 
     /// One copy of a live screen: its form, the notice above the frames, the frames, and the extras under them.
     func liveBody(_ screen: PreviewScreen, content: ScreenContent, live: LivePage) -> String {
-        let result = layout(screen, content: content, saveChoice: live.saveChoice != nil)
+        let result = layout(screen, content: content, saveChoice: live.saveChoice != nil, search: live.search != nil)
         let painter = SlotPainter(theme: theme, strings: strings, content: content, screen: screen,
                                   form: cardForm(screen, content, saveChoice: live.saveChoice != nil), live: live, mode: mode)
         var top = margin
-        var inner = ""
+        var inner = "", outside = ""
+        if let search = live.search {
+            outside = "<form id=\"ck-\(mode.rawValue)-search\" method=\"get\" action=\"\(HTMLText.escape(search.action))\" role=\"search\" "
+                + "aria-label=\"\(HTMLText.escape(search.label))\"></form>\n"
+        }
         if let notice = live.notice {
             let (element, height) = noticeElement(notice, top: top)
             inner += element
@@ -85,7 +89,7 @@ extension PreviewRenderer {
         let (extras, extrasHeight) = extrasElements(live.extras, top: top + result.height + theme.space.large)
         inner += extras
         let height = top + result.height + (extrasHeight > 0 ? theme.space.large + extrasHeight : 0) + margin
-        return wrap(inner, live: live, height: height)
+        return wrap(inner, live: live, height: height, before: outside)
     }
 
     /// One copy of a message page: heading, message, and the buttons stacked under them.
@@ -122,11 +126,11 @@ extension PreviewRenderer {
         return wrap(inner, live: live, height: top + margin)
     }
 
-    private func wrap(_ inner: String, live: LivePage, height: Double) -> String {
+    private func wrap(_ inner: String, live: LivePage, height: Double, before: String = "") -> String {
         let hidden = live.hidden.map { "<input type=\"hidden\" name=\"\(HTMLText.escape($0.name))\" value=\"\(HTMLText.escape($0.value))\"/>" }
             .joined()
         return "<div class=\"ck-page ck-\(mode.rawValue)\" style=\"width:\(PreviewStyle.px(width));height:\(PreviewStyle.px(height));"
-            + "background:\(theme.color.background.hex);\">\n"
+            + "background:\(theme.color.background.hex);\">\n" + before
             + "<form method=\"post\" action=\"\(HTMLText.escape(live.action))\">\(hidden)\n\(inner)</form>\n</div>\n"
     }
 

@@ -84,17 +84,17 @@ public struct PreviewRenderer: Sendable {
     }
 
     /// The layout of a screen showing `content`; `saveChoice` adds the card form's "save this card".
-    public func layout(_ screen: PreviewScreen, content: ScreenContent, saveChoice: Bool = false) -> LayoutResult {
+    public func layout(_ screen: PreviewScreen, content: ScreenContent, saveChoice: Bool = false, search: Bool = false) -> LayoutResult {
         let width = contentWidth, engine = engine(content)
         if let form = cardForm(screen, content, saveChoice: saveChoice) { return engine.layout(form, width: width) }
         return switch screen {
-        case .paymentMethodsEmpty: engine.layout(PaymentMethodListModel(rows: []), width: width)
+        case .paymentMethodsEmpty: engine.layout(PaymentMethodListModel(rows: [], showsSearch: search), width: width)
         case .vaulted:
             engine.layout(VaultedListModel(items: content.saved.map(\.row), requiresCvvRecapture: content.requiresCvv,
                                            selectedIndex: content.selectedSaved), width: width)
         case .vaultedDelete:
             engine.layout(DeleteConfirmationModel(methodDescription: content.deletingDescription(strings)), width: width)
-        default: engine.layout(PaymentMethodListModel(rows: content.methods.map(\.row)), width: width)
+        default: engine.layout(PaymentMethodListModel(rows: content.methods.map(\.row), showsSearch: search), width: width)
         }
     }
 
@@ -163,6 +163,7 @@ public struct PreviewRenderer: Sendable {
         case .textField: "textbox"
         case .radioGroup: "radiogroup"
         case .checkbox: "checkbox"
+        case .searchField: "search"
         case .text: "note"
         default: role.rawValue
         }

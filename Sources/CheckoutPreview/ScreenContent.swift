@@ -110,14 +110,32 @@ public struct LivePage: Sendable {
     public var extras: [Extra]
     /// A message shown above the screen (a failure, an expired form), announced to screen readers.
     public var notice: String?
+    /// The method list's search (the `search` slot): its own form, sent with GET to `action` as `q`.
+    public var search: Search?
+
+    /// A search: its visible label, its button's text (both the layout's own texts), where it is sent, and what was searched.
+    public struct Search: Sendable {
+        public var label: String
+        public var button: String
+        public var action: String
+        public var query: String
+
+        public init(label: String, button: String, action: String, query: String) {
+            self.label = label
+            self.button = button
+            self.action = action
+            self.query = query
+        }
+    }
 
     public init(action: String, hidden: [(name: String, value: String)], assets: String, saveChoice: Bool? = nil,
-                extras: [Extra] = [], notice: String? = nil) {
+                extras: [Extra] = [], notice: String? = nil, search: Search? = nil) {
         self.action = action
         self.hidden = hidden
         self.assets = assets
         self.saveChoice = saveChoice
         self.extras = extras
         self.notice = notice
+        self.search = search
     }
 }

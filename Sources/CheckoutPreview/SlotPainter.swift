@@ -65,6 +65,8 @@ struct SlotPainter {
                                        "color:\(color.text.primary.hex);" + PreviewStyle.font(type.titleLarge))
                             + span(lines(text("\(prefix).empty.message"), type.bodyMedium, width: inner),
                                    "color:\(color.text.primary.hex);" + PreviewStyle.font(type.bodyMedium)))
+        case .search:
+            return search(frame)
         case .method:
             let method = frame.index < content.methods.count ? content.methods[frame.index] : nil
             let row = method?.row ?? PaymentMethodRowContent(name: "")
@@ -214,10 +216,12 @@ struct SlotPainter {
         }
         let fieldId = id(input.name)
         var attributes = [("id", fieldId), ("name", input.name), ("autocomplete", input.autocomplete),
+                          ("type", input.type),
                           ("placeholder", input.sensitive ? (value ?? placeholder) : placeholder)]
         if !input.sensitive, let value { attributes.append(("value", value)) }
         if input.numeric { attributes += [("inputmode", "numeric")] }
         if let maxLength = input.maxLength { attributes.append(("maxlength", String(maxLength))) }
+        if let form = input.form { attributes.append(("form", form)) }
         if let code = input.invalidCode { attributes.append(("data-invalid", SlotTextKey.fieldError(code, in: strings))) }
         if error {
             attributes += [("aria-invalid", "true"), ("aria-describedby", id(input.name + "-error"))]
@@ -227,6 +231,25 @@ struct SlotPainter {
         let rendered = attributes.map { "\($0.0)=\"\(HTMLText.escape($0.1))\"" }.joined(separator: " ")
         return Paint(style: style, content: "<label for=\"\(fieldId)\" style=\"\(HTMLText.escape(labelStyle))\">\(labelLines)</label>"
                          + "<input \(rendered)/>", namedInside: true)
+    }
+
+    /// The method list's search: a field and its button side by side. On a live page both belong to the search form
+    /// the page puts outside its own (`form` attribute: forms do not nest), sent with GET as `q`.
+    private func search(_ frame: LayoutFrame) -> Paint {
+        let buttonText = text(SlotTextKey.searchButton)
+        let buttonWidth = (TextMeasure.shipped.width(of: buttonText, style: type.titleLarge) + 2 * theme.space.medium).rounded(.up)
+        let fieldWidth = max(1, frame.width - theme.space.small - buttonWidth)
+        let formId = id("search")
+        var field = self.field(label: text(SlotTextKey.searchLabel), value: live?.search?.query, placeholder: "", error: false,
+                               width: fieldWidth, input: LiveInput(name: "q", autocomplete: "off", form: formId, type: "search"))
+        field.style += "flex:1;min-width:0;height:100%;box-sizing:border-box;"
+        let button = "flex:none;width:\(px(buttonWidth));height:100%;border:0;border-radius:\(px(theme.radius.medium));"
+            + "background:\(color.text.primary.hex);color:\(color.background.hex);display:flex;align-items:center;"
+            + "justify-content:center;white-space:nowrap;" + PreviewStyle.font(type.titleLarge)
+        let fieldHTML = "<div style=\"\(HTMLText.escape(field.style))\">\(field.content)</div>"
+        let buttonHTML = live == nil ? span(HTMLText.escape(buttonText), button)
+            : "<button type=\"submit\" form=\"\(formId)\" style=\"\(HTMLText.escape(button))\">\(HTMLText.escape(buttonText))</button>"
+        return Paint(style: "display:flex;gap:\(px(theme.space.small));", content: fieldHTML + buttonHTML, namedInside: live != nil)
     }
 
     /// A saved method on a live page: a radio (the card paid with) labelled by the row's mark and texts, and the row's
@@ -285,6 +308,10 @@ struct LiveInput {
     var maxLength: Int?
     /// The error code whose message the page script shows when what was typed cannot be right.
     var invalidCode: String?
+    /// The form it belongs to when that is not the page's own (the method list's search).
+    var form: String?
+    /// The input's type.
+    var type = "text"
 
     /// The input of a card-form field, with the standard `autocomplete` token browsers and password managers fill.
     static func card(_ field: CardFormField) -> LiveInput {

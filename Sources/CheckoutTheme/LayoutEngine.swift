@@ -5,8 +5,9 @@ import CheckoutCore
 /// Every distance comes from a token, so overriding `space.*` or `component.*` moves frames without
 /// code changes. The rules (from the seed SDK, made explicit):
 ///
-/// - Payment-method list: `header`; `space.medium`; then `method` rows of `component.paymentMethodRow.height`
-///   separated by `space.small`, or one `empty` slot of `component.emptyState.minHeight`.
+/// - Payment-method list: `header`; `space.medium`; with search, the `search` field (a text field's height) and
+///   `space.medium`; then `method` rows of `component.paymentMethodRow.height` separated by `space.small`, or one
+///   `empty` slot of `component.emptyState.minHeight`.
 /// - Vaulted list: `header`; `space.medium`; `vaultedMethod` rows of `component.vaultedMethodRow.height`
 ///   separated by `space.small` (or `empty`). If CVV recapture is required, the `cvvRecapture` field
 ///   (`component.textField.height` high, `component.cvvField.maxWidth` wide unless its label needs more) sits `space.small` under the
@@ -79,6 +80,15 @@ public struct LayoutEngine: Sendable {
         stack.add(.header, height: textHeight({ $0.text(SlotTextKey.methodsHeader) }, style: theme.typography.titleLarge,
                                               width: stack.width, minimum: theme.component.headerHeight))
         stack.gap(theme.space.medium)
+        if model.showsSearch {
+            // A text field as wide as the row less its button (the button's text on one line, padded by space.medium).
+            let button = strings.map { TextMeasure.shipped.width(of: $0.text(SlotTextKey.searchButton), style: theme.typography.titleLarge) } ?? 0
+            let field = stack.width - theme.space.small - (button + 2 * theme.space.medium).rounded(.up)
+            let lines = lineCount({ $0.text(SlotTextKey.searchLabel) }, style: theme.typography.bodySmall,
+                                  width: insides.fieldTextWidth(max(1, field)))
+            stack.add(.search, height: tappable(insides.fieldHeight(labelLines: lines)))
+            stack.gap(theme.space.medium)
+        }
         if model.isEmpty {
             stack.add(.empty, height: theme.component.emptyStateMinHeight)
         } else {

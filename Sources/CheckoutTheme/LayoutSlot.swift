@@ -11,6 +11,8 @@ public struct LayoutSlot: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// A list's header (title).
     public static let header = LayoutSlot(rawValue: "header")
+    /// The method list's search: a text field and its button, between the header and the rows.
+    public static let search = LayoutSlot(rawValue: "search")
     /// One payment-method row.
     public static let method = LayoutSlot(rawValue: "method")
     /// The empty state shown instead of rows.

@@ -7,17 +7,21 @@ public struct PaymentMethodListModel: Hashable, Sendable {
     public let methodCount: Int
     /// What each row shows, when known (`rows.count == methodCount`); empty for a content-free layout.
     public let rows: [PaymentMethodRowContent]
+    /// Whether a search field (`search`: the field and its button) sits between the header and the rows.
+    public let showsSearch: Bool
 
     /// A list with `methodCount` rows (negative counts are treated as 0).
-    public init(methodCount: Int) {
+    public init(methodCount: Int, showsSearch: Bool = false) {
         self.methodCount = max(0, methodCount)
         rows = []
+        self.showsSearch = showsSearch
     }
 
     /// A list showing `rows`.
-    public init(rows: [PaymentMethodRowContent]) {
+    public init(rows: [PaymentMethodRowContent], showsSearch: Bool = false) {
         methodCount = rows.count
         self.rows = rows
+        self.showsSearch = showsSearch
     }
 
     /// Whether the empty state replaces the rows.

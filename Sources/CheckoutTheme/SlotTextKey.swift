@@ -15,6 +15,9 @@ public enum SlotTextKey {
     public static let deleteMessage = "vaulted.delete.message"
     /// The co-badged network choice's visible label.
     public static let networkSelectorLabel = "card.networkSelector.label"
+    /// The method list's search field's label and its button.
+    public static let searchLabel = "methods.search.label"
+    public static let searchButton = "methods.search.button"
     /// The card form's "save this card" choice.
     public static let saveChoice = "card.save.label"
 

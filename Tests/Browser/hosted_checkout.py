@@ -261,6 +261,22 @@ def redirect_method(page, watch):
     paid(page, "redirect")
 
 
+def search_and_wallet(page, watch):
+    # Four methods and "show all"; the search box finds the others; a wallet pays at once (sandbox authorizer).
+    assert visible(page, "button[name=method]").count() == 4, visible(page, "button[name=method]").count()
+    with page.expect_navigation():
+        visible(page, "a[href$='?all=1']").click()
+    assert visible(page, "button[name=method][value=ADYEN_IDEAL]").count() == 1, "show all does not list iDEAL"
+    visible(page, "input[type=search]").fill("apple")
+    with page.expect_navigation():
+        visible(page, "button[form$='-search']").click()
+    assert visible(page, "button[name=method]").count() == 1, "the search did not narrow the list to Apple Pay"
+    named_controls(page, "search results")
+    shot(page, "search")
+    choose(page, "APPLE_PAY")
+    paid(page, "wallet")
+
+
 def german_dark(page, watch):
     assert page.locator("html[lang=de-DE], html[lang=de]").count() == 1, page.locator("html").get_attribute("lang")
     heading = visible(page, "[data-slot=header]").inner_text()
@@ -318,6 +334,7 @@ def main():
                 ("pay-with-saved-card", pay_with_saved, {"customer": returning}),
                 ("delete-saved-card", delete_saved, {"customer": returning}),
                 ("redirect", redirect_method, {}),
+                ("search-and-wallet", search_and_wallet, {}),
                 ("de-dark", german_dark, {"locale": "de-DE", "color_scheme": "dark"}),
                 ("keyboard-only", keyboard_only, {}),
             ]

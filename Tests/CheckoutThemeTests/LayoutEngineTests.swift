@@ -136,6 +136,26 @@ import Testing
         #expect(result.height == 436)
     }
 
+    @Test func methodListWithSearch() throws {
+        let result = LayoutEngine(theme: try TestSupport.theme()).layout(PaymentMethodListModel(methodCount: 2, showsSearch: true))
+        // Header 20, 12, the search field 56 (a text field: one label line), 12, rows of 44 8 apart.
+        #expect(result.frames.map(\.y) == [0, 32, 100, 152])
+        #expect(result.frames.map(\.height) == [20, 56, 44, 44])
+        #expect(result.height == 196)
+        // Without search, the same list as before.
+        #expect(LayoutEngine(theme: try TestSupport.theme()).layout(PaymentMethodListModel(methodCount: 2)).frames.map(\.y) == [0, 32, 84])
+    }
+
+    @Test func cardFormWithSaveChoice() throws {
+        let model = CardFormModel(fields: [.cardNumber, .expiryDate, .cvv, .cardholderName], showsSaveChoice: true)
+        let result = LayoutEngine(theme: try TestSupport.theme()).layout(model)
+        // The standard form, then 12, the save choice (a touch target: 44), 16 and the submit button.
+        #expect(result.frames.map(\.slot.rawValue) == ["cardNumber", "expiryDate", "cvv", "cardholderName", "saveChoice", "submit"])
+        #expect(result.frames.map(\.y) == [0, 68, 68, 136, 204, 264])
+        #expect(result.frames(.saveChoice).first?.height == 44)
+        #expect(result.height == 314)
+    }
+
     @Test func slotsDoNotDependOnContentOrMode() throws {
         let light = LayoutEngine(theme: try TestSupport.theme(.light)).layout(PaymentMethodListModel(methodCount: 5))
         let dark = LayoutEngine(theme: try TestSupport.theme(.dark)).layout(PaymentMethodListModel(methodCount: 5))

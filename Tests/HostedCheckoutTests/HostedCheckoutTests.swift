@@ -334,6 +334,25 @@ import Testing
         }
     }
 
+    @Test func theMethodListShowsFourThenAllAndSearchesWithTheSelectionsFilter() async throws {
+        let harness = try await Harness()
+        let path = try await harness.open()
+        var browser = Browser()
+        func methods(_ html: String) -> [String] {
+            // One copy (light) of the page: each row's button value, in order.
+            let light = html.components(separatedBy: #"class="ck-page ck-dark""#)[0]
+            return light.components(separatedBy: #"name="method" value=""#).dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        }
+        let first = Self.text(await browser.get(harness, path + "/methods"))
+        #expect(methods(first) == ["PAYMENT_CARD", "APPLE_PAY", "GOOGLE_PAY", "PAYPAL"])
+        #expect(first.contains("/methods?all=1") && first.contains(#"data-slot="search""#))
+        #expect(methods(Self.text(await browser.get(harness, path + "/methods?all=1"))).count == 6)
+        #expect(methods(Self.text(await browser.get(harness, path + "/methods?q=google"))) == ["GOOGLE_PAY"])
+        #expect(methods(Self.text(await browser.get(harness, path + "/methods?q=IDEAL"))) == ["ADYEN_IDEAL"])
+        let none = Self.text(await browser.get(harness, path + "/methods?q=zzz"))
+        #expect(methods(none).isEmpty && none.contains(#"data-slot="empty""#))
+    }
+
     // MARK: One renderer
 
     @Test func theLiveCardFormHasThePreviewsFrames() async throws {

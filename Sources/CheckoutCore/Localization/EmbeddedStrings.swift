@@ -183,7 +183,11 @@ public enum EmbeddedStrings {
   "hosted.redirect.message": "Genehmigen Sie die Zahlung von {amount}, um zum Shop zurückzukehren.",
   "hosted.redirect.approve": "Genehmigen",
   "hosted.redirect.cancel": "Abbrechen",
-  "hosted.error.form": "Dieses Formular ist abgelaufen. Bitte versuchen Sie es erneut."
+  "hosted.error.form": "Dieses Formular ist abgelaufen. Bitte versuchen Sie es erneut.",
+  "hosted.showAll": "Alle Zahlungsarten anzeigen ({count})",
+  "methods.search.label": "Zahlungsarten suchen",
+  "methods.search.button": "Suchen",
+  "methods.search.hint": "Zeigt nur die Zahlungsarten, deren Name den eingegebenen Text enthält"
 }
 """##,
         "en": ##"""
@@ -365,7 +369,11 @@ public enum EmbeddedStrings {
   "hosted.redirect.message": "Approve the payment of {amount} to go back to the store.",
   "hosted.redirect.approve": "Approve",
   "hosted.redirect.cancel": "Cancel",
-  "hosted.error.form": "This form has expired. Please try again."
+  "hosted.error.form": "This form has expired. Please try again.",
+  "hosted.showAll": "Show all payment methods ({count})",
+  "methods.search.label": "Search payment methods",
+  "methods.search.button": "Search",
+  "methods.search.hint": "Shows only the payment methods whose name contains what you type"
 }
 """##,
         "es": ##"""
@@ -547,7 +555,11 @@ public enum EmbeddedStrings {
   "hosted.redirect.message": "Apruebe el pago de {amount} para volver a la tienda.",
   "hosted.redirect.approve": "Aprobar",
   "hosted.redirect.cancel": "Cancelar",
-  "hosted.error.form": "Este formulario ha caducado. Inténtelo de nuevo."
+  "hosted.error.form": "Este formulario ha caducado. Inténtelo de nuevo.",
+  "hosted.showAll": "Mostrar todos los métodos de pago ({count})",
+  "methods.search.label": "Buscar métodos de pago",
+  "methods.search.button": "Buscar",
+  "methods.search.hint": "Muestra solo los métodos de pago cuyo nombre contiene lo que escribe"
 }
 """##,
         "fr": ##"""
@@ -729,7 +741,11 @@ public enum EmbeddedStrings {
   "hosted.redirect.message": "Approuvez le paiement de {amount} pour revenir à la boutique.",
   "hosted.redirect.approve": "Approuver",
   "hosted.redirect.cancel": "Annuler",
-  "hosted.error.form": "Ce formulaire a expiré. Veuillez réessayer."
+  "hosted.error.form": "Ce formulaire a expiré. Veuillez réessayer.",
+  "hosted.showAll": "Afficher tous les moyens de paiement ({count})",
+  "methods.search.label": "Rechercher un moyen de paiement",
+  "methods.search.button": "Rechercher",
+  "methods.search.hint": "N'affiche que les moyens de paiement dont le nom contient ce que vous tapez"
 }
 """##,
         "nl": ##"""
@@ -911,7 +927,11 @@ public enum EmbeddedStrings {
   "hosted.redirect.message": "Keur de betaling van {amount} goed om terug te gaan naar de winkel.",
   "hosted.redirect.approve": "Goedkeuren",
   "hosted.redirect.cancel": "Annuleren",
-  "hosted.error.form": "Dit formulier is verlopen. Probeer het opnieuw."
+  "hosted.error.form": "Dit formulier is verlopen. Probeer het opnieuw.",
+  "hosted.showAll": "Alle betaalmethoden tonen ({count})",
+  "methods.search.label": "Betaalmethoden zoeken",
+  "methods.search.button": "Zoeken",
+  "methods.search.hint": "Toont alleen de betaalmethoden waarvan de naam bevat wat u typt"
 }
 """##,
     ]

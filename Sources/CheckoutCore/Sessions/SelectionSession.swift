@@ -397,7 +397,9 @@ public final class SelectionSession: Sendable {
         current.state.cvvError = nil
     }
 
-    static func filter(_ methods: [CheckoutPaymentMethod], query: String) -> [CheckoutPaymentMethod] {
+    /// The methods whose name or type contains `query` (case- and diacritic-insensitive; `_` in a type matches a
+    /// space), in their order; all of them for a blank query. `search(_:)` filters with it, as a hosted page does.
+    public static func filter(_ methods: [CheckoutPaymentMethod], query: String) -> [CheckoutPaymentMethod] {
         let needle = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !needle.isEmpty else { return methods }
         let options: String.CompareOptions = [.caseInsensitive, .diacriticInsensitive]

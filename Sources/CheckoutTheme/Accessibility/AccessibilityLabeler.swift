@@ -26,6 +26,8 @@ struct AccessibilityLabeler {
             switch slot {
             case .header: return AccessibilityInfo(label: text(SlotTextKey.methodsHeader), hint: text("methods.header.hint"), role: .header)
             case .empty: return empty("methods")
+            case .search:
+                return AccessibilityInfo(label: text(SlotTextKey.searchLabel), hint: text("methods.search.hint"), role: .searchField)
             case .method: return methodRow(frame.index, model)
             default: return nil
             }

@@ -21,6 +21,8 @@ public struct AccessibilityRole: RawRepresentable, Hashable, Sendable, CustomStr
     public static let radioGroup = AccessibilityRole(rawValue: "radioGroup")
     /// A modal question (the delete confirmation).
     public static let dialog = AccessibilityRole(rawValue: "dialog")
+    /// A text field whose text filters what follows (the method list's search).
+    public static let searchField = AccessibilityRole(rawValue: "searchField")
     /// An on/off choice (the card form's "save this card").
     public static let checkbox = AccessibilityRole(rawValue: "checkbox")
     /// Text announced when it appears (a field's error).
