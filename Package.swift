@@ -182,7 +182,7 @@ let package = Package(
         .systemLibrary(name: "CLibPNG", path: "Sources/CLibPNG", providers: [.apt(["libpng-dev"])]),
         .testTarget(name: "HostedCheckoutTests",
                     dependencies: ["CheckoutHosted", "CheckoutPreview", "CheckoutKit", "CheckoutCoreTesting", "MicroHTTPServer",
-                                   "CheckoutOrchestration", "CheckoutLocking",
+                                   "CheckoutOrchestration", "CheckoutLocking", "HTTPTransport", "TLSTestSupport",
                                    "CheckoutTestSupport"],
                     path: "Tests/HostedCheckoutTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutPreviewTests",

@@ -174,20 +174,24 @@ extension HostedCheckoutServer {
                 }
             }
             await card.settled()
-            if let network = form["network"].flatMap(CardNetwork.init(rawValue:)), card.state.availableNetworks.contains(network) {
-                try? card.selectCardNetwork(network)
-            }
+            let chosen = form["network"].flatMap(CardNetwork.init(rawValue:))
+            if let chosen, card.state.availableNetworks.contains(chosen) { try? card.selectCardNetwork(chosen) }
             let state = card.state
-            guard !state.isValid else { return nil }
+            let networks = state.allowsNetworkSelection && state.availableNetworks.count > 1 ? state.availableNetworks : []
+            // A co-badged card's network is the shopper's choice: the first submit that reveals it shows the choice
+            // (the form keeps the number and code), the next one pays with the network chosen.
+            let mustChoose = !networks.isEmpty && chosen == nil
+            guard !state.isValid || mustChoose else { return nil }
             var values: [CardFormField: String] = [:], errors: [CardFormField: String] = [:]
             for field in fields where field != .cvv {
                 let shown = state.data[CardField(rawValue: field.rawValue)]
                 if !shown.isEmpty { values[field] = shown }
             }
             for error in state.fieldErrors { errors[CardFormField(rawValue: error.field.rawValue)] = error.code.rawValue }
-            let networks = state.allowsNetworkSelection ? state.availableNetworks : []
-            return (422, self.pages.cardForm(visit.context, values: values, errors: errors, networks: networks,
-                                              selected: state.selectedNetwork, saveChoice: self.vault == nil ? nil : save))
+            return (errors.isEmpty ? 200 : 422,
+                    self.pages.cardForm(visit.context, values: values, errors: errors, networks: networks, selected: state.selectedNetwork,
+                                        saveChoice: self.vault == nil ? nil : save,
+                                        notice: errors.isEmpty ? visit.context.strings.text("hosted.chooseNetwork") : nil))
         } run: { attempt in await attempt.flow.submit() }
     }
 

@@ -229,6 +229,22 @@ def save_card(page, watch):
     paid(page, "save card")
 
 
+def save_after_challenge(page, watch):
+    choose(page, "PAYMENT_CARD")
+    watch.secrets.append("4000 0000 0000 3220")
+    fill_card(page, "4000 0000 0000 3220", save=True)
+    pay(page)
+    assert page.locator("body[data-screen=challenge]").count() == 1, page.url
+    with page.expect_navigation():
+        visible(page, "button[value=approve]").click()
+    paid(page, "save after 3-D Secure")
+
+
+def saved_after_challenge(page, watch):
+    assert page.locator("body[data-screen=vaulted]").count() == 1, f"the returning customer sees {page.url}"
+    assert visible(page, "label[aria-label^='Visa ending in 3220']").count() == 1, "the card saved after 3-D Secure is not listed"
+
+
 def pay_with_saved(page, watch):
     assert page.locator("body[data-screen=vaulted]").count() == 1, f"the returning customer sees {page.url}"
     row = visible(page, "label[aria-label^='Visa ending in 4242']")
@@ -325,6 +341,7 @@ def main():
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])
             returning = "c_returning_" + secrets.token_hex(4)
+            challenged = "c_challenged_" + secrets.token_hex(4)
             flows = [
                 ("card-success", card_success, {}),
                 ("decline-then-retry", decline_then_retry, {}),
@@ -333,6 +350,8 @@ def main():
                 ("save-card", save_card, {"customer": returning}),
                 ("pay-with-saved-card", pay_with_saved, {"customer": returning}),
                 ("delete-saved-card", delete_saved, {"customer": returning}),
+                ("save-after-3ds", save_after_challenge, {"customer": challenged}),
+                ("saved-after-3ds", saved_after_challenge, {"customer": challenged}),
                 ("redirect", redirect_method, {}),
                 ("search-and-wallet", search_and_wallet, {}),
                 ("de-dark", german_dark, {"locale": "de-DE", "color_scheme": "dark"}),

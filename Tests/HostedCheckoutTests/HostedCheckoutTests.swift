@@ -301,6 +301,25 @@ import Testing
         #expect(await browser.get(harness, path + "/challenge").status == 303)
     }
 
+    @Test func aCoBadgedCardAsksForItsNetworkThenPaysWithTheOneChosen() async throws {
+        let harness = try await Harness()
+        let path = try await harness.open()
+        var browser = Browser()
+        _ = await browser.get(harness, path + "/card")
+        // 4035 5010: Cartes Bancaires and Visa (the sandbox's BIN table).
+        let asked = await browser.post(harness, path + "/card", Self.card("4035 5010 0000 0008"))
+        #expect(asked.status == 200)
+        let html = Self.text(asked)
+        #expect(html.contains(#"name="network" value="CARTES_BANCAIRES""#) && html.contains(#"name="network" value="VISA""#))
+        #expect(html.contains(#"data-slot="networkSelector""#) && !html.contains("4035501000000008"))
+        // The number and code stay in the form: the shopper picks Visa and pays without typing them again.
+        var fields = Self.card("", expiry: "12/30").filter { $0.0 != "cardNumber" && $0.0 != "cvv" }
+        fields.append(("network", "VISA"))
+        let paid = await browser.post(harness, path + "/card", fields)
+        #expect(paid.status == 303)
+        #expect(Self.header(paid, "Location")?.hasPrefix("https://shop.example/thanks") == true)
+    }
+
     @Test func attemptsOnOneCheckoutAreRateLimited() async throws {
         let harness = try await Harness(attemptsPerMinute: 6)
         let path = try await harness.open()

@@ -187,7 +187,8 @@ public enum EmbeddedStrings {
   "hosted.showAll": "Alle Zahlungsarten anzeigen ({count})",
   "methods.search.label": "Zahlungsarten suchen",
   "methods.search.button": "Suchen",
-  "methods.search.hint": "Zeigt nur die Zahlungsarten, deren Name den eingegebenen Text enthält"
+  "methods.search.hint": "Zeigt nur die Zahlungsarten, deren Name den eingegebenen Text enthält",
+  "hosted.chooseNetwork": "Diese Karte gehört zu zwei Netzwerken: Wählen Sie eines und bezahlen Sie dann."
 }
 """##,
         "en": ##"""
@@ -373,7 +374,8 @@ public enum EmbeddedStrings {
   "hosted.showAll": "Show all payment methods ({count})",
   "methods.search.label": "Search payment methods",
   "methods.search.button": "Search",
-  "methods.search.hint": "Shows only the payment methods whose name contains what you type"
+  "methods.search.hint": "Shows only the payment methods whose name contains what you type",
+  "hosted.chooseNetwork": "This card belongs to two networks: choose one, then pay."
 }
 """##,
         "es": ##"""
@@ -559,7 +561,8 @@ public enum EmbeddedStrings {
   "hosted.showAll": "Mostrar todos los métodos de pago ({count})",
   "methods.search.label": "Buscar métodos de pago",
   "methods.search.button": "Buscar",
-  "methods.search.hint": "Muestra solo los métodos de pago cuyo nombre contiene lo que escribe"
+  "methods.search.hint": "Muestra solo los métodos de pago cuyo nombre contiene lo que escribe",
+  "hosted.chooseNetwork": "Esta tarjeta pertenece a dos redes: elija una y pague."
 }
 """##,
         "fr": ##"""
@@ -745,7 +748,8 @@ public enum EmbeddedStrings {
   "hosted.showAll": "Afficher tous les moyens de paiement ({count})",
   "methods.search.label": "Rechercher un moyen de paiement",
   "methods.search.button": "Rechercher",
-  "methods.search.hint": "N'affiche que les moyens de paiement dont le nom contient ce que vous tapez"
+  "methods.search.hint": "N'affiche que les moyens de paiement dont le nom contient ce que vous tapez",
+  "hosted.chooseNetwork": "Cette carte appartient à deux réseaux : choisissez-en un, puis payez."
 }
 """##,
         "nl": ##"""
@@ -931,7 +935,8 @@ public enum EmbeddedStrings {
   "hosted.showAll": "Alle betaalmethoden tonen ({count})",
   "methods.search.label": "Betaalmethoden zoeken",
   "methods.search.button": "Zoeken",
-  "methods.search.hint": "Toont alleen de betaalmethoden waarvan de naam bevat wat u typt"
+  "methods.search.hint": "Toont alleen de betaalmethoden waarvan de naam bevat wat u typt",
+  "hosted.chooseNetwork": "Deze kaart hoort bij twee netwerken: kies er een en betaal dan."
 }
 """##,
     ]

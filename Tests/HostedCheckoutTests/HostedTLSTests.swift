@@ -1,0 +1,43 @@
+import CheckoutHosted
+import CheckoutKit
+import Foundation
+import HTTPTransport
+import TLSTestSupport
+import Testing
+
+/// The hosted checkout over real TLS (libmicrohttpd with GnuTLS, fetched with libcurl verifying the test CA): the
+/// browser's cookie is `Secure` and the pages ask for HTTPS from then on; and plain HTTP is refused off loopback.
+@Suite struct HostedTLSTests {
+    @Test func overTLSTheCookieIsSecureAndThePagesSendHSTS() async throws {
+        let pki = try await TestPKI.shared()
+        let server = try await HostedCheckoutServer(
+            configuration: HostedCheckoutConfiguration(tls: pki.pair("server"), apiKeys: [HostedCheckoutTests.key: "merchant_a"]),
+            defaults: try CheckoutDefaults.embedded())
+        let port = try server.start()
+        defer { server.stop() }
+        #expect(server.baseURL == "https://127.0.0.1:\(port)")
+        let transport = HTTPTransport(baseURL: try #require(URL(string: server.baseURL)),
+                                      configuration: HTTPTransportConfiguration(tls: TLSOptions(caBundle: pki.caBundle)))
+        let created = try await transport.send(HTTPRequest(
+            method: "POST", path: "/v1/checkouts",
+            headers: [HTTPHeaderField(name: "Authorization", value: "Bearer \(HostedCheckoutTests.key)"),
+                      HTTPHeaderField(name: "Content-Type", value: "application/json")],
+            body: Array(HostedCheckoutTests.body().utf8)))
+        #expect(created.status == 201)
+        let url = try #require(try JSONReader.read(created.body)["url"]?.stringValue)
+        #expect(url.hasPrefix("https://127.0.0.1:\(port)/c/co_"))
+        let page = try await transport.send(HTTPRequest(method: "GET", path: try #require(URL(string: url)).path))
+        #expect(page.status == 200)
+        let cookie = try #require(page.header("Set-Cookie"))
+        #expect(cookie.contains("; Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        #expect(page.header("Strict-Transport-Security")?.hasPrefix("max-age=") == true)
+    }
+
+    @Test(arguments: ["0.0.0.0", "192.0.2.10", "::"])
+    func plainHTTPOffLoopbackIsRefused(_ host: String) async throws {
+        await #expect(throws: HostedCheckoutError.self) {
+            _ = try await HostedCheckoutServer(configuration: HostedCheckoutConfiguration(host: host, apiKeys: ["k": "m"]),
+                                               defaults: try CheckoutDefaults.embedded())
+        }
+    }
+}
