@@ -132,6 +132,8 @@ simulate: deps
 ## .build/preview/<variant>/.
 PREVIEW_SCREENS = payment-methods vaulted card-form-errors card-form-cobadged
 PREVIEW_CATALOG = Sources/CheckoutKit/CheckoutKit.docc/Resources
+## The hosted checkout's steps pictured (from the browser test's screenshots).
+HOSTED_SHOTS = methods card-form challenge saved declined de-dark
 preview: deps
 	bash scripts/ensure-chromium.sh
 	swift build --product checkout
@@ -144,6 +146,9 @@ preview: deps
 	swift run --skip-build checkout preview --out .build/preview/de-320 --locale de --width 320 --png --config-dir Config >/dev/null
 	cp .build/preview/de-320/card-form-errors.png docs/images/preview-card-form-errors-de-320-light.png
 	cp docs/images/preview-*.png $(PREVIEW_CATALOG)/
+	rm -rf .build/hosted-shots
+	bash scripts/browser-test.sh .build/hosted-shots
+	for shot in $(HOSTED_SHOTS); do cp .build/hosted-shots/hosted-$$shot.png docs/images/ && cp .build/hosted-shots/hosted-$$shot.png $(PREVIEW_CATALOG)/; done
 
 ## The DocC catalog (guides and CheckoutKit's API), built offline with the toolchain's docc into
 ## .build/docs; a broken link or a missing picture fails it.

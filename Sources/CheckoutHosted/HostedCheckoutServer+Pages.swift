@@ -76,7 +76,12 @@ extension HostedCheckoutServer {
             return answer(200, pages.methods(context, hasSaved: !saved.isEmpty, notice: notice, query: search, all: query["all"] == "1"),
                           visit: visit)
         case "card":
-            return answer(200, pages.cardForm(context, saveChoice: vault == nil ? nil : false, notice: notice), visit: visit)
+            // After a decline the form the shopper filled is kept: what may be shown comes back (the number as its mask),
+            // so retrying with another card means typing that card only.
+            let kept = checkout.state.withLock { $0.attempt }.flatMap { $0.kind == .card ? $0 : nil }
+            let values = (kept?.flow as? CardFormSession).map { shownValues($0.state) } ?? [:]
+            return answer(200, pages.cardForm(context, values: values, saveChoice: vault == nil ? nil : kept?.saveCard ?? false,
+                                              notice: notice), visit: visit)
         case "saved":
             let saved = await savedMethods(checkout)
             guard !saved.isEmpty else { return redirect(HostedRoutes.page(checkout.id, "methods"), visit: visit) }
@@ -182,17 +187,25 @@ extension HostedCheckoutServer {
             // (the form keeps the number and code), the next one pays with the network chosen.
             let mustChoose = !networks.isEmpty && chosen == nil
             guard !state.isValid || mustChoose else { return nil }
-            var values: [CardFormField: String] = [:], errors: [CardFormField: String] = [:]
-            for field in fields where field != .cvv {
-                let shown = state.data[CardField(rawValue: field.rawValue)]
-                if !shown.isEmpty { values[field] = shown }
-            }
+            let values = self.shownValues(state)
+            var errors: [CardFormField: String] = [:]
             for error in state.fieldErrors { errors[CardFormField(rawValue: error.field.rawValue)] = error.code.rawValue }
             return (errors.isEmpty ? 200 : 422,
                     self.pages.cardForm(visit.context, values: values, errors: errors, networks: networks, selected: state.selectedNetwork,
                                         saveChoice: self.vault == nil ? nil : save,
                                         notice: errors.isEmpty ? visit.context.strings.text("hosted.chooseNetwork") : nil))
         } run: { attempt in await attempt.flow.submit() }
+    }
+
+    /// What a card form may show of what was typed: every field of the page as its snapshot has it (the number masked,
+    /// the security code never), the empty ones left out.
+    func shownValues(_ state: CardFormState) -> [CardFormField: String] {
+        var values: [CardFormField: String] = [:]
+        for field in pages.cardFields + pages.billingFields where field != .cvv {
+            let shown = state.data[CardField(rawValue: field.rawValue)]
+            if !shown.isEmpty { values[field] = shown }
+        }
+        return values
     }
 
     private func savedAction(_ checkout: HostedCheckout, form: FormBody, visit: Visit, now: Date) async -> ServedResponse {

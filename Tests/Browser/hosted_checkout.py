@@ -28,9 +28,10 @@ SHOTS = []  # the screenshot directory, when given
 
 
 def shot(page, name):
-    """A full-page screenshot of a step, for the README and the DocC catalog, when a directory was given."""
+    """A screenshot of the page's visible copy (light or dark) at a step, for the README and the DocC catalog, when a
+    directory was given."""
     if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS[0], f"hosted-{name}.png"), full_page=True)
+        visible(page, ".ck-page").screenshot(path=os.path.join(SHOTS[0], f"hosted-{name}.png"))
 EXPIRY = "12/" + str((time.gmtime().tm_year + 3) % 100).zfill(2)
 
 
@@ -182,9 +183,9 @@ def card_success(page, watch):
     shot(page, "methods")
     choose(page, "PAYMENT_CARD")
     named_controls(page, "card form")
+    shot(page, "card-form")
     watch.secrets.append("4242 4242 4242 4242")
     fill_card(page, "4242 4242 4242 4242")
-    shot(page, "card-form")
     pay(page)
     paid(page, "card success")
     shot(page, "success")
