@@ -1,5 +1,6 @@
 import CheckoutKit
 import CheckoutPreview
+import CheckoutOrchestration
 import Foundation
 import MicroHTTPServer
 
@@ -115,6 +116,7 @@ extension HostedCheckoutServer {
         if form["action"] == "cancel" {
             await abandonAttempt(checkout)
             checkout.state.withLock { $0.status = .cancelled }
+            await record("checkout.cancelled", checkout, paymentId: nil)
             return redirect(checkout.request.cancelURL.absoluteString, visit: visit)
         }
         switch name {
@@ -291,6 +293,7 @@ extension HostedCheckoutServer {
                 state.attempt = nil
             }
             if attempt.saveCard || attempt.kind == .saved { await syncVault(checkout) }
+            await record("checkout.completed", checkout, paymentId: result.paymentId)
             return redirect(Self.returnURL(checkout.request.successURL, checkout: checkout.id), visit: visit)
         case .awaitingChallenge:
             return redirect(HostedRoutes.page(checkout.id, "challenge"), visit: visit)
@@ -319,6 +322,21 @@ extension HostedCheckoutServer {
         }) else { return }
         await old.flow.cancel()
         old.session.dismiss()
+    }
+
+    /// Writes a checkout's outcome to the outbox, when there is one: its id, the payment, the order and the customer.
+    private func record(_ type: String, _ checkout: HostedCheckout, paymentId: String?) async {
+        guard let events else { return }
+        let request = checkout.request
+        var data: JSONObject = ["checkoutId": .string(checkout.id), "amount": .number(Double(request.amount)),
+                                "currency": .string(request.currency.code), "customer": .string(request.customer),
+                                "capture": .bool(request.capture), "merchant": .string(checkout.merchant)]
+        if let paymentId { data["paymentId"] = .string(paymentId) }
+        do {
+            try await events.recordEvent(type: type, subject: checkout.id, data: data)
+        } catch {
+            unrecordedEvents.withLock { $0 += 1 }
+        }
     }
 
     /// `url` with `checkout_id=<id>` added to its query, so the merchant's page knows which checkout came back.

@@ -2,6 +2,7 @@ import CheckoutCrypto
 import CheckoutKit
 import CheckoutLocking
 import CheckoutPreview
+import CheckoutOrchestration
 import Foundation
 import MicroHTTPServer
 import VaultServer
@@ -30,6 +31,11 @@ public final class HostedCheckoutServer: Sendable {
     let csrf: CSRFGuard
     let vault: HostedVault?
     let clock: WallClock
+    /// The outbox the checkouts' outcomes are written to, or nil.
+    let events: PaymentLedger?
+    /// Outcome events that could not be written to the outbox (the payment stands; the merchant learns of it from
+    /// `GET /v1/checkouts/ID` or the ledger's own `payment.*` events).
+    let unrecordedEvents = Locked(0)
     private let merchantKeys: MerchantKeys
     private let addressLimiter: RateLimiter
     let attemptLimiter: RateLimiter
@@ -37,11 +43,12 @@ public final class HostedCheckoutServer: Sendable {
     private let base = Locked<String>("")
 
     /// A server for `configuration` on `defaults`, paying through `payments`; `vault` adds the customers' saved
-    /// methods (and "save this card").
+    /// methods (and "save this card"); `events` is the ledger whose outbox gets each checkout's outcome
+    /// (`checkout.completed`, `checkout.cancelled`), delivered as signed webhooks by a `WebhookDeliverer` on it.
     /// - Throws: `HostedCheckoutError` when plain HTTP is asked for on a non-loopback address, no merchant key
     ///   is configured, the theme cannot be resolved, or the configured methods cannot start a session.
     public init(configuration: HostedCheckoutConfiguration, defaults: CheckoutDefaults, payments: HostedPayments = .sandbox(),
-                vault: HostedVault? = nil, clock: WallClock = .system) async throws(HostedCheckoutError) {
+                vault: HostedVault? = nil, events: PaymentLedger? = nil, clock: WallClock = .system) async throws(HostedCheckoutError) {
         guard configuration.tls != nil || HostedCheckoutConfiguration.isLoopback(configuration.host) else {
             throw HostedCheckoutError("plain HTTP is served only on loopback: give --tls-cert and --tls-key to listen on "
                                       + configuration.host)
@@ -53,6 +60,7 @@ public final class HostedCheckoutServer: Sendable {
         self.defaults = defaults
         self.payments = payments
         self.vault = vault
+        self.events = events
         self.clock = clock
         merchantKeys = MerchantKeys(configuration.apiKeys)
         addressLimiter = RateLimiter(perSecond: configuration.requestsPerSecondPerAddress,
@@ -112,6 +120,9 @@ public final class HostedCheckoutServer: Sendable {
 
     /// Stops listening. Safe to call twice.
     public func stop() { http.withLock { $0 }?.stop() }
+
+    /// How many outcome events could not be written to the outbox since the server started.
+    public var unrecordedEventCount: Int { unrecordedEvents.withLock { $0 } }
 
     /// How many checkouts the server holds (open, or expired and not yet dropped).
     public var heldCheckouts: Int { checkouts.count }

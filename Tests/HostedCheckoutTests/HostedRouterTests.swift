@@ -24,7 +24,7 @@ import Testing
                                        picker: WeightedPicker(seed: 1), binLookup: SandboxProcessor())
         let server = try await HostedCheckoutServer(
             configuration: HostedCheckoutConfiguration(apiKeys: [HostedCheckoutTests.key: "merchant_a"]),
-            defaults: try CheckoutDefaults.embedded(), payments: .router(router))
+            defaults: try CheckoutDefaults.embedded(), payments: .router(router), events: ledger)
         let harness = HostedCheckoutTests.Harness(server: server)
         let path = try await harness.open(HostedCheckoutTests.body(extra: "").replacingOccurrences(of: #""capture": true"#,
                                                                                                    with: #""capture": false"#))
@@ -54,10 +54,38 @@ import Testing
         #expect(pass.delivered >= 1)
         let events = received.withLock { $0 }
         #expect(events.contains { String(decoding: $0.body, as: UTF8.self).contains(paymentId) })
+        // The checkout's own outcome names both the checkout and the payment.
+        let completed = try events.compactMap { event -> JSONValue? in
+            let body = try JSONReader.read(event.body)
+            return body["type"]?.stringValue == "checkout.completed" ? body : nil
+        }
+        #expect(completed.count == 1)
+        #expect(completed.first?["data"]?["checkoutId"]?.stringValue == id)
+        #expect(completed.first?["data"]?["paymentId"]?.stringValue == paymentId)
+        #expect(completed.first?["data"]?["capture"]?.boolValue == false)
+        #expect(server.unrecordedEventCount == 0)
         for event in events {
             try WebhookSigner.verify(signature: event.signature, body: event.body, secret: secret)
             #expect(!PaymentDataRedactor.containsCardNumber(String(decoding: event.body, as: UTF8.self)))
         }
+    }
+
+    @Test func onTheSandboxACancelIsRecordedToo() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hosted-events-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ledger = try PaymentLedger.sqlite(path: directory.appendingPathComponent("ledger.sqlite").path)
+        let server = try await HostedCheckoutServer(
+            configuration: HostedCheckoutConfiguration(apiKeys: [HostedCheckoutTests.key: "merchant_a"]),
+            defaults: try CheckoutDefaults.embedded(), events: ledger)
+        let harness = HostedCheckoutTests.Harness(server: server)
+        let path = try await harness.open()
+        var browser = HostedCheckoutTests.Browser()
+        _ = await browser.get(harness, path)
+        _ = await browser.post(harness, path + "/methods", [("action", "cancel")])
+        let due = try await ledger.dueEvents(now: Date().addingTimeInterval(60), limit: 10)
+        #expect(due.map(\.event.type) == ["checkout.cancelled"])
+        #expect(due.first?.event.paymentId == String(path.dropFirst("/c/".count)))
     }
 
     @Test func theSandboxRefusesAnAuthorizeOnlyCheckoutAtCreation() async throws {

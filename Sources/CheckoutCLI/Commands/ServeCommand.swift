@@ -14,7 +14,7 @@ enum ServeCommand: DeclaredCommand {
         summary: "Serve the hosted checkout page (create checkouts with POST /v1/checkouts)",
         usage: "USAGE: checkout serve --api-key-file PATH [--port N] [--host ADDR] [--tls-cert PEM --tls-key PEM]\n"
             + "                      [--remote URL [--ca-bundle PEM] [--db PATH]] [--public-url URL] [--config-dir DIR]\n"
-            + "                      [--routing FILE --ledger DB [--webhook-url URL --webhook-secret-file FILE]]\n"
+            + "                      [--ledger DB [--routing FILE] [--webhook-url URL --webhook-secret-file FILE]]\n"
             + "       checkout serve --demo [--port N] [--api-key-file PATH]",
         about: """
             Serves the hosted checkout: a merchant's backend creates a checkout with its key,
@@ -28,10 +28,11 @@ enum ServeCommand: DeclaredCommand {
             tells the checkout's status. Plain HTTP is served only on loopback. With --remote, returning
             customers see their saved cards (synced from the vault server with an ephemeral key minted per
             customer with the merchant's key) and may save a new one. Without --routing, payments go to the
-            sandbox processor (captured at once: "capture": false is refused); with --routing and --ledger, to
-            the payment router, each an intent of the ledger ("capture": false authorizes only, for
-            `checkout capture` or `checkout void`), and with --webhook-url the ledger's outcome events are
-            delivered, signed, as `checkout webhooks deliver` does.
+            sandbox processor (captured at once: "capture": false is refused); with --routing, to the payment
+            router, each an intent of the ledger ("capture": false authorizes only, for `checkout capture` or
+            `checkout void`). With --ledger each checkout's outcome is written to its outbox
+            (checkout.completed, checkout.cancelled, beside the router's payment.* events), and with
+            --webhook-url delivered, signed, as `checkout webhooks deliver` does.
             --demo starts a vault server and a ready checkout on the embedded defaults and prints its URL
             (with --api-key-file, on those keys, so more checkouts can be created).
             Prints "listening on URL" once serving; runs until interrupted (Ctrl-C or SIGTERM).
@@ -69,11 +70,11 @@ enum ServeCommand: DeclaredCommand {
         let defaults = try ConfigLocation.defaults(arguments)
         try arguments.finish()
         guard (certificate == nil) == (key == nil) else { throw UsageError(message: "--tls-cert and --tls-key go together") }
-        guard (routingPath == nil) == (ledgerPath == nil) else { throw UsageError(message: "--routing and --ledger go together") }
+        guard routingPath == nil || ledgerPath != nil else { throw UsageError(message: "--routing needs --ledger") }
         guard (webhookText == nil) == (webhookSecret == nil) else {
             throw UsageError(message: "--webhook-url and --webhook-secret-file go together")
         }
-        guard webhookText == nil || ledgerPath != nil else { throw UsageError(message: "--webhook-url needs --routing and --ledger") }
+        guard webhookText == nil || ledgerPath != nil else { throw UsageError(message: "--webhook-url needs --ledger") }
         var apiKeys: [String: String] = [:]
         for file in keyFiles {
             do {
@@ -119,17 +120,20 @@ enum ServeCommand: DeclaredCommand {
         }
         var payments = HostedPayments.sandbox()
         var deliverer: WebhookDeliverer?
-        if let routingPath, let ledgerPath {
-            let ledger = try OrchestrationSetup.ledger(ledgerPath)
-            let router = try await OrchestrationSetup.router(try OrchestrationSetup.routing(routingPath), ledger: ledger)
-            payments = .router(router)
+        var ledger: PaymentLedger?
+        if let ledgerPath {
+            let opened = try OrchestrationSetup.ledger(ledgerPath)
+            ledger = opened
+            if let routingPath {
+                payments = .router(try await OrchestrationSetup.router(try OrchestrationSetup.routing(routingPath), ledger: opened))
+            }
             if let webhookText, let webhookSecret {
                 guard let url = URL(string: webhookText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
                     throw UsageError(message: "--webhook-url must be an http(s) URL, got \(CommandSupport.quote(webhookText))")
                 }
                 var transport = HTTPTransportConfiguration(timeout: 10, exchangeTimeout: 30, maxBodyBytes: 64 * 1024)
                 transport.tls.caBundle = caBundle
-                let configured = WebhookDeliverer(outbox: ledger, configuration: WebhookDeliveryConfiguration(
+                let configured = WebhookDeliverer(outbox: opened, configuration: WebhookDeliveryConfiguration(
                     endpoint: url, secret: try WebhooksCommand.readSecret(webhookSecret), transport: transport))
                 do { try configured.validate() } catch { throw CommandFailure(message: "cannot deliver to \(webhookText): \(error)") }
                 deliverer = configured
@@ -139,7 +143,8 @@ enum ServeCommand: DeclaredCommand {
                                                         publicURL: publicURL, apiKeys: apiKeys)
         let server: HostedCheckoutServer
         do {
-            server = try await HostedCheckoutServer(configuration: configuration, defaults: defaults, payments: payments, vault: vault)
+            server = try await HostedCheckoutServer(configuration: configuration, defaults: defaults, payments: payments, vault: vault,
+                                                    events: ledger)
             try server.start()
         } catch {
             throw CommandFailure(message: "cannot start: \(error)")

@@ -5,13 +5,13 @@ import Foundation
 public struct WebhookEvent: Sendable, Codable, Equatable {
     /// The event types, spelled as on the wire.
     public static let types = ["payment.succeeded", "payment.failed", "payment.requires_action", "payment.unknown",
-                               "payment.reconciled"]
+                               "payment.reconciled", "checkout.completed", "checkout.cancelled"]
 
     /// The unique event id (the receiver de-duplicates on it).
     public var id: String
     /// One of `WebhookEvent.types`.
     public var type: String
-    /// The ledger's intent id.
+    /// The ledger's intent id (for a `checkout.*` event, the hosted checkout's id).
     public var paymentId: String
     /// When the event was written.
     public var createdAt: Date

@@ -48,6 +48,12 @@ enum LedgerText {
         ], at: date)
     }
 
+    /// The body of an event that is not a payment's state change: `{"id", "type", "createdAt", "data"}`.
+    static func eventBody(id: String, type: String, data: JSONObject, at date: Date) throws -> Data {
+        try checked(.object(["id": .string(id), "type": .string(type), "createdAt": .string(ISO8601DateFormatter().string(from: date)),
+                             "data": .object(data)]))
+    }
+
     private static func number(_ value: some BinaryInteger) -> JSONValue { .number(Double(value)) }
     private static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
 
@@ -61,6 +67,11 @@ enum LedgerText {
         for (key, value) in extra { data[key] = value }
         let object: JSONValue = .object(["id": .string(id), "type": .string(type), "paymentId": .string(intent.id),
                                          "createdAt": .string(ISO8601DateFormatter().string(from: date)), "data": .object(data)])
+        return try checked(object)
+    }
+
+    /// The bytes of an event body, refused when they would hold a card number.
+    private static func checked(_ object: JSONValue) throws -> Data {
         let body = Data(JSONWriter.write(object))
         guard !CardNumberDetector.containsCardNumber(String(decoding: body, as: UTF8.self)) else {
             throw LedgerError(.cardDataRefused, "an event body would hold a card number")

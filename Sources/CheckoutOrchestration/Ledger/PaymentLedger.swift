@@ -164,6 +164,19 @@ public final class PaymentLedger: WebhookOutbox, Sendable {
         return intent
     }
 
+    /// Writes an event that is not a payment's state change to the outbox (the hosted checkout's `checkout.completed`
+    /// and `checkout.cancelled`), delivered, signed and retried like the others. `subject` is what it is about (a
+    /// checkout id, kept as the event's `paymentId`); the body is `{"id", "type", "createdAt", "data"}`.
+    /// - Throws: `LedgerError` `.cardDataRefused` when the body would hold a card number; a storage error.
+    @discardableResult
+    public func recordEvent(type: String, subject: String, data: JSONObject) async throws -> WebhookEvent {
+        let id = SafeIdentifier.random(prefix: "evt_"), date = clock.now
+        let event = WebhookEvent(id: id, type: type, paymentId: subject, createdAt: date,
+                                 body: try LedgerText.eventBody(id: id, type: type, data: data, at: date))
+        try await storage.write { transaction in try transaction.insertEvent(event, nextAttemptAt: date) }
+        return event
+    }
+
     // MARK: Reading
 
     /// The intent with its attempts.
