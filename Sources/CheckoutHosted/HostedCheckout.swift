@@ -64,31 +64,36 @@ final class HostedCheckout: Sendable {
     func end() { state.withLock { $0.busy = false } }
 }
 
-/// The open checkouts, by id; expired ones are dropped as new ones are made.
+/// The open checkouts, by id. Expired ones are dropped as new ones are made: at most once a minute (and whenever the
+/// table is full), so a checkout outlives its expiry by a minute at most while the server takes new ones, and the work
+/// of dropping is spread over the creates.
 final class HostedCheckouts: Sendable {
-    private let checkouts = Locked<[String: HostedCheckout]>([:])
+    private struct Table {
+        var checkouts: [String: HostedCheckout] = [:]
+        var purgedAt = Date.distantPast
+    }
+
+    private let table = Locked(Table())
     private let maximum: Int
 
     init(maximum: Int) { self.maximum = maximum }
 
     /// Adds a checkout; false when `maximum` are open even after dropping the expired ones.
     func add(_ checkout: HostedCheckout, now: Date) -> Bool {
-        checkouts.withLock { checkouts in
-            if checkouts.count >= maximum { checkouts = checkouts.filter { $0.value.expiresAt > now } }
-            guard checkouts.count < maximum else { return false }
-            checkouts[checkout.id] = checkout
+        table.withLock { table in
+            if table.checkouts.count >= maximum || now.timeIntervalSince(table.purgedAt) >= 60 {
+                table.checkouts = table.checkouts.filter { $0.value.expiresAt > now }
+                table.purgedAt = now
+            }
+            guard table.checkouts.count < maximum else { return false }
+            table.checkouts[checkout.id] = checkout
             return true
         }
     }
 
     /// The checkout called `id`, expired or not (an expired one still answers "expired" until it is dropped).
-    func find(_ id: String) -> HostedCheckout? { checkouts.withLock { $0[id] } }
+    func find(_ id: String) -> HostedCheckout? { table.withLock { $0.checkouts[id] } }
 
     /// How many checkouts are held.
-    var count: Int { checkouts.withLock { $0.count } }
-
-    /// Drops every checkout expired by `now`.
-    func purge(now: Date) {
-        checkouts.withLock { checkouts in checkouts = checkouts.filter { $0.value.expiresAt > now } }
-    }
+    var count: Int { table.withLock { $0.checkouts.count } }
 }

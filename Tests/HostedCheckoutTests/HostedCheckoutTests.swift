@@ -165,6 +165,20 @@ import Testing
         // Once they expire, their room is free again.
         harness.clock.advance(by: .seconds(3601))
         #expect(await harness.create().status == 201)
+        #expect(harness.server.heldCheckouts == 1)
+    }
+
+    @Test func expiredCheckoutsAreDroppedWithinAMinuteOfNewOnes() async throws {
+        let harness = try await Harness(maxOpen: 1_000)
+        for _ in 0..<3 { _ = try await harness.open() }
+        harness.clock.advance(by: .seconds(3601))
+        _ = try await harness.open()
+        // The first create of the new minute dropped the three expired ones; the next ones within the minute drop none.
+        #expect(harness.server.heldCheckouts == 1)
+        _ = try await harness.open(Self.body().replacingOccurrences(of: "\"capture\": true", with: "\"capture\": true, \"expiresInSeconds\": 60"))
+        harness.clock.advance(by: .seconds(61))
+        _ = try await harness.open()
+        #expect(harness.server.heldCheckouts == 2)
     }
 
     // MARK: The pages' defences
