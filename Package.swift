@@ -182,7 +182,7 @@ let package = Package(
         .systemLibrary(name: "CLibPNG", path: "Sources/CLibPNG", providers: [.apt(["libpng-dev"])]),
         .testTarget(name: "HostedCheckoutTests",
                     dependencies: ["CheckoutHosted", "CheckoutPreview", "CheckoutKit", "CheckoutCoreTesting", "MicroHTTPServer",
-                                   "CheckoutOrchestration", "CheckoutLocking", "HTTPTransport", "TLSTestSupport",
+                                   "CheckoutOrchestration", "CheckoutLocking", "HTTPTransport", "TLSTestSupport", "Spawning",
                                    "CheckoutTestSupport"],
                     path: "Tests/HostedCheckoutTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutPreviewTests",

@@ -51,10 +51,11 @@ final class HostedCheckout: Sendable {
         self.expiresAt = expiresAt
     }
 
-    /// Takes the checkout for one payment step; false when another step holds it.
+    /// Takes the checkout for one payment step; false when another step holds it or the checkout is no longer open
+    /// (paid or cancelled while this request was on its way: a second payment never starts).
     func begin() -> Bool {
         state.withLock { state in
-            guard !state.busy else { return false }
+            guard !state.busy, state.status == .open else { return false }
             state.busy = true
             return true
         }

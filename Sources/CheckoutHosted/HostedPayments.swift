@@ -14,19 +14,24 @@ public struct HostedPayments: Sendable {
     let binLookup: (any BinLookup)?
     /// What the sandbox provider's page does when the shopper approves a redirect: the URL it sends them back to.
     let redirectReturn: @Sendable (URL) -> URL?
+    /// The sandbox processor, when paying through it (tests count its payments).
+    let sandbox: SandboxProcessor?
+
+    /// How many payments the sandbox created (0 when paying through the router).
+    var sandboxPaymentCount: Int { sandbox?.createPaymentCallCount ?? 0 }
 
     /// The sandbox processor: its test cards decline, ask for 3-D Secure or pay; its redirect provider answers at once.
     /// It captures at once: a checkout asking for `"capture": false` is refused.
     public static func sandbox(_ processor: SandboxProcessor = SandboxProcessor()) -> HostedPayments {
         HostedPayments(automatic: processor, authorizeOnly: nil, binLookup: processor,
-                       redirectReturn: { processor.simulateRedirect($0) })
+                       redirectReturn: { processor.simulateRedirect($0) }, sandbox: processor)
     }
 
     /// The payment router: each payment is an intent of its ledger, routed and failed over by the routing file, and a
     /// `"capture": false` checkout is authorized only (capture or void it with `checkout capture` / `checkout void`).
     public static func router(_ router: PaymentRouter, binLookup: (any BinLookup)? = SandboxProcessor()) -> HostedPayments {
         HostedPayments(automatic: router, authorizeOnly: AuthorizeOnly(router: router), binLookup: binLookup,
-                       redirectReturn: { _ in nil })
+                       redirectReturn: { _ in nil }, sandbox: nil)
     }
 }
 

@@ -77,7 +77,9 @@ import Testing
         #expect(declared.count >= 10)
         for command in declared {
             for option in command.spec.options + command.spec.arguments where !option.hidden {
-                #expect(command.help.contains("  " + option.label + " "), "\(command.name) help lacks \(option.label)")
+                // A label too long for the column has its help on the next line.
+                #expect(command.help.contains("  " + option.label + " ") || command.help.contains("  " + option.label + "\n"),
+                        "\(command.name) help lacks \(option.label)")
             }
         }
     }

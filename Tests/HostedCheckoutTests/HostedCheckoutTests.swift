@@ -284,6 +284,46 @@ import Testing
         #expect(Self.header(replay, "Location") == "https://shop.example/thanks?order=7")
     }
 
+    @Test func concurrentSubmitsOfOneCheckoutPayOnce() async throws {
+        let harness = try await Harness(attemptsPerMinute: 1_000)
+        let path = try await harness.open()
+        var browser = Browser()
+        _ = await browser.get(harness, path + "/card")
+        let submit = browser
+        let answers = await withTaskGroup(of: ServedResponse.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var copy = submit
+                    return await copy.post(harness, path + "/card", Self.card("4242 4242 4242 4242"))
+                }
+            }
+            var answers: [ServedResponse] = []
+            for await answer in group { answers.append(answer) }
+            return answers
+        }
+        // Each submit is sent on, to the success URL or back to the checkout's page; one payment was made.
+        #expect(answers.allSatisfy { $0.status == 303 })
+        let id = String(path.dropFirst("/c/".count))
+        let status = await harness.send("GET", "/v1/checkouts/\(id)", headers: [("Authorization", "Bearer \(Self.key)")])
+        #expect(try JSONReader.read(status.body)["status"]?.stringValue == "paid")
+        #expect(harness.server.payments.sandboxPaymentCount == 1)
+    }
+
+    /// The window the concurrent test cannot force: a submit that found the checkout open, then waited while another
+    /// paid it, must not start a second payment when it gets its turn.
+    @Test func aCheckoutNoLongerOpenTakesNoStep() throws {
+        let request = try CheckoutRequest.parse(Array(Self.body().utf8))
+        let checkout = HostedCheckout(id: "co_x", merchant: "merchant_a", request: request, createdAt: Date(),
+                                      expiresAt: Date().addingTimeInterval(60))
+        #expect(checkout.begin())
+        #expect(!checkout.begin())
+        checkout.end()
+        checkout.state.withLock { $0.status = .paid(paymentId: "pay_1") }
+        #expect(!checkout.begin())
+        checkout.state.withLock { $0.status = .cancelled }
+        #expect(!checkout.begin())
+    }
+
     @Test func aDeclineShowsItsNoticeOnceAndTheShopperRetries() async throws {
         let harness = try await Harness()
         let path = try await harness.open()
