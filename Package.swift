@@ -183,6 +183,7 @@ let package = Package(
         .testTarget(name: "HostedCheckoutTests",
                     dependencies: ["CheckoutHosted", "CheckoutPreview", "CheckoutKit", "CheckoutCoreTesting", "MicroHTTPServer",
                                    "CheckoutOrchestration", "CheckoutLocking", "HTTPTransport", "TLSTestSupport", "Spawning",
+                                   "VaultServer",
                                    "CheckoutTestSupport"],
                     path: "Tests/HostedCheckoutTests", swiftSettings: swift6),
         .testTarget(name: "CheckoutPreviewTests",

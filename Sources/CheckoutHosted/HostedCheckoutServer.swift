@@ -56,6 +56,11 @@ public final class HostedCheckoutServer: Sendable {
         guard !configuration.apiKeys.isEmpty else {
             throw HostedCheckoutError("no merchant API key: give --api-key-file with KEY:MERCHANT lines")
         }
+        do {
+            try APIKeyList.validate(configuration.apiKeys)
+        } catch {
+            throw HostedCheckoutError(error.message)
+        }
         self.configuration = configuration
         self.defaults = defaults
         self.payments = payments

@@ -60,4 +60,27 @@ public enum APIKeyList {
         }
         return text[start...end]
     }
+
+    /// Checks merchant keys as every server of the package takes them (the vault server, `checkout serve`): no empty key
+    /// or merchant; a `sha256:` entry with exactly 64 lowercase hex digits; no `eks_` (ephemeral) secret; a plain key of
+    /// at least `VaultServerConfiguration.minimumAPIKeyLength` characters. Messages name the merchant, never the key.
+    public static func validate(_ apiKeys: [String: String]) throws(VaultServerConfigurationError) {
+        for (key, merchant) in apiKeys where key.isEmpty || merchant.isEmpty {
+            throw VaultServerConfigurationError("API keys and merchant ids must not be empty")
+        }
+        for (key, merchant) in apiKeys.sorted(by: { $0.key < $1.key }) {
+            if key.hasPrefix(MerchantKeys.hashPrefix), MerchantKeys.digest(ofEntry: key) == nil {
+                throw VaultServerConfigurationError("apiKeys: an entry of \(merchant) starts with sha256: but is not followed by "
+                    + "exactly 64 lowercase hex digits (write sha256: and the hex SHA-256 of the key, e.g. from "
+                    + "`printf %s KEY | sha256sum`)")
+            }
+            if key.hasPrefix(EphemeralKeyFormat.secretPrefix) {
+                throw VaultServerConfigurationError("apiKeys: a key of \(merchant) starts with eks_, which marks ephemeral key secrets")
+            }
+            if !key.hasPrefix(MerchantKeys.hashPrefix), key.count < VaultServerConfiguration.minimumAPIKeyLength {
+                throw VaultServerConfigurationError("apiKeys: a key of \(merchant) is \(key.count) characters; an API key must be "
+                    + "at least \(VaultServerConfiguration.minimumAPIKeyLength) random characters (make one with `openssl rand -hex 32`)")
+            }
+        }
+    }
 }

@@ -466,24 +466,7 @@ public struct VaultServerConfiguration: Codable, Sendable, Equatable {
         if let priorities = tls?.priorities, priorities.isEmpty || priorities.utf8.contains(where: { $0 < 0x21 || $0 > 0x7E }) {
             throw VaultServerConfigurationError("tls.priorities must be a GnuTLS priority string (printable ASCII, no spaces)")
         }
-        for (key, merchant) in apiKeys where key.isEmpty || merchant.isEmpty {
-            throw VaultServerConfigurationError("API keys and merchant ids must not be empty")
-        }
-        // Messages name the merchant, never the key or its digest.
-        for (key, merchant) in apiKeys.sorted(by: { $0.key < $1.key }) {
-            if key.hasPrefix(MerchantKeys.hashPrefix), MerchantKeys.digest(ofEntry: key) == nil {
-                throw VaultServerConfigurationError("apiKeys: an entry of \(merchant) starts with sha256: but is not followed by "
-                    + "exactly 64 lowercase hex digits (write sha256: and the hex SHA-256 of the key, e.g. from "
-                    + "`printf %s KEY | sha256sum`)")
-            }
-            if key.hasPrefix(EphemeralKeyFormat.secretPrefix) {
-                throw VaultServerConfigurationError("apiKeys: a key of \(merchant) starts with eks_, which marks ephemeral key secrets")
-            }
-            if !key.hasPrefix(MerchantKeys.hashPrefix), key.count < VaultServerConfiguration.minimumAPIKeyLength {
-                throw VaultServerConfigurationError("apiKeys: a key of \(merchant) is \(key.count) characters; an API key must be "
-                    + "at least \(VaultServerConfiguration.minimumAPIKeyLength) random characters (make one with `openssl rand -hex 32`)")
-            }
-        }
+        try APIKeyList.validate(apiKeys)
     }
 }
 

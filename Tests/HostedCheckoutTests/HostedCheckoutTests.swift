@@ -11,7 +11,7 @@ import Testing
 /// payment from the first page to the merchant's return URL. (`Tests/Browser/hosted_checkout.py` clicks the same
 /// flows through in Chromium.)
 @Suite struct HostedCheckoutTests {
-    static let key = "ck_test_hosted_0123456789abcdef"
+    static let key = "ck_test_hosted_0123456789abcdef0123"
     static let otherKey = "ck_test_hosted_other_fedcba9876543210"
 
     /// A server on the embedded defaults with a clock the test moves.

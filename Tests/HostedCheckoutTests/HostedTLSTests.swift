@@ -33,10 +33,19 @@ import Testing
         #expect(page.header("Strict-Transport-Security")?.hasPrefix("max-age=") == true)
     }
 
+    @Test(arguments: [["short": "m"], ["": "m"], [HostedCheckoutTests.key: ""], ["eks_0123456789abcdef0123456789abcdef": "m"],
+                      ["sha256:abc": "m"]])
+    func merchantKeysAreCheckedAsTheVaultServerChecksThem(_ keys: [String: String]) async throws {
+        await #expect(throws: HostedCheckoutError.self) {
+            _ = try await HostedCheckoutServer(configuration: HostedCheckoutConfiguration(apiKeys: keys),
+                                               defaults: try CheckoutDefaults.embedded())
+        }
+    }
+
     @Test(arguments: ["0.0.0.0", "192.0.2.10", "::"])
     func plainHTTPOffLoopbackIsRefused(_ host: String) async throws {
         await #expect(throws: HostedCheckoutError.self) {
-            _ = try await HostedCheckoutServer(configuration: HostedCheckoutConfiguration(host: host, apiKeys: ["k": "m"]),
+            _ = try await HostedCheckoutServer(configuration: HostedCheckoutConfiguration(host: host, apiKeys: [HostedCheckoutTests.key: "m"]),
                                                defaults: try CheckoutDefaults.embedded())
         }
     }
