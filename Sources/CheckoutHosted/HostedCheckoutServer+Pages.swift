@@ -114,8 +114,13 @@ extension HostedCheckoutServer {
         let checkout = visit.checkout
         guard let form = visit.form else { return Self.plain(400, "bad form") }
         if form["action"] == "cancel" {
+            // Like a payment step, a cancel waits its turn: it never lands in the middle of a payment that may succeed.
+            guard checkout.begin() else { return redirect(HostedRoutes.page(checkout.id), visit: visit) }
             await abandonAttempt(checkout)
-            checkout.state.withLock { $0.status = .cancelled }
+            checkout.state.withLock { state in
+                state.status = .cancelled
+                state.busy = false
+            }
             await record("checkout.cancelled", checkout, paymentId: nil)
             return redirect(checkout.request.cancelURL.absoluteString, visit: visit)
         }
@@ -216,6 +221,11 @@ extension HostedCheckoutServer {
             await setDefault(checkout, id: String(action.dropFirst("default:".count)))
             return redirect(HostedRoutes.page(checkout.id, "saved"), visit: visit)
         }
+        if action.hasPrefix("select:") {
+            let id = String(action.dropFirst("select:".count))
+            let query = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return redirect(HostedRoutes.page(checkout.id, "saved") + "?m=" + query, visit: visit)
+        }
         if action.hasPrefix("delete:") {
             let id = String(action.dropFirst("delete:".count))
             let query = id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -225,7 +235,8 @@ extension HostedCheckoutServer {
         guard let method = saved.first(where: { $0.id == form["saved"] }) ?? saved.first else {
             return redirect(HostedRoutes.page(checkout.id, "methods"), visit: visit)
         }
-        let cvv = (form["cvv"] ?? "").filter(\.isNumber)
+        // The core's rules judge the code (digits only, the network's length): a bad one fails the attempt with its notice.
+        let cvv = (form["cvv"] ?? "").trimmingCharacters(in: .whitespaces)
         return await attempt(checkout, visit: visit, now: now, back: "saved") {
             let session = try await self.session(for: checkout, saveCard: false)
             let flow = try session.vaultedFlow(for: method, cvv: cvv.isEmpty ? nil : SecurityCode(cvv))
@@ -301,7 +312,8 @@ extension HostedCheckoutServer {
             checkout.state.withLock { $0.attempt?.redirectURL = url }
             return redirect(HostedRoutes.page(checkout.id, "provider"), visit: visit)
         case .failed(let error):
-            let key = failure ?? (error.code == .paymentDeclined ? "hosted.failure.declined" : "hosted.failure.other")
+            let key = failure ?? (error.code == .paymentDeclined ? "hosted.failure.declined"
+                : error.code == .invalidPaymentData && attempt.kind == .saved ? "vaulted.cvv.required" : "hosted.failure.other")
             checkout.state.withLock { state in
                 state.failure = key
                 // A card form keeps its attempt: the shopper corrects or changes the card and pays again.

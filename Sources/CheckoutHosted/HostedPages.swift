@@ -104,12 +104,15 @@ struct HostedPages: Sendable {
             ScreenContent.Saved(id: method.id, network: method.paymentInstrumentData.network ?? .other,
                                 row: row(method, strings))
         }
-        let content = ScreenContent(saved: saved, selectedSaved: min(max(0, selected), max(0, saved.count - 1)), payAmount: amount(context))
+        let index = min(max(0, selected), max(0, saved.count - 1))
+        let content = ScreenContent(saved: saved, selectedSaved: index, payAmount: amount(context))
         let (light, dark) = renderers(context)
         let extras = [LivePage.Extra(label: strings.text("hosted.otherMethods"), href: HostedRoutes.page(context.checkout.id, "methods")),
                       LivePage.Extra(label: strings.text("hosted.cancel"), action: "cancel")]
-        return PreviewRenderer.livePage(.vaulted, light: light, dark: dark, content: content,
-                                        live: live(context, page: "saved", extras: extras, notice: notice), title: title(context))
+        var page = live(context, page: "saved", extras: extras, notice: notice)
+        // The pay button pays with the selected method; selecting another is a button of its row.
+        if index < saved.count { page.hidden.append(("saved", saved[index].id)) }
+        return PreviewRenderer.livePage(.vaulted, light: light, dark: dark, content: content, live: page, title: title(context))
     }
 
     private func row(_ method: VaultedPaymentMethod, _ strings: LocalizedStrings) -> VaultedRowContent {

@@ -57,6 +57,8 @@ extension PreviewRenderer {
             .ck-page [data-slot]:has(> input:not([type=radio]):not([type=checkbox]):focus-visible){outline:2px solid;outline-offset:2px;}\
             .ck-light,.ck-light *{outline-color:\(light.theme.color.text.primary.hex);}\
             .ck-dark,.ck-dark *{outline-color:\(dark.theme.color.text.primary.hex);}\
+            .ck-page label:has(> .ck-hidden-control:focus-visible){outline:2px solid;outline-offset:2px;}\
+            \(chosenRing(light, "ck-light"))\(chosenRing(dark, "ck-dark"))\
             .ck-hidden-control{position:absolute;opacity:0;width:1px;height:1px;margin:0;}\
             .ck-dark{display:none;}\
             @media (prefers-color-scheme: dark){html,body{background:\(dark.theme.color.background.hex);}.ck-light{display:none;}\
@@ -65,6 +67,14 @@ extension PreviewRenderer {
             </head>
 
             """
+    }
+
+    /// The ring of a chosen radio's label (the network selector's chip): drawn by the stylesheet so that it follows the
+    /// shopper's choice without a script (over the chip's inline border, hence `!important`).
+    private static func chosenRing(_ renderer: PreviewRenderer, _ copy: String) -> String {
+        let selected = renderer.theme.color.border.outlined.selected.hex
+        return ".\(copy) label:has(> .ck-hidden-control:checked){border-color:\(selected) !important;"
+            + "box-shadow:inset 0 0 0 \(PreviewStyle.px(renderer.theme.borderWidth.medium)) \(selected) !important;}"
     }
 
     /// One copy of a live screen: its form, the notice above the frames, the frames, and the extras under them.

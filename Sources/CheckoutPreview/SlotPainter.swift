@@ -122,14 +122,17 @@ struct SlotPainter {
             let chips = networks.map { network in
                 let selected = network == chosen
                 // The selection ring is inside the chip (an inset shadow over the thin border): nothing moves.
-                let ring = selected ? "box-shadow:inset 0 0 0 \(px(theme.borderWidth.medium)) \(color.border.outlined.selected.hex);" : ""
+                // On a live page the ring follows the checked radio (the page's stylesheet), so a new choice moves it.
+                let ring = selected && live == nil
+                    ? "box-shadow:inset 0 0 0 \(px(theme.borderWidth.medium)) \(color.border.outlined.selected.hex);" : ""
                 let radio = live == nil ? "" : "<input type=\"radio\" name=\"network\" value=\"\(HTMLText.escape(network.rawValue))\""
                     + (selected ? " checked=\"checked\"" : "") + " class=\"ck-hidden-control\"/>"
                 return labelled(radio + marks.network(network) + span(lines(strings.networkName(network), type.bodySmall, width: nameWidth),
                                                                   "min-width:0;"),
                             "flex:1 1 0;min-width:0;display:flex;align-items:center;gap:\(px(theme.space.small));"
                     + "padding:0 \(px(theme.space.small));box-sizing:border-box;overflow:hidden;"
-                    + PreviewStyle.border(theme.borderWidth.thin, selected ? color.border.outlined.selected : color.border.outlined.default)
+                    + PreviewStyle.border(theme.borderWidth.thin, selected && live == nil ? color.border.outlined.selected
+                                          : color.border.outlined.default)
                     + ring + "border-radius:\(px(theme.radius.small));color:\(color.text.primary.hex);" + PreviewStyle.font(type.bodySmall))
             }
             return Paint(style: "display:flex;gap:\(px(theme.space.small));", content: chips.joined())
@@ -252,15 +255,15 @@ struct SlotPainter {
         return Paint(style: "display:flex;gap:\(px(theme.space.small));", content: fieldHTML + buttonHTML, namedInside: live != nil)
     }
 
-    /// A saved method on a live page: a radio (the card paid with) labelled by the row's mark and texts, and the row's
-    /// "make default" and "delete" buttons.
+    /// A saved method on a live page: a button selecting it (the page comes back with its security-code field under it,
+    /// as the selection session does), and the row's "make default" and "delete" buttons.
     private func vaultedRow(_ saved: ScreenContent.Saved, index: Int, selected: Bool, content rowContent: String) -> Paint {
-        let radioId = id("saved-\(index)")
-        let radio = "<input type=\"radio\" id=\"\(radioId)\" name=\"saved\" value=\"\(HTMLText.escape(saved.id))\""
-            + (selected ? " checked=\"checked\"" : "") + " style=\"flex:none;margin:0;accent-color:\(color.text.primary.hex);\"/>"
         let description = saved.row.describe(strings)
-        let label = "<label for=\"\(radioId)\" aria-label=\"\(HTMLText.escape(description))\" style=\"flex:1;min-width:0;display:flex;"
-            + "align-items:center;gap:\(px(theme.space.medium));cursor:pointer;\">" + rowContent + "</label>"
+        let buttonStyle = "flex:1;min-width:0;height:100%;display:flex;align-items:center;gap:\(px(theme.space.medium));"
+            + "background:transparent;border:0;padding:0;margin:0;text-align:start;color:inherit;"
+        let value = "select:" + saved.id
+        let select = "<button type=\"submit\" name=\"action\" value=\"\(HTMLText.escape(value))\" aria-pressed=\"\(selected)\" "
+            + "aria-label=\"\(HTMLText.escape(description))\" style=\"\(HTMLText.escape(buttonStyle))\">" + rowContent + "</button>"
         let small = "background:transparent;border:0;padding:\(px(theme.space.xxsmall));cursor:pointer;text-decoration:underline;"
             + "color:\(color.text.primary.hex);" + PreviewStyle.font(type.bodySmall)
         var actions = ""
@@ -270,7 +273,7 @@ struct SlotPainter {
         }
         actions += smallButton(text("vaulted.row.delete"), label: text("vaulted.row.delete.label", ["method": description]),
                                value: "delete:" + saved.id, style: small)
-        return Paint(style: rowStyle(selected: selected), content: radio + label + span(actions, "flex:none;display:flex;flex-direction:column;"),
+        return Paint(style: rowStyle(selected: selected), content: select + span(actions, "flex:none;display:flex;flex-direction:column;"),
                      namedInside: true)
     }
 

@@ -243,16 +243,16 @@ def save_after_challenge(page, watch):
 
 def saved_after_challenge(page, watch):
     assert page.locator("body[data-screen=vaulted]").count() == 1, f"the returning customer sees {page.url}"
-    assert visible(page, "label[aria-label^='Visa ending in 3220']").count() == 1, "the card saved after 3-D Secure is not listed"
+    assert visible(page, "button[aria-label^='Visa ending in 3220']").count() == 1, "the card saved after 3-D Secure is not listed"
 
 
 def pay_with_saved(page, watch):
     assert page.locator("body[data-screen=vaulted]").count() == 1, f"the returning customer sees {page.url}"
-    row = visible(page, "label[aria-label^='Visa ending in 4242']")
+    row = visible(page, "button[aria-label^='Visa ending in 4242']")
     assert row.count() == 1, "the saved Visa is not listed"
+    shot(page, "saved")
     cvv = visible(page, "input[autocomplete=cc-csc]")
     cvv.fill("123")
-    shot(page, "saved")
     pay(page)
     paid(page, "pay with the saved card")
 
