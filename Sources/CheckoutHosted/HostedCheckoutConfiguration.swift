@@ -1,5 +1,6 @@
 import CheckoutKit
 import Foundation
+import MicroHTTPServer
 
 /// How `checkout serve` runs: where it listens, the merchants' keys, how long a checkout lives, and the limits.
 ///
@@ -27,6 +28,10 @@ public struct HostedCheckoutConfiguration: Sendable {
     public var attemptsPerMinutePerCheckout: Double
     /// Worker threads of the HTTP server.
     public var threads: Int
+    /// Deadlines on a request's head and body, and eviction of slow clients when the connection table fills.
+    public var slowClientLimits: ConnectionWatch.Limits
+    /// Connections one client address may hold.
+    public var maxConnectionsPerAddress: Int
     /// Serve `GET /return?checkout_id=ID`, a stand-in for a merchant's return page that shows the checkout's
     /// outcome (`--demo` and tests point `successUrl` and `cancelUrl` at it).
     public var servesReturnPage: Bool
@@ -34,7 +39,8 @@ public struct HostedCheckoutConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 0, tls: (certificate: String, privateKey: String)? = nil,
                 publicURL: String? = nil, apiKeys: [String: String] = [:], checkoutLifetime: Duration = .seconds(3600),
                 maxOpenCheckouts: Int = 100_000, requestsPerSecondPerAddress: Double = 20, attemptsPerMinutePerCheckout: Double = 6,
-                threads: Int = 4, servesReturnPage: Bool = false) {
+                threads: Int = 4, servesReturnPage: Bool = false,
+                slowClientLimits: ConnectionWatch.Limits = HostedCheckoutConfiguration.slowClients, maxConnectionsPerAddress: Int = 64) {
         self.host = host
         self.port = port
         self.tls = tls
@@ -46,7 +52,15 @@ public struct HostedCheckoutConfiguration: Sendable {
         self.attemptsPerMinutePerCheckout = attemptsPerMinutePerCheckout
         self.threads = threads
         self.servesReturnPage = servesReturnPage
+        self.slowClientLimits = slowClientLimits
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
     }
+
+    /// A shopper's browser sends a head and a small form at once; a client that trickles them holds a slot for seconds,
+    /// and when the table (1,024) fills past 896 the slowest waiting heads make room for new clients.
+    public static let slowClients = ConnectionWatch.Limits(headTimeout: .seconds(10), requestTimeout: .seconds(20),
+                                                           idleTimeout: .seconds(30), minBodyBytesPerSecond: 512,
+                                                           bodyRateGrace: .seconds(5), softLimit: 1024 - 128)
 
     /// True for `127.0.0.1`, `::1`, `localhost` and the rest of 127/8.
     static func isLoopback(_ host: String) -> Bool {

@@ -102,7 +102,9 @@ public final class HostedCheckoutServer: Sendable {
     public func start() throws(HostedCheckoutError) -> Int {
         let server = MicroHTTPServer(configuration: .init(host: configuration.host, port: configuration.port,
                                                           threads: configuration.threads, tls: configuration.tls,
-                                                          maxBodyBytes: 64 * 1024, maxConnections: 1024, idleTimeoutSeconds: 30)) {
+                                                          maxBodyBytes: 64 * 1024, maxConnections: 1024, idleTimeoutSeconds: 30,
+                                                          maxConnectionsPerAddress: configuration.maxConnectionsPerAddress,
+                                                          slowClientLimits: configuration.slowClientLimits)) {
             [weak self] request in
             guard let self else { return ServedResponse(status: 503) }
             return await self.handle(request)

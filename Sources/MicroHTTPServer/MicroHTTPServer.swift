@@ -34,11 +34,17 @@ public final class MicroHTTPServer: Sendable {
         public var maxConnections: Int
         /// Seconds a connection may stay silent before it is closed.
         public var idleTimeoutSeconds: Int
+        /// Connections one client address may hold (nil: `maxConnections`).
+        public var maxConnectionsPerAddress: Int?
+        /// Deadlines on each phase of a request and eviction of slow clients when the table fills (`ConnectionWatch`),
+        /// for a server facing the internet; nil keeps libmicrohttpd's inactivity timeout only.
+        public var slowClientLimits: ConnectionWatch.Limits?
 
         /// Creates a configuration; the defaults suit a loopback test service.
         public init(host: String = "127.0.0.1", port: Int = 0, threads: Int = 4,
                     tls: (certificate: String, privateKey: String)? = nil, maxBodyBytes: Int = 1024 * 1024,
-                    maxConnections: Int = 256, idleTimeoutSeconds: Int = 30) {
+                    maxConnections: Int = 256, idleTimeoutSeconds: Int = 30, maxConnectionsPerAddress: Int? = nil,
+                    slowClientLimits: ConnectionWatch.Limits? = nil) {
             self.host = host
             self.port = port
             self.threads = max(1, threads)
@@ -46,6 +52,8 @@ public final class MicroHTTPServer: Sendable {
             self.maxBodyBytes = max(0, maxBodyBytes)
             self.maxConnections = max(1, maxConnections)
             self.idleTimeoutSeconds = max(1, idleTimeoutSeconds)
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress.map { min(max(1, $0), self.maxConnections) }
+            self.slowClientLimits = slowClientLimits
         }
     }
 
@@ -78,12 +86,18 @@ public final class MicroHTTPServer: Sendable {
                     throw MicroHTTPServerError(error.message)
                 }
             }
+            let limits = configuration.slowClientLimits
+            let watch = limits.map { limits in
+                ConnectionWatch(limits: limits, isTLS: pem != nil, lateHeadAnswer: Array(
+                    "HTTP/1.1 408 Request Timeout\r\nContent-Type: text/plain\r\nContent-Length: 16\r\nConnection: close\r\n\r\nrequest timeout\n".utf8))
+            }
             let started = HTTPServerCore(
                 configuration: .init(host: configuration.host, port: configuration.port, threads: configuration.threads, tls: pem,
-                                     connectionLimit: configuration.maxConnections, perAddressLimit: configuration.maxConnections,
+                                     connectionLimit: configuration.maxConnections,
+                                     perAddressLimit: configuration.maxConnectionsPerAddress ?? configuration.maxConnections,
                                      idleTimeoutSeconds: configuration.idleTimeoutSeconds, connectionMemoryBytes: 64 * 1024,
-                                     maxBodyBytes: configuration.maxBodyBytes),
-                handler: exchanges)
+                                     maxBodyBytes: configuration.maxBodyBytes, requestTimeout: limits?.requestTimeout),
+                handler: exchanges, watch: watch)
             guard let port = started.start() else {
                 throw MicroHTTPServerError("cannot listen on \(configuration.host):\(configuration.port)"
                     + (pem == nil ? "" : " (or GnuTLS refused the certificate or key)"))

@@ -1,5 +1,7 @@
 import CheckoutHosted
 import CheckoutKit
+import CheckoutLocking
+import MicroHTTPServer
 import Foundation
 import HTTPTransport
 import TLSTestSupport
@@ -48,5 +50,31 @@ import Testing
             _ = try await HostedCheckoutServer(configuration: HostedCheckoutConfiguration(host: host, apiKeys: [HostedCheckoutTests.key: "m"]),
                                                defaults: try CheckoutDefaults.embedded())
         }
+    }
+}
+
+/// A client that trickles its head is closed at the deadline (408 over plain HTTP), and one address cannot hold every
+/// connection: what keeps a public checkout page up when some clients are slow or hostile.
+@Suite struct HostedSlowClientTests {
+    @Test func aTrickledHeadIsClosedAtItsDeadline() async throws {
+        let limits = ConnectionWatch.Limits(headTimeout: .seconds(1), requestTimeout: .seconds(2), idleTimeout: .seconds(5),
+                                            minBodyBytesPerSecond: 512, bodyRateGrace: .seconds(1), softLimit: 100)
+        let server = try await HostedCheckoutServer(
+            configuration: HostedCheckoutConfiguration(apiKeys: [HostedCheckoutTests.key: "merchant_a"], slowClientLimits: limits),
+            defaults: try CheckoutDefaults.embedded())
+        let port = UInt16(try server.start())
+        defer { server.stop() }
+        let (bytes, closed) = try await onOwnThread { () throws -> ([UInt8], Bool) in
+            let fd = try RawHTTP.connect(port: port)
+            defer { close(fd) }
+            for part in ["GET /assets/checkout.js HTTP/1.1\r\n", "Host: 127.0.0.1\r\n", "X-Slow: 1\r\n", "X-Slower: 2\r\n"] {
+                _ = RawHTTP.writeAll(fd, Array(part.utf8))
+                usleep(500_000)
+            }
+            _ = RawHTTP.writeAll(fd, Array("\r\n".utf8))
+            return RawHTTP.readUntilClosed(fd, timeoutSeconds: 3)
+        }
+        #expect(closed)
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("HTTP/1.1 408"))
     }
 }

@@ -98,7 +98,7 @@ enum ServeCommand: DeclaredCommand {
             }
             output.line("listening on \(started.server.baseURL)")
             output.line("open the demo checkout: \(started.url)")
-            output.line("(sandbox cards: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 3220 asks for 3-D Secure)")
+            output.line("(the sandbox's test cards: `checkout pay --help`; press Ctrl-C to stop)")
             await waitForSignal()
             started.stop()
             return 0
