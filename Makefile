@@ -10,7 +10,7 @@ demo: deps
 	@swift run --skip-build checkout demo
 
 ## A test run that takes longer than this many seconds is a hang: scripts/watchdog.sh prints every
-## thread's stack of the test process and stops it (a normal `make test` takes under 90 seconds of
+## thread's stack of the test process and stops it (a normal `make test` takes about 90 seconds of
 ## test time on a 2-core machine).
 TEST_TIME_LIMIT ?= 1200
 LONG_TEST_TIME_LIMIT ?= 3600
@@ -18,9 +18,9 @@ LONG_TEST_TIME_LIMIT ?= 3600
 ## The slow tests, run by `make test-slow` (and `make test-long`) instead of `make test`: statistics over
 ## thousands of payments (in process and over HTTP), the simulator's 100 seeds (CI also runs 2,000
 ## in release), a scan of 10,000 stored cards, a build of a scaffolded module, the largest customer
-## the limits allow, every TLS suite offered alone, and the slow-sender deadlines that wait out
+## the limits allow, every TLS suite offered alone, and the slow-sender deadlines (the vault server's and the hosted checkout's) that wait out
 ## real seconds. Regular expressions over test ids (Target.Suite/function).
-SLOW_SUITES = WeightedSplitTests|OverHTTPSplitAndBreakerTests/weightedSplitOverHTTP|VaultSimulationTests/seeds\(|PaymentDataScanTests/scanFiles|QuotaTests/largestCustomerSyncs|VaultServerTLSTests/intermediateProfile|SlowSenderTests|MethodScaffolderTests/scaffoldedModuleBuildsInACopyOfThePackage
+SLOW_SUITES = HostedSlowClientTests|WeightedSplitTests|OverHTTPSplitAndBreakerTests/weightedSplitOverHTTP|VaultSimulationTests/seeds\(|PaymentDataScanTests/scanFiles|QuotaTests/largestCustomerSyncs|VaultServerTLSTests/intermediateProfile|SlowSenderTests|MethodScaffolderTests/scaffoldedModuleBuildsInACopyOfThePackage
 ## The client floods (1,200 slow TLS connections and such): part of `make test-slow`, run last and
 ## alone there, as they load both cores for about a minute and measure a victim's latency that
 ## other suites would skew.
@@ -35,7 +35,7 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH ?= 16
 ## The whole test suite: the everyday tests, the slow ones, then the browser flows (the README's test command; CI runs it).
 test-all: test test-slow test-browser
 
-## Builds everything and runs the everyday tests: all but SLOW_SUITES and FLOOD_SUITES, under 90 s
+## Builds everything and runs the everyday tests: all but SLOW_SUITES and FLOOD_SUITES, about 90 s
 ## of test time on a 2-core machine. The PostgreSQL tests run against a throwaway cluster when a
 ## PostgreSQL server is installed, and say they were skipped otherwise.
 test: deps

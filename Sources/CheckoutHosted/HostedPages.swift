@@ -105,7 +105,9 @@ struct HostedPages: Sendable {
                                 row: row(method, strings))
         }
         let index = min(max(0, selected), max(0, saved.count - 1))
-        let content = ScreenContent(saved: saved, selectedSaved: index, payAmount: amount(context))
+        // A saved card's code is asked again (the sandbox's client token asks for it); a saved account's is not.
+        let requiresCvv = index < methods.count && methods[index].paymentInstrumentType == .paymentCard
+        let content = ScreenContent(saved: saved, selectedSaved: index, requiresCvv: requiresCvv, payAmount: amount(context))
         let (light, dark) = renderers(context)
         let extras = [LivePage.Extra(label: strings.text("hosted.otherMethods"), href: HostedRoutes.page(context.checkout.id, "methods")),
                       LivePage.Extra(label: strings.text("hosted.cancel"), action: "cancel")]
