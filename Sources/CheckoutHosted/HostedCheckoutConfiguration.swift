@@ -63,7 +63,7 @@ public struct HostedCheckoutConfiguration: Sendable {
                                                            bodyRateGrace: .seconds(5), softLimit: 1024 - 128)
 
     /// True for `127.0.0.1`, `::1`, `localhost` and the rest of 127/8.
-    static func isLoopback(_ host: String) -> Bool {
+    public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 }

@@ -228,6 +228,8 @@ struct CardFormSessionTests {
         ])
         let form = checkout.form
         form.updateCardNumber("4242 4242 4242 4241")
+        // The BIN lookup the number started ends first: a submit racing it would make the snapshots depend on timing.
+        await form.settled()
         let formStates = form.states()
         let flowStates = form.flowStates()
         let state = await form.submit()
@@ -244,7 +246,7 @@ struct CardFormSessionTests {
         #expect(form.state == CardFormState(
             configuration: CardFormConfiguration(cardholderName: .required, billingFields: [.postalCode: .required]),
             data: CardFormState.Data(cardNumber: "424242••••••4241"), fieldErrors: errors, isValid: false,
-            availableNetworks: [.visa], binData: CardBinData(preferred: .visa, status: .partial, firstDigits: "424242"),
+            availableNetworks: [.visa], binData: CardBinData(preferred: .visa, status: .complete, firstDigits: "424242"),
             flow: .failed(failure)))
         #expect(checkout.sandbox.createPaymentCallCount == 0)
         #expect(checkout.session.deliveredOutcomes.isEmpty)

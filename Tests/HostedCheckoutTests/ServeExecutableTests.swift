@@ -59,6 +59,7 @@ struct ServeExecutableTests {
         (["serve", "--routing", "Config/routing.json"], Int32(2)),
         (["serve", "--webhook-url", "https://a.example"], Int32(2)),
         (["serve", "--tls-cert", "a.pem"], Int32(2)),
+        (["serve", "--public-url", "http://pay.example.com"], Int32(2)),
     ])
     func refusesWhatCannotWork(_ arguments: [String], _ status: Int32) async throws {
         let binary = try #require(Self.binary)

@@ -75,6 +75,13 @@ enum ServeCommand: DeclaredCommand {
             throw UsageError(message: "--webhook-url and --webhook-secret-file go together")
         }
         guard webhookText == nil || ledgerPath != nil else { throw UsageError(message: "--webhook-url needs --ledger") }
+        if let publicURL {
+            // The base handed to shoppers: https, or http on loopback (as the server itself serves plain HTTP).
+            guard let url = URL(string: publicURL), let scheme = url.scheme, let urlHost = url.host,
+                  scheme == "https" || (scheme == "http" && HostedCheckoutConfiguration.isLoopback(urlHost)) else {
+                throw UsageError(message: "--public-url must be an https URL (http only on loopback), got \(CommandSupport.quote(publicURL))")
+            }
+        }
         var apiKeys: [String: String] = [:]
         for file in keyFiles {
             do {
@@ -128,15 +135,8 @@ enum ServeCommand: DeclaredCommand {
                 payments = .router(try await OrchestrationSetup.router(try OrchestrationSetup.routing(routingPath), ledger: opened))
             }
             if let webhookText, let webhookSecret {
-                guard let url = URL(string: webhookText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
-                    throw UsageError(message: "--webhook-url must be an http(s) URL, got \(CommandSupport.quote(webhookText))")
-                }
-                var transport = HTTPTransportConfiguration(timeout: 10, exchangeTimeout: 30, maxBodyBytes: 64 * 1024)
-                transport.tls.caBundle = caBundle
-                let configured = WebhookDeliverer(outbox: opened, configuration: WebhookDeliveryConfiguration(
-                    endpoint: url, secret: try WebhooksCommand.readSecret(webhookSecret), transport: transport))
-                do { try configured.validate() } catch { throw CommandFailure(message: "cannot deliver to \(webhookText): \(error)") }
-                deliverer = configured
+                deliverer = try WebhooksCommand.deliverer(outbox: opened, url: webhookText, option: "--webhook-url",
+                                                          secretFile: webhookSecret, caBundle: caBundle)
             }
         }
         let configuration = HostedCheckoutConfiguration(host: host, port: port, tls: certificate.flatMap { c in key.map { (c, $0) } },

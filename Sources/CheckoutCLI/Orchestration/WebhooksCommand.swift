@@ -43,16 +43,8 @@ enum WebhooksCommand: DeclaredCommand {
         let caBundle = arguments.value("--ca-bundle")
         let _: Subcommand = try arguments.choice("subcommand")
         try arguments.finish()
-        guard let url = URL(string: urlText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
-            throw UsageError(message: "--url must be an http(s) URL, got \(CommandSupport.quote(urlText))")
-        }
-        let secret = try readSecret(secretPath)
         let ledger = try OrchestrationSetup.ledger(ledgerPath)
-        var transport = HTTPTransportConfiguration(timeout: 10, exchangeTimeout: 30, maxBodyBytes: 64 * 1024)
-        transport.tls.caBundle = caBundle
-        let deliverer = WebhookDeliverer(outbox: ledger, configuration: WebhookDeliveryConfiguration(endpoint: url, secret: secret,
-                                                                                                     transport: transport))
-        do { try deliverer.validate() } catch { throw CommandFailure(message: "cannot deliver to \(urlText): \(error)") }
+        let deliverer = try deliverer(outbox: ledger, url: urlText, option: "--url", secretFile: secretPath, caBundle: caBundle)
         var total = WebhookDeliverer.PassReport()
         while true {
             let pass = await deliverer.deliverDue()
@@ -74,8 +66,25 @@ enum WebhooksCommand: DeclaredCommand {
         return total.retried + total.abandoned + total.deferred == 0 ? 0 : 1
     }
 
+    /// A deliverer of `outbox`'s events to `url` (given as `option`), signed with the secret of `secretFile`, trusting
+    /// `caBundle` when given: what `webhooks deliver` and `serve --webhook-url` share.
+    /// - Throws: `UsageError` for a URL that is not http(s); `CommandFailure` for an unreadable or shared secret file, or
+    ///   an endpoint the transport refuses (plain HTTP off loopback).
+    static func deliverer(outbox: any WebhookOutbox, url urlText: String, option: String, secretFile: String,
+                          caBundle: String?) throws -> WebhookDeliverer {
+        guard let url = URL(string: urlText), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+            throw UsageError(message: "\(option) must be an http(s) URL, got \(CommandSupport.quote(urlText))")
+        }
+        var transport = HTTPTransportConfiguration(timeout: 10, exchangeTimeout: 30, maxBodyBytes: 64 * 1024)
+        transport.tls.caBundle = caBundle
+        let deliverer = WebhookDeliverer(outbox: outbox, configuration: WebhookDeliveryConfiguration(
+            endpoint: url, secret: try readSecret(secretFile), transport: transport))
+        do { try deliverer.validate() } catch { throw CommandFailure(message: "cannot deliver to \(urlText): \(error)") }
+        return deliverer
+    }
+
     /// The secret's first line, from a file private to its owner.
-    static func readSecret(_ path: String) throws -> [UInt8] {
+    private static func readSecret(_ path: String) throws -> [UInt8] {
         if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
             throw CommandFailure(message: "the secret file \(path) has mode \(String(mode & 0o777, radix: 8)), so its group or "
                                  + "others may read it; make it private with `chmod 600 \(path)`")
