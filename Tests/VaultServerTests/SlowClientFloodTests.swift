@@ -50,10 +50,15 @@ struct SlowClientFloodTests {
         let answers = try #require(result["victimAnswers"] as? Int)
         let failures = try #require(result["victimFailures"] as? [String])
         let p99 = try #require(result["victimP99"] as? Double)
-        // The attack really ran: every attacker connected, and without a per-address cap the
-        // table really filled up to where the reserve starts.
-        #expect(connects >= 1200, "\(name): only \(connects) attacker connections")
-        if !limits.isEmpty { #expect(peakOpen >= 800, "\(name): the attack held only \(peakOpen) connections at once") }
+        // The attack really ran. Under the default cap every address held its whole share at once (20 addresses × the
+        // cap of 32); how many more connects its attackers got in by retrying depends on the machine's speed, so it is
+        // not counted. Without a cap every attacker connected and the table filled up to where the reserve starts.
+        if limits.isEmpty {
+            #expect(peakOpen >= 20 * 32, "\(name): the attack held only \(peakOpen) connections at once")
+        } else {
+            #expect(connects >= 1200, "\(name): only \(connects) attacker connections")
+            #expect(peakOpen >= 800, "\(name): the attack held only \(peakOpen) connections at once")
+        }
         #expect(failures.isEmpty, "\(name): the victim failed \(failures.count) times: \(failures.prefix(5))")
         #expect(answers >= 20, "\(name): the victim got \(answers) answers")
         #expect(p99 < 1.0, "\(name): victim p99 \(p99) s")
