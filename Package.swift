@@ -142,7 +142,7 @@ let package = Package(
         // `checkout serve`: the hosted checkout page (the preview renderer's screens as working forms, on real sessions).
         .target(name: "CheckoutHosted",
                 dependencies: ["CheckoutKit", "CheckoutPreview", "MicroHTTPServer", "VaultServer", "CheckoutCrypto", "CheckoutLocking",
-                               "CheckoutOrchestration"],
+                               "CheckoutOrchestration", "HTTPTransport"],
                 path: "Sources/CheckoutHosted", swiftSettings: swift6),
         // The CLI's commands and their declared options, as a library so that tests parse and run them
         // in-process (output sinks injected); `checkout` is its thin entry point.

@@ -112,8 +112,8 @@ public final class DemoRunner: Sendable {
         let backend: HTTPRemoteVault
         let vaultAccess: VaultAccess
         let scope: VaultScope
-        let serverDatabase: String
-        let serverConfiguration: VaultServerConfiguration
+        /// The vault server as the demo made it, to serve again after going offline.
+        let vault: DemoVaultServer
         let port: Int
         let now: Date
     }
@@ -125,20 +125,10 @@ public final class DemoRunner: Sendable {
     private func setUp(workspace: URL) async throws -> Context {
         let defaults = try CheckoutDefaults.resolve(configDirectory: options.configDirectory)
         let apiKey = Self.apiKeyPrefix + Hex.encode(try SecureRandom.bytes(32))
-        let certificates = try await DemoCertificates.make(in: workspace)
-        var configuration = VaultServerConfiguration(listen: .init(host: "127.0.0.1", port: 0),
-                                                     apiKeys: [apiKey: Self.merchant],
-                                                     tls: .init(certificate: certificates.certificate,
-                                                                privateKey: certificates.privateKey))
-        configuration.threads = 2
-        let serverDatabase = workspace.appendingPathComponent("server.sqlite").path
-        let port = try startServer(configuration: configuration, database: serverDatabase)
-        configuration.listen.port = port
+        let (vault, started) = try await DemoVaultServer.start(in: workspace, apiKeys: [apiKey: Self.merchant])
+        server.withLock { $0 = started }
         let scope = VaultScope(merchantId: Self.merchant, customerId: "customer_demo")
-        guard let baseURL = URL(string: "https://127.0.0.1:\(port)") else {
-            throw CheckoutError(.invalidConfiguration, "bad server URL")
-        }
-        let tls = TLSOptions(caBundle: certificates.caBundle)
+        let baseURL = vault.url, tls = vault.tls, port = Int(vault.configuration.listen.port)
         // The merchant's backend: the only holder of the merchant key. It mints a short-lived key
         // for this customer and puts it in the client token it hands the device.
         let backend = HTTPRemoteVault(baseURL: baseURL, apiKey: apiKey, timeout: 2, resourceTimeout: 5, tls: tls)
@@ -160,16 +150,7 @@ public final class DemoRunner: Sendable {
         line("the backend minted an ephemeral key for \(scope.customerId) (\(minted.scope), expires in 15 minutes) and put it "
              + "in the client token: the device syncs with it alone and never holds the merchant key")
         return Context(defaults: defaults, processor: processor, registry: registry, store: store, engine: provider.engine,
-                       backend: backend, vaultAccess: access, scope: scope, serverDatabase: serverDatabase,
-                       serverConfiguration: configuration, port: port, now: now)
-    }
-
-    private func startServer(configuration: VaultServerConfiguration, database: String) throws -> Int {
-        let storage = try SQLiteVaultServerStorage(path: database)
-        let instance = VaultServer(configuration: configuration, storage: storage)
-        let port = try instance.start()
-        server.withLock { $0 = instance }
-        return port
+                       backend: backend, vaultAccess: access, scope: scope, vault: vault, port: port, now: now)
     }
 
     /// A fresh, ready checkout session: each payment is its own checkout (a success ends a run).
@@ -310,7 +291,8 @@ public final class DemoRunner: Sendable {
     }
 
     private func comeBackOnline(_ context: Context) async throws {
-        _ = try startServer(configuration: context.serverConfiguration, database: context.serverDatabase)
+        let restarted = try context.vault.start()
+        server.withLock { $0 = restarted }
         context.engine.reconnected()
         let report = try await context.engine.syncNow(scope: context.scope)
         let status = context.engine.currentStatus

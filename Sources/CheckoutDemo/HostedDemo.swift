@@ -34,24 +34,17 @@ public final class HostedDemo: Sendable {
                              apiKeys given: [String: String]? = nil) async throws -> HostedDemo {
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("checkout-serve-demo-\(SafeIdentifier.random())")
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var startedVault: VaultServer?
         do {
             let made = DemoRunner.apiKeyPrefix + Hex.encode(try SecureRandom.bytes(32))
             let apiKeys = given ?? [made: merchant]
             guard let apiKey = apiKeys.keys.sorted().first(where: { !$0.hasPrefix("sha256:") }) else {
                 throw HostedCheckoutError("the demo needs one plain KEY:MERCHANT entry")
             }
-            let certificates = try await DemoCertificates.make(in: workspace)
-            var vaultConfiguration = VaultServerConfiguration(listen: .init(host: "127.0.0.1", port: 0), apiKeys: apiKeys,
-                                                              tls: .init(certificate: certificates.certificate,
-                                                                         privateKey: certificates.privateKey))
-            vaultConfiguration.threads = 2
-            let vaultServer = VaultServer(configuration: vaultConfiguration,
-                                          storage: try SQLiteVaultServerStorage(path: workspace.appendingPathComponent("server.sqlite").path))
-            let vaultPort = try vaultServer.start()
-            guard let remote = URL(string: "https://127.0.0.1:\(vaultPort)") else { throw HostedCheckoutError("bad vault URL") }
+            let (demoVault, vaultServer) = try await DemoVaultServer.start(in: workspace, apiKeys: apiKeys)
+            startedVault = vaultServer
             let store = try await VaultStore.open(path: workspace.appendingPathComponent("hosted-vault.sqlite").path)
-            let tls = TLSOptions(caBundle: certificates.caBundle)
-            let vault = HostedVault(remote: remote, tls: tls, store: store, apiKeys: apiKeys)
+            let vault = HostedVault(remote: demoVault.url, tls: demoVault.tls, store: store, apiKeys: apiKeys)
             let server = try await HostedCheckoutServer(
                 configuration: HostedCheckoutConfiguration(host: host, port: port, apiKeys: apiKeys, servesReturnPage: true),
                 defaults: defaults,
@@ -60,6 +53,7 @@ public final class HostedDemo: Sendable {
             let url = try await createCheckout(baseURL: server.baseURL, apiKey: apiKey)
             return HostedDemo(server: server, url: url, vaultServer: vaultServer, workspace: workspace)
         } catch {
+            startedVault?.stop()
             try? FileManager.default.removeItem(at: workspace)
             throw error
         }

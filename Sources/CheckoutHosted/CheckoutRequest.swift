@@ -1,5 +1,6 @@
 import CheckoutKit
 import Foundation
+import HTTPTransport
 
 /// A merchant's `POST /v1/checkouts` body:
 /// `{"amount", "currency", "customer", "locale", "successUrl", "cancelUrl", "capture"}`.
@@ -89,7 +90,7 @@ struct CheckoutRequest: Sendable, Equatable {
               let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty, url.user == nil, url.password == nil else {
             throw Invalid(message: "\(name) must be an absolute https URL")
         }
-        guard scheme == "https" || (scheme == "http" && HostedCheckoutConfiguration.isLoopback(host)) else {
+        guard scheme == "https" || (scheme == "http" && LoopbackHost.contains(host)) else {
             throw Invalid(message: "\(name) must use https (http only for a loopback host)")
         }
         guard !PaymentDataRedactor.containsCardNumber(text) else {

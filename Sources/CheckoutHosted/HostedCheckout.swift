@@ -17,7 +17,19 @@ final class HostedCheckout: Sendable {
 
     /// A payment attempt under way: the session, its flow, and what it pays with.
     struct Attempt: Sendable {
-        enum Kind: Sendable, Equatable { case card, saved, redirect, wallet }
+        /// The card form, a saved method, or another method of the list (a redirect or a wallet).
+        enum Kind: Sendable, Equatable {
+            case card, saved, listed
+
+            /// The checkout's page the shopper goes back to after a failure.
+            var page: String {
+                switch self {
+                case .card: "card"
+                case .saved: "saved"
+                case .listed: "methods"
+                }
+            }
+        }
         let kind: Kind
         let session: CheckoutSession
         let flow: any PaymentFlow
@@ -39,15 +51,13 @@ final class HostedCheckout: Sendable {
     let id: String
     let merchant: String
     let request: CheckoutRequest
-    let createdAt: Date
     let expiresAt: Date
     let state = Locked(State())
 
-    init(id: String, merchant: String, request: CheckoutRequest, createdAt: Date, expiresAt: Date) {
+    init(id: String, merchant: String, request: CheckoutRequest, expiresAt: Date) {
         self.id = id
         self.merchant = merchant
         self.request = request
-        self.createdAt = createdAt
         self.expiresAt = expiresAt
     }
 

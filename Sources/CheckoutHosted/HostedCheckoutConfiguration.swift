@@ -61,11 +61,6 @@ public struct HostedCheckoutConfiguration: Sendable {
     public static let slowClients = ConnectionWatch.Limits(headTimeout: .seconds(10), requestTimeout: .seconds(20),
                                                            idleTimeout: .seconds(30), minBodyBytesPerSecond: 512,
                                                            bodyRateGrace: .seconds(5), softLimit: 1024 - 128)
-
-    /// True for `127.0.0.1`, `::1`, `localhost` and the rest of 127/8.
-    public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
-    }
 }
 
 /// Why the hosted checkout cannot start.

@@ -36,7 +36,7 @@ extension HostedCheckoutServer {
         var form: FormBody?
         if request.method == "POST" {
             form = FormBody(request.body)
-            guard let body = form, csrf.verify(token: body["csrf"], checkout: id, nonce: nonce) else {
+            guard let body = form, CSRFGuard.matches(body["csrf"], token) else {
                 let html = pages.message(context, name: "form-expired", heading: strings.text("hosted.title"),
                                          message: strings.text("hosted.error.form"),
                                          buttons: [.init(label: strings.text("hosted.back"), href: HostedRoutes.page(id))])
@@ -53,7 +53,7 @@ extension HostedCheckoutServer {
             return answer(410, pages.expired(context), visit: visit)
         }
         if request.method == "POST" {
-            return await act(on: name, visit: visit, now: now)
+            return await act(on: name, visit: visit)
         }
         return await show(name, visit: visit, query: request.query)
     }
@@ -110,7 +110,7 @@ extension HostedCheckoutServer {
 
     // MARK: Actions
 
-    private func act(on name: String?, visit: Visit, now: Date) async -> ServedResponse {
+    private func act(on name: String?, visit: Visit) async -> ServedResponse {
         let checkout = visit.checkout
         guard let form = visit.form else { return Self.plain(400, "bad form") }
         if form["action"] == "cancel" {
@@ -131,14 +131,14 @@ extension HostedCheckoutServer {
                 return redirect(HostedRoutes.page(checkout.id, "methods"), visit: visit)
             }
             if method == .paymentCard { return redirect(HostedRoutes.page(checkout.id, "card"), visit: visit) }
-            return await attempt(checkout, visit: visit, now: now, back: "methods") {
+            return await attempt(checkout, kind: .listed, visit: visit) {
                 let session = try await self.session(for: checkout, saveCard: false)
-                return HostedCheckout.Attempt(kind: .redirect, session: session, flow: try session.flow(for: method), saveCard: false)
-            } run: { attempt in await attempt.flow.submit() }
+                return (session, try session.flow(for: method))
+            }
         case "card":
-            return await payByCard(checkout, form: form, visit: visit, now: now)
+            return await payByCard(checkout, form: form, visit: visit)
         case "saved":
-            return await savedAction(checkout, form: form, visit: visit, now: now)
+            return await savedAction(checkout, form: form, visit: visit)
         case "delete":
             if form["action"] == "delete-confirm", let id = form["saved"] {
                 await deleteSaved(checkout, id: id)
@@ -166,12 +166,12 @@ extension HostedCheckoutServer {
         }
     }
 
-    private func payByCard(_ checkout: HostedCheckout, form: FormBody, visit: Visit, now: Date) async -> ServedResponse {
+    private func payByCard(_ checkout: HostedCheckout, form: FormBody, visit: Visit) async -> ServedResponse {
         let save = vault != nil && form["save"] == "1"
         let fields = pages.cardFields + pages.billingFields
-        return await attempt(checkout, visit: visit, now: now, back: "card", reuse: { $0.kind == .card && $0.saveCard == save }) {
+        return await attempt(checkout, kind: .card, saveCard: save, visit: visit, reuse: { $0.kind == .card && $0.saveCard == save }) {
             let session = try await self.session(for: checkout, saveCard: save)
-            return HostedCheckout.Attempt(kind: .card, session: session, flow: try session.cardForm(), saveCard: save)
+            return (session, try session.cardForm())
         } check: { attempt in
             guard let card = attempt.flow as? CardFormSession else { return nil }
             // An empty number or code keeps what the form holds from the last submit (the page never shows them).
@@ -201,7 +201,7 @@ extension HostedCheckoutServer {
                     self.pages.cardForm(visit.context, values: values, errors: errors, networks: networks, selected: state.selectedNetwork,
                                         saveChoice: self.vault == nil ? nil : save,
                                         notice: errors.isEmpty ? visit.context.strings.text("hosted.chooseNetwork") : nil))
-        } run: { attempt in await attempt.flow.submit() }
+        }
     }
 
     /// What a card form may show of what was typed: every field of the page as its snapshot has it (the number masked,
@@ -215,7 +215,7 @@ extension HostedCheckoutServer {
         return values
     }
 
-    private func savedAction(_ checkout: HostedCheckout, form: FormBody, visit: Visit, now: Date) async -> ServedResponse {
+    private func savedAction(_ checkout: HostedCheckout, form: FormBody, visit: Visit) async -> ServedResponse {
         let action = form["action"] ?? "pay"
         if action.hasPrefix("default:") {
             await setDefault(checkout, id: String(action.dropFirst("default:".count)))
@@ -237,24 +237,22 @@ extension HostedCheckoutServer {
         }
         // The core's rules judge the code (digits only, the network's length): a bad one fails the attempt with its notice.
         let cvv = (form["cvv"] ?? "").trimmingCharacters(in: .whitespaces)
-        return await attempt(checkout, visit: visit, now: now, back: "saved") {
+        return await attempt(checkout, kind: .saved, visit: visit) {
             let session = try await self.session(for: checkout, saveCard: false)
-            let flow = try session.vaultedFlow(for: method, cvv: cvv.isEmpty ? nil : SecurityCode(cvv))
-            return HostedCheckout.Attempt(kind: .saved, session: session, flow: flow, saveCard: false)
-        } run: { attempt in await attempt.flow.submit() }
+            return (session, try session.vaultedFlow(for: method, cvv: cvv.isEmpty ? nil : SecurityCode(cvv)))
+        }
     }
 
     /// Runs one payment step on `checkout`: takes it (one step at a time), counts the attempt against the
-    /// checkout's limit, makes (or reuses) the attempt, lets `check` refuse it with a page, runs it, and answers
-    /// with where the shopper goes next.
-    private func attempt(_ checkout: HostedCheckout, visit: Visit, now: Date, back: String,
+    /// checkout's limit, makes (or reuses) the attempt's session and flow, lets `check` refuse it with a page, submits
+    /// it, and answers with where the shopper goes next.
+    private func attempt(_ checkout: HostedCheckout, kind: HostedCheckout.Attempt.Kind, saveCard: Bool = false, visit: Visit,
                          reuse: (HostedCheckout.Attempt) -> Bool = { _ in false },
-                         make: () async throws -> HostedCheckout.Attempt,
-                         check: (HostedCheckout.Attempt) async -> (Int, String)? = { _ in nil },
-                         run: (HostedCheckout.Attempt) async -> PaymentFlowState) async -> ServedResponse {
+                         make: () async throws -> (CheckoutSession, any PaymentFlow),
+                         check: (HostedCheckout.Attempt) async -> (Int, String)? = { _ in nil }) async -> ServedResponse {
         guard checkout.begin() else { return redirect(HostedRoutes.page(checkout.id), visit: visit) }
         defer { checkout.end() }
-        if attemptLimiter.acquire(checkout.id, now: Self.milliseconds(now)) != nil {
+        if attemptLimiter.acquire(checkout.id, now: clock.nowMillis) != nil {
             var answer = Self.plain(429, "too many attempts on this checkout; wait a minute")
             answer.headers.append(("Retry-After", "60"))
             return answer
@@ -265,16 +263,16 @@ extension HostedCheckoutServer {
         } else {
             await abandonAttempt(checkout)
             do {
-                current = try await make()
+                let (session, flow) = try await make()
+                current = HostedCheckout.Attempt(kind: kind, session: session, flow: flow, saveCard: saveCard)
             } catch {
                 checkout.state.withLock { $0.failure = "hosted.failure.other" }
-                return redirect(HostedRoutes.page(checkout.id, back), visit: visit)
+                return redirect(HostedRoutes.page(checkout.id, kind.page), visit: visit)
             }
             checkout.state.withLock { $0.attempt = current }
         }
         if let (status, html) = await check(current) { return answer(status, html, visit: visit) }
-        let state = await run(current)
-        return await conclude(state, attempt: current, checkout: checkout, visit: visit, back: back, failure: nil)
+        return await conclude(await current.flow.submit(), attempt: current, checkout: checkout, visit: visit, failure: nil)
     }
 
     /// Continues the attempt waiting for a challenge or redirect.
@@ -283,20 +281,20 @@ extension HostedCheckoutServer {
         guard checkout.begin() else { return redirect(HostedRoutes.page(checkout.id), visit: visit) }
         defer { checkout.end() }
         guard let attempt = checkout.state.withLock({ $0.attempt }) else { return redirect(HostedRoutes.page(checkout.id), visit: visit) }
-        let back = attempt.kind == .card ? "card" : attempt.kind == .saved ? "saved" : "methods"
         let state: PaymentFlowState
         do {
             state = try await body(attempt)
         } catch {
             await abandonAttempt(checkout)
             checkout.state.withLock { $0.failure = failure }
-            return redirect(HostedRoutes.page(checkout.id, back), visit: visit)
+            return redirect(HostedRoutes.page(checkout.id, attempt.kind.page), visit: visit)
         }
-        return await conclude(state, attempt: attempt, checkout: checkout, visit: visit, back: back, failure: failure)
+        return await conclude(state, attempt: attempt, checkout: checkout, visit: visit, failure: failure)
     }
 
     private func conclude(_ state: PaymentFlowState, attempt: HostedCheckout.Attempt, checkout: HostedCheckout, visit: Visit,
-                          back: String, failure: String?) async -> ServedResponse {
+                          failure: String?) async -> ServedResponse {
+        let back = attempt.kind.page
         switch state {
         case .succeeded(let result):
             checkout.state.withLock { state in

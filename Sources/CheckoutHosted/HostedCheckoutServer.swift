@@ -4,6 +4,7 @@ import CheckoutLocking
 import CheckoutPreview
 import CheckoutOrchestration
 import Foundation
+import HTTPTransport
 import MicroHTTPServer
 import VaultServer
 
@@ -49,7 +50,7 @@ public final class HostedCheckoutServer: Sendable {
     ///   is configured, the theme cannot be resolved, or the configured methods cannot start a session.
     public init(configuration: HostedCheckoutConfiguration, defaults: CheckoutDefaults, payments: HostedPayments = .sandbox(),
                 vault: HostedVault? = nil, events: PaymentLedger? = nil, clock: WallClock = .system) async throws(HostedCheckoutError) {
-        guard configuration.tls != nil || HostedCheckoutConfiguration.isLoopback(configuration.host) else {
+        guard configuration.tls != nil || LoopbackHost.contains(configuration.host) else {
             throw HostedCheckoutError("plain HTTP is served only on loopback: give --tls-cert and --tls-key to listen on "
                                       + configuration.host)
         }
@@ -141,7 +142,7 @@ public final class HostedCheckoutServer: Sendable {
     public func handle(_ request: ServedRequest) async -> ServedResponse {
         guard let segments = request.segments else { return Self.plain(400, "bad path") }
         let now = clock.now
-        if let wait = addressLimiter.acquire(request.peerAddress ?? "-", now: Self.milliseconds(now)) {
+        if let wait = addressLimiter.acquire(request.peerAddress ?? "-", now: clock.nowMillis) {
             var answer = Self.plain(429, "too many requests")
             answer.headers.append(("Retry-After", String(wait)))
             return answer
@@ -167,11 +168,7 @@ public final class HostedCheckoutServer: Sendable {
     }
 
     private func create(_ request: ServedRequest, now: Date) -> ServedResponse {
-        guard let merchant = merchant(request) else {
-            var answer = ServedResponse.error(401, code: "unauthorized", message: "a valid merchant API key is required")
-            answer.headers.append(("WWW-Authenticate", "Bearer"))
-            return answer
-        }
+        guard let merchant = merchant(request) else { return Self.unauthorized() }
         if let type = request.header("content-type"), !type.lowercased().hasPrefix("application/json") {
             return .error(415, code: "unsupported-media-type", message: "send application/json")
         }
@@ -200,7 +197,7 @@ public final class HostedCheckoutServer: Sendable {
         }
         let lifetime = min(Double(configuration.checkoutLifetime.components.seconds), Double(parsed.expiresInSeconds ?? Int.max))
         let expiresAt = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + lifetime).rounded(.down))
-        let checkout = HostedCheckout(id: id, merchant: merchant, request: parsed, createdAt: now, expiresAt: expiresAt)
+        let checkout = HostedCheckout(id: id, merchant: merchant, request: parsed, expiresAt: expiresAt)
         guard checkouts.add(checkout, now: now) else {
             return .error(503, code: "at-capacity", message: "too many open checkouts; try again later")
         }
@@ -212,11 +209,7 @@ public final class HostedCheckoutServer: Sendable {
     }
 
     private func status(_ request: ServedRequest, id: String, now: Date) -> ServedResponse {
-        guard let merchant = merchant(request) else {
-            var answer = ServedResponse.error(401, code: "unauthorized", message: "a valid merchant API key is required")
-            answer.headers.append(("WWW-Authenticate", "Bearer"))
-            return answer
-        }
+        guard let merchant = merchant(request) else { return Self.unauthorized() }
         // Another merchant's checkout answers as a missing one: nothing about it leaks.
         guard let checkout = checkouts.find(id), checkout.merchant == merchant else {
             return .error(404, code: "not-found", message: "no such checkout")
@@ -262,15 +255,14 @@ public final class HostedCheckoutServer: Sendable {
         "co_" + NibbleLetters.string(try SecureRandom.bytes(16))
     }
 
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
-
     /// RFC 3339 in UTC, whole seconds: `2026-12-07T05:00:00Z`.
-    static func timestamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { let v = value ?? 0; return v < 10 ? "0\(v)" : "\(v)" }
-        return "\(parts.year ?? 1970)-\(two(parts.month))-\(two(parts.day))T\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second))Z"
+    static func timestamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    /// `401` with `WWW-Authenticate: Bearer`.
+    static func unauthorized() -> ServedResponse {
+        var answer = ServedResponse.error(401, code: "unauthorized", message: "a valid merchant API key is required")
+        answer.headers.append(("WWW-Authenticate", "Bearer"))
+        return answer
     }
 
     static func plain(_ status: Int, _ text: String) -> ServedResponse {

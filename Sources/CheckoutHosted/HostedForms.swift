@@ -1,29 +1,21 @@
 import CheckoutCrypto
 import CheckoutKit
 import Foundation
+import MicroHTTPServer
 import VaultServer
 
-/// A browser form's body (`application/x-www-form-urlencoded`): names to values, `+` as a space, percent escapes
-/// decoded. A repeated name keeps its first value; a malformed escape makes the whole body malformed.
+/// A browser form's body (`application/x-www-form-urlencoded`, decoded by `MicroRequestTarget.formFields`): a body
+/// that is not UTF-8 or has an escape that does not decode is malformed as a whole.
 struct FormBody: Sendable {
     let fields: [String: String]
 
     init?(_ bytes: [UInt8]) {
-        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]), let value = Self.decode(parts.count > 1 ? parts[1] : "") else { return nil }
-            if fields[name] == nil { fields[name] = value }
-        }
+        guard let text = String(validating: bytes, as: UTF8.self),
+              let fields = MicroRequestTarget.formFields(text[...], skippingMalformed: false) else { return nil }
         self.fields = fields
     }
 
     subscript(name: String) -> String? { fields[name] }
-
-    private static func decode(_ part: Substring) -> String? {
-        String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-    }
 }
 
 /// The CSRF defence of the checkout pages: a random per-browser cookie scoped to the checkout's path, and in
@@ -46,10 +38,10 @@ struct CSRFGuard: Sendable {
         NibbleLetters.string(HMAC.sha256(key: secret, message: Array("\(checkout)\n\(nonce)".utf8)))
     }
 
-    /// True when `token` is the form token of `checkout` for `nonce`.
-    func verify(token: String?, checkout: String, nonce: String?) -> Bool {
-        guard let token, let nonce, !nonce.isEmpty else { return false }
-        return ConstantTime.equals(Array(token.utf8), Array(self.token(checkout: checkout, nonce: nonce).utf8))
+    /// True when a form sent `sent` and its page's token is `expected` (compared in constant time).
+    static func matches(_ sent: String?, _ expected: String) -> Bool {
+        guard let sent else { return false }
+        return ConstantTime.equals(Array(sent.utf8), Array(expected.utf8))
     }
 
     /// The value of the cookie `name` in a `Cookie` header.

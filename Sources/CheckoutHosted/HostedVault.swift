@@ -45,10 +45,7 @@ public final class HostedVault: Sendable {
         let lifetime = keyLifetime
         let minted = try await backend.createEphemeralKey(customerId: scope.customerId, ttlSeconds: lifetime)
         let access = VaultAccess(url: remote.absoluteString, key: minted.secret, expiresAt: minted.expiresAt)
-        var token = CheckoutKit.sandboxClientToken(configuration: CheckoutConfiguration(paymentMethods: []), merchantId: scope.merchantId,
-                                                   customerId: scope.customerId, now: now, vault: access)
-        token.paymentMethods = []
-        let provider = try CheckoutKit.vaultSync(for: token, store: store, tls: tls, refresh: { requested in
+        let provider = try CheckoutKit.vaultSync(access: access, scope: scope, store: store, tls: tls, refresh: { requested in
             try await backend.createEphemeralKey(customerId: requested.customerId, ttlSeconds: lifetime).vaultKey
         }, configuration: SyncEngine.Configuration(interval: nil))
         _ = try await provider.engine.syncNow(scope: scope)

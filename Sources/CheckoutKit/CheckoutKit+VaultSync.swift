@@ -34,8 +34,17 @@ extension CheckoutKit {
         guard let access = token.vault else {
             throw VaultSyncSetupError(description: "the client token carries no vault access")
         }
+        return try vaultSync(access: access, scope: VaultScope(merchantId: token.merchantId, customerId: token.customerId),
+                             store: store, tls: tls, refresh: refresh, configuration: configuration)
+    }
+
+    /// `vaultSync(for:)` for a host that holds the vault access and the customer itself (a server minting a customer's
+    /// key, as the hosted checkout does) rather than a client token.
+    public static func vaultSync(access: VaultAccess, scope: VaultScope, store: VaultStore, tls: TLSOptions = TLSOptions(),
+                                 refresh: (@Sendable (VaultScope) async throws -> EphemeralVaultKey)? = nil,
+                                 configuration: SyncEngine.Configuration? = nil) throws(VaultSyncSetupError)
+        -> SyncingVaultProvider {
         guard let url = URL(string: access.url) else { throw VaultSyncSetupError(description: "vault.url is not a URL") }
-        let scope = VaultScope(merchantId: token.merchantId, customerId: token.customerId)
         let first = EphemeralVaultKey(secret: access.key, expiresAt: access.expiresAt)
         let handedOut = ManagedFlag()
         let remote = HTTPRemoteVault(baseURL: url, credentials: .ephemeral { requested in

@@ -105,23 +105,19 @@ extension PreviewRenderer {
     /// One copy of a message page: heading, message, and the buttons stacked under them.
     func messageBody(live: LivePage, heading: String, message: String, buttons: [LivePage.Extra]) -> String {
         let type = theme.typography, color = theme.color
-        let width = contentWidth
         var top = margin
-        let headingLines = TextMeasure.shipped.lines(heading, style: type.titleLarge, width: width)
-        var inner = positioned("role=\"heading\" aria-level=\"1\" data-part=\"heading\"", top: top, height: Double(headingLines.count) * type.titleLarge.lineHeight,
-                               style: "color:\(color.text.primary.hex);" + PreviewStyle.font(type.titleLarge),
-                               content: headingLines.map { "<span data-line=\"\">\(HTMLText.escape($0))</span>" }.joined())
-        top += Double(headingLines.count) * type.titleLarge.lineHeight + theme.space.medium
+        let (heading, headingHeight) = textBlock(heading, type.titleLarge, attributes: "role=\"heading\" aria-level=\"1\" data-part=\"heading\"",
+                                                 top: top)
+        var inner = heading
+        top += headingHeight + theme.space.medium
         if let notice = live.notice {
             let (element, height) = noticeElement(notice, top: top)
             inner += element
             top += height + theme.space.medium
         }
-        let messageLines = TextMeasure.shipped.lines(message, style: type.bodyMedium, width: width)
-        inner += positioned("data-part=\"message\"", top: top, height: Double(messageLines.count) * type.bodyMedium.lineHeight,
-                            style: "color:\(color.text.primary.hex);" + PreviewStyle.font(type.bodyMedium),
-                            content: messageLines.map { "<span data-line=\"\">\(HTMLText.escape($0))</span>" }.joined())
-        top += Double(messageLines.count) * type.bodyMedium.lineHeight + theme.space.large
+        let (text, textHeight) = textBlock(message, type.bodyMedium, attributes: "data-part=\"message\"", top: top)
+        inner += text
+        top += textHeight + theme.space.large
         let buttonHeight = max(theme.component.buttonHeight, theme.component.minTouchTarget)
         for (offset, button) in buttons.enumerated() {
             let primary = offset == 0
@@ -144,16 +140,24 @@ extension PreviewRenderer {
             + "<form method=\"post\" action=\"\(HTMLText.escape(live.action))\">\(hidden)\n\(inner)</form>\n</div>\n"
     }
 
+    /// A block of text across the content width at `top`, in `style` and the primary text colour: its element and height.
+    private func textBlock(_ text: String, _ style: Typography, attributes: String, top: Double) -> (String, Double) {
+        let lines = PreviewStyle.lines(text, style, width: contentWidth)
+        let height = Double(lines.count) * style.lineHeight
+        return (positioned(attributes, top: top, height: height, style: "color:\(theme.color.text.primary.hex);" + PreviewStyle.font(style),
+                           content: lines.html), height)
+    }
+
     private func noticeElement(_ notice: String, top: Double) -> (String, Double) {
         let type = theme.typography, color = theme.color
         let padding = theme.space.medium
-        let lines = TextMeasure.shipped.lines(notice, style: type.bodyMedium, width: max(1, contentWidth - 2 * padding))
+        let lines = PreviewStyle.lines(notice, type.bodyMedium, width: max(1, contentWidth - 2 * padding))
         let height = Double(lines.count) * type.bodyMedium.lineHeight + 2 * padding
         let element = positioned("role=\"alert\" data-part=\"notice\"", top: top, height: height,
                                  style: "padding:\(PreviewStyle.px(padding));border-radius:\(PreviewStyle.px(theme.radius.medium));"
                                     + PreviewStyle.border(theme.borderWidth.medium, color.border.outlined.error)
                                     + "color:\(color.text.primary.hex);background:\(color.surface.hex);" + PreviewStyle.font(type.bodyMedium),
-                                 content: lines.map { "<span data-line=\"\">\(HTMLText.escape($0))</span>" }.joined())
+                                 content: lines.html)
         return (element, height)
     }
 

@@ -27,4 +27,11 @@ enum PreviewStyle {
         String(name.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == " " || $0 == "-" }
             .map(Character.init))
     }
+
+    /// `text` broken into the lines `TextMeasure` gives it at `width` (as the layout engine measures it), one escaped
+    /// `data-line` block each, and how many lines that is.
+    static func lines(_ text: String, _ style: Typography, width: Double) -> (html: String, count: Int) {
+        let lines = TextMeasure.shipped.lines(text, style: style, width: width)
+        return (lines.map { "<span data-line=\"\">\(HTMLText.escape($0))</span>" }.joined(), lines.count)
+    }
 }

@@ -39,10 +39,7 @@ struct SlotPainter {
 
     /// `text` broken into the lines `TextMeasure` gives it at `width` (as the layout engine measured it), one
     /// `data-line` block each, escaped.
-    private func lines(_ text: String, _ style: Typography, width: Double) -> String {
-        TextMeasure.shipped.lines(text, style: style, width: width)
-            .map { "<span data-line=\"\">\(HTMLText.escape($0))</span>" }.joined()
-    }
+    private func lines(_ text: String, _ style: Typography, width: Double) -> String { PreviewStyle.lines(text, style, width: width).html }
 
     func paint(_ frame: LayoutFrame) -> Paint {
         switch frame.slot {

@@ -46,8 +46,22 @@ struct TransportEndpoint: Sendable, Equatable {
             + (path.hasSuffix("/") ? String(path.dropLast()) : path)
     }
 
-    /// True for `localhost` and loopback address literals.
-    static func isLoopback(_ host: String) -> Bool {
+    /// True for `localhost` and loopback address literals (`LoopbackHost`).
+    static func isLoopback(_ host: String) -> Bool { LoopbackHost.contains(host) }
+
+    /// The full URL of `path`, or an error when the path could break out of the URL.
+    func url(for path: String) throws(HTTPTransportError) -> String {
+        guard path.hasPrefix("/"), path.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x23 }) else {
+            throw HTTPTransportError(.invalidRequest, "the path must start with / and hold only visible ASCII")
+        }
+        return base + path
+    }
+}
+
+/// Which hosts are this machine: what "plain HTTP only to loopback" means, for the package's client and servers alike.
+package enum LoopbackHost {
+    /// True for `localhost` (and `*.localhost`), 127.0.0.0/8 and `::1`.
+    package static func contains(_ host: String) -> Bool {
         let lowered = host.lowercased()
         if lowered == "localhost" || lowered.hasSuffix(".localhost") { return true }
         var v4 = in_addr()
@@ -57,13 +71,5 @@ struct TransportEndpoint: Sendable, Equatable {
             return withUnsafeBytes(of: &v6) { bytes in bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1 }
         }
         return false
-    }
-
-    /// The full URL of `path`, or an error when the path could break out of the URL.
-    func url(for path: String) throws(HTTPTransportError) -> String {
-        guard path.hasPrefix("/"), path.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x23 }) else {
-            throw HTTPTransportError(.invalidRequest, "the path must start with / and hold only visible ASCII")
-        }
-        return base + path
     }
 }

@@ -88,8 +88,8 @@ public final class MicroHTTPServer: Sendable {
             }
             let limits = configuration.slowClientLimits
             let watch = limits.map { limits in
-                ConnectionWatch(limits: limits, isTLS: pem != nil, lateHeadAnswer: Array(
-                    "HTTP/1.1 408 Request Timeout\r\nContent-Type: text/plain\r\nContent-Length: 16\r\nConnection: close\r\n\r\nrequest timeout\n".utf8))
+                ConnectionWatch(limits: limits, isTLS: pem != nil, lateHeadAnswer: ServedResponse.error(
+                    408, code: "request-timeout", message: "the request did not arrive in time", close: true).rawHTTP())
             }
             let started = HTTPServerCore(
                 configuration: .init(host: configuration.host, port: configuration.port, threads: configuration.threads, tls: pem,

@@ -77,3 +77,15 @@ public struct ServedResponse: Sendable {
         return response
     }
 }
+
+extension ServedResponse {
+    /// The whole response as HTTP/1.1 bytes, for the few answers written to a socket directly (the 408 of a late head,
+    /// which libmicrohttpd never saw complete).
+    public func rawHTTP() -> [UInt8] {
+        let reason = [408: "Request Timeout"][status] ?? "Error"
+        var head = "HTTP/1.1 \(status) \(reason)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(body.count)\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n"
+        return Array(head.utf8) + body
+    }
+}

@@ -1,3 +1,5 @@
+import MicroHTTPServer
+
 /// An admitted request as the handler serves it, already read from the connection.
 struct VaultHTTPRequest: Sendable {
     /// What the head established (`VaultRequestHandler.admit`): route and caller.
@@ -30,10 +32,6 @@ extension VaultHTTPResponse {
     /// (the 408 of a late head, which libmicrohttpd never saw complete). Only `.bytes` bodies.
     func rawHTTP(close: Bool) -> [UInt8] {
         guard case .bytes(let body) = body else { return [] }
-        let reason = [408: "Request Timeout"][status] ?? "Error"
-        var head = "HTTP/1.1 \(status) \(reason)\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        head += "Content-Length: \(body.count)\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n"
-        return Array(head.utf8) + body
+        return ServedResponse(status: status, headers: headers.map { ($0.0, $0.1) }, body: body, close: close).rawHTTP()
     }
 }

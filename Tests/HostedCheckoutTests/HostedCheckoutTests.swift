@@ -313,8 +313,7 @@ import Testing
     /// paid it, must not start a second payment when it gets its turn.
     @Test func aCheckoutNoLongerOpenTakesNoStep() throws {
         let request = try CheckoutRequest.parse(Array(Self.body().utf8))
-        let checkout = HostedCheckout(id: "co_x", merchant: "merchant_a", request: request, createdAt: Date(),
-                                      expiresAt: Date().addingTimeInterval(60))
+        let checkout = HostedCheckout(id: "co_x", merchant: "merchant_a", request: request, expiresAt: Date().addingTimeInterval(60))
         #expect(checkout.begin())
         #expect(!checkout.begin())
         checkout.end()

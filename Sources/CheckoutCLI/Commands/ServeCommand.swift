@@ -5,6 +5,7 @@ import CheckoutLocking
 import CheckoutOrchestration
 import Dispatch
 import Foundation
+import HTTPTransport
 import VaultServer
 
 /// `checkout serve`: the hosted checkout page.
@@ -78,7 +79,7 @@ enum ServeCommand: DeclaredCommand {
         if let publicURL {
             // The base handed to shoppers: https, or http on loopback (as the server itself serves plain HTTP).
             guard let url = URL(string: publicURL), let scheme = url.scheme, let urlHost = url.host,
-                  scheme == "https" || (scheme == "http" && HostedCheckoutConfiguration.isLoopback(urlHost)) else {
+                  scheme == "https" || (scheme == "http" && LoopbackHost.contains(urlHost)) else {
                 throw UsageError(message: "--public-url must be an https URL (http only on loopback), got \(CommandSupport.quote(publicURL))")
             }
         }
