@@ -29,7 +29,7 @@ public enum AES256 {
     }
 
     private static func cipher(_ block: [UInt8], key: [UInt8], encrypt: Bool) throws(CryptoError) -> [UInt8] {
-        _ = LibCrypto.ready
+        let aes = Algorithms.shared.aes256ECB
         guard key.count == keyByteCount else {
             throw CryptoError(.invalidKeyLength, "AES-256 needs a \(keyByteCount)-byte key, not \(key.count) bytes")
         }
@@ -46,7 +46,7 @@ public enum AES256 {
         let succeeded = key.withUnsafeBufferPointer { keyBuffer in
             block.withUnsafeBufferPointer { input in
                 output.withUnsafeMutableBufferPointer { out in
-                    EVP_CipherInit_ex(context, EVP_aes_256_ecb(), nil, keyBuffer.baseAddress, nil, encrypt ? 1 : 0) == 1
+                    EVP_CipherInit_ex2(context, aes, keyBuffer.baseAddress, nil, encrypt ? 1 : 0, nil) == 1
                         && EVP_CIPHER_CTX_set_padding(context, 0) == 1
                         && EVP_CipherUpdate(context, out.baseAddress, &updated, input.baseAddress, Int32(blockByteCount)) == 1
                         && EVP_CipherFinal_ex(context, out.baseAddress! + Int(updated), &finished) == 1

@@ -16,12 +16,12 @@ public enum Digest {
     /// libcrypto fails here only when it cannot allocate; that stops the process like any other
     /// allocation failure rather than making every caller handle an error that cannot happen.
     public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        _ = LibCrypto.ready
+        let md = Algorithms.shared.sha256
         var digest = [UInt8](repeating: 0, count: sha256ByteCount)
         var size: UInt32 = 0
         let status = withBytePointer(bytes) { pointer, count in
             digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(pointer, count, output.baseAddress, &size, EVP_sha256(), nil)
+                EVP_Digest(pointer, count, output.baseAddress, &size, md, nil)
             }
         }
         guard status == 1, size == UInt32(sha256ByteCount) else {

@@ -23,19 +23,19 @@ struct FormBody: Sendable {
 /// both arrive and agree (compared in constant time), so another site can neither read nor forge the token.
 /// Both are spelt in letters (`NibbleLetters`): a random run of digits could read as a card number.
 struct CSRFGuard: Sendable {
-    private let secret: [UInt8]
+    private let secret: HMAC.Key
 
     /// The cookie's name.
     static let cookie = "ck_browser"
 
-    init() throws(CryptoError) { secret = try SecureRandom.bytes(32) }
+    init() throws(CryptoError) { secret = HMAC.Key(try SecureRandom.bytes(32)) }
 
     /// A new browser nonce for the cookie.
     func newNonce() throws(CryptoError) -> String { NibbleLetters.string(try SecureRandom.bytes(16)) }
 
     /// The token a form of `checkout` carries for the browser holding `nonce`.
     func token(checkout: String, nonce: String) -> String {
-        NibbleLetters.string(HMAC.sha256(key: secret, message: Array("\(checkout)\n\(nonce)".utf8)))
+        NibbleLetters.string(secret.sha256(Array("\(checkout)\n\(nonce)".utf8)))
     }
 
     /// True when a form sent `sent` and its page's token is `expected` (compared in constant time).

@@ -43,7 +43,7 @@ struct ChangeCursor: Sendable {
     }
 
     private let cipherKey: [UInt8]
-    private let macKey: [UInt8]
+    private let macKey: HMAC.Key
 
     /// A cursor codec under `secret` (any length; 32 random bytes from the storage). The keys are
     /// derived once, here.
@@ -51,8 +51,8 @@ struct ChangeCursor: Sendable {
         let salt = Array("checkoutkit change cursor v3".utf8)
         cipherKey = try HKDF.sha256(key: secret, salt: salt, info: Array("aes-256".utf8),
                                     outputByteCount: AES256.keyByteCount)
-        macKey = try HKDF.sha256(key: secret, salt: salt, info: Array("hmac-sha-256".utf8),
-                                 outputByteCount: HMAC.sha256ByteCount)
+        macKey = HMAC.Key(try HKDF.sha256(key: secret, salt: salt, info: Array("hmac-sha-256".utf8),
+                                          outputByteCount: HMAC.sha256ByteCount))
     }
 
     /// The cursor after `sequence` for `key`'s feed, issued while the customer's purge horizon is
@@ -114,11 +114,11 @@ struct ChangeCursor: Sendable {
 
     /// The 8 bytes that tie a block to its customer.
     private func binding(_ customer: [UInt8]) -> ArraySlice<UInt8> {
-        HMAC.sha256(key: macKey, message: Array("binding".utf8) + customer).prefix(8)
+        macKey.sha256(Array("binding".utf8) + customer).prefix(8)
     }
 
     /// The 16-byte tag over a ciphertext for its customer (a `v4.` tag covers the prefix too).
     private func tag(_ ciphertext: [UInt8], _ customer: [UInt8], legacy: Bool) -> ArraySlice<UInt8> {
-        HMAC.sha256(key: macKey, message: (legacy ? [] : Self.prefix) + ciphertext + customer).prefix(16)
+        macKey.sha256((legacy ? [] : Self.prefix) + ciphertext + customer).prefix(16)
     }
 }

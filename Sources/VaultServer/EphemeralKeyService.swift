@@ -80,15 +80,15 @@ struct EphemeralKeyService: Sendable {
     }
 
     /// The stored form of a secret: HMAC-SHA-256 under the hash key, as 64 letters a–p.
-    static func hash(_ secret: [UInt8], key: [UInt8]) -> String {
-        NibbleLetters.string(HMAC.sha256(key: key, message: secret))
+    static func hash(_ secret: [UInt8], key: HMAC.Key) -> String {
+        NibbleLetters.string(key.sha256(secret))
     }
 
     /// The HMAC key of secret hashes, derived once from the storage's secret.
-    private func hashKey() throws -> [UInt8] {
+    private func hashKey() throws -> HMAC.Key {
         if let key = hashKeyCache.key.withLock({ $0 }) { return key }
         let secret = try storage.read { tx in try tx.cursorSecret() }
-        let key = HMAC.sha256(key: secret, message: Array("checkoutkit ephemeral-key-hash v1".utf8))
+        let key = HMAC.Key(HMAC.sha256(key: secret, message: Array("checkoutkit ephemeral-key-hash v1".utf8)))
         hashKeyCache.key.withLock { $0 = key }
         return key
     }
@@ -96,5 +96,5 @@ struct EphemeralKeyService: Sendable {
 
 /// Holds the hash key once derived (shared by copies of the service).
 private final class HashKeyCache: Sendable {
-    let key = Locked<[UInt8]?>(nil)
+    let key = Locked<HMAC.Key?>(nil)
 }

@@ -35,4 +35,39 @@ struct HMACTests {
         #expect(Hex.encode(HMAC.sha256(key: vector.key, message: vector.data)) == vector.mac)
         #expect(Hex.encode(HMAC.sha256(key: vector.key[...], message: vector.data[...])) == vector.mac)
     }
+
+    @Test("a prepared key gives RFC 4231's tags, again and again", arguments: vectors)
+    func preparedKey(_ vector: Vector) {
+        let key = HMAC.Key(vector.key)
+        for _ in 0..<3 {
+            #expect(Hex.encode(key.sha256(vector.data)) == vector.mac)
+            #expect(Hex.encode(key.sha256(vector.data[...])) == vector.mac)
+        }
+    }
+
+    @Test("an empty key and an empty message: the RFC 2104 value, one-shot and prepared")
+    func emptyKeyAndMessage() {
+        // HMAC-SHA-256 with a zero-length key over zero bytes, as published by many libraries'
+        // test suites (Python's hmac, Go's crypto/hmac).
+        let expected = "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"
+        #expect(Hex.encode(HMAC.sha256(key: [UInt8](), message: [UInt8]())) == expected)
+        #expect(Hex.encode(HMAC.Key([UInt8]()).sha256([UInt8]())) == expected)
+    }
+
+    @Test("one prepared key tags from many threads at once, each tag right")
+    func preparedKeyConcurrently() async {
+        let vector = Self.vectors[1]
+        let key = HMAC.Key(vector.key)
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for _ in 0..<2_000 where Hex.encode(key.sha256(vector.data)) != vector.mac { wrong += 1 }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
+    }
 }
