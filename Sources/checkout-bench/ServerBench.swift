@@ -2,6 +2,7 @@ import CheckoutJSON
 import CheckoutKit
 import CheckoutLocking
 import Foundation
+import HTTPTransport
 import Spawning
 
 /// The vault server's change feed under load from a second process: this executable started
@@ -79,13 +80,23 @@ enum ServerBench {
         let connections = 8
         let seconds = options.quick ? 1.0 : 2.0
         let runs = options.quick ? 1 : 7
-        // The ceiling: libmicrohttpd with the vault server's daemon settings answering a fixed
-        // 2-byte body, under the same load. Its runs alternate with the plain 20-change page's
-        // (ceiling first in even rounds), so the ratio is a median of pair ratios.
+        // The ceilings: libmicrohttpd with the vault server's daemon settings answering a fixed
+        // body under the same load: 2 bytes, and the 20-change page's own bytes (what an answer
+        // of that size costs libmicrohttpd, the loopback and the load generator). Their runs
+        // alternate with the plain 20-change page's (ceilings first in even rounds), so each
+        // ratio is a median of pair ratios.
+        let feedPath = "/v1/customers/\(scope.customerId)/changes?limit=200"
+        let pageBytes = try await pageBody(harness, path: feedPath)
         let ceiling = try TrivialMHDServer(threads: harness.configuration.threads)
         defer { ceiling.stop() }
-        let ceilingURL = "http://127.0.0.1:\(ceiling.port)/v1/customers/\(scope.customerId)/changes?limit=200"
-        _ = try await generateLoad(options, url: ceilingURL, connections: connections, seconds: options.quick ? 0.3 : 0.5)
+        let pageCeiling = try TrivialMHDServer(threads: harness.configuration.threads, body: pageBytes)
+        defer { pageCeiling.stop() }
+        let ceilingURL = "http://127.0.0.1:\(ceiling.port)\(feedPath)"
+        let pageCeilingURL = "http://127.0.0.1:\(pageCeiling.port)\(feedPath)"
+        for url in [ceilingURL, pageCeilingURL] {
+            _ = try await generateLoad(options, url: url, connections: connections, seconds: options.quick ? 0.3 : 0.5)
+        }
+        var pageCeilingReports: [LoadReport] = []
         var ceilingReports: [LoadReport] = []
         var figures: [Figure] = []
         var plainRates: [String: Double] = [:]
@@ -101,16 +112,16 @@ enum ServerBench {
                 let pairedWithCeiling = !https && name == "page_20"
                 var reports: [LoadReport] = []
                 for round in 0..<runs {
-                    if pairedWithCeiling, round % 2 == 0 {
+                    func runCeilings() async throws {
                         ceilingReports.append(try await generateLoad(options, url: ceilingURL, connections: connections,
                                                                      seconds: seconds))
+                        pageCeilingReports.append(try await generateLoad(options, url: pageCeilingURL,
+                                                                         connections: connections, seconds: seconds))
                     }
+                    if pairedWithCeiling, round % 2 == 0 { try await runCeilings() }
                     reports.append(try await generateLoad(options, url: url, connections: connections, seconds: seconds,
                                                           caBundle: server.caBundle))
-                    if pairedWithCeiling, round % 2 == 1 {
-                        ceilingReports.append(try await generateLoad(options, url: ceilingURL, connections: connections,
-                                                                     seconds: seconds))
-                    }
+                    if pairedWithCeiling, round % 2 == 1 { try await runCeilings() }
                 }
                 let errors = reports.map(\.errors).reduce(0, +)
                 guard errors == 0 else {
@@ -126,9 +137,25 @@ enum ServerBench {
                 var ratio = https ? plainRates[name].map { $0 / rates.median } : nil
                 var pairs: Int?
                 if pairedWithCeiling {
-                    guard ceilingReports.allSatisfy({ $0.errors == 0 }) else {
+                    guard (ceilingReports + pageCeilingReports).allSatisfy({ $0.errors == 0 }) else {
                         throw BenchFailure("server: the trivial libmicrohttpd daemon failed requests")
                     }
+                    let pageCeilingRates = Measure.summarize(pageCeilingReports.map(\.rate))
+                    figures.append(Figure(
+                        name: "server.mhd_page_ceiling_requests_per_second", value: pageCeilingRates.median,
+                        unit: "requests/s", spread: pageCeilingRates.spread,
+                        baseline: Measure.summarize(ceilingReports.map(\.rate)).median,
+                        baselineName: "the same daemon answering 2 bytes",
+                        ratio: Measure.summarize(zip(ceilingReports, pageCeilingReports).map { $0.rate / $1.rate }).median,
+                        pairs: pageCeilingReports.count,
+                        note: "the trivial daemon answering the 20-change page's own \(pageBytes.count) bytes: what an answer "
+                            + "of that size costs libmicrohttpd, the loopback and the load generator, with nothing looked up"))
+                    figures.append(Figure(
+                        name: "server.change_feed_page_20_vs_page_ceiling",
+                        value: Measure.summarize(zip(pageCeilingReports, reports).map { $0.rate / $1.rate }).median,
+                        unit: "x", pairs: reports.count,
+                        note: "the page-sized ceiling's rate over the feed's, paired: what the server's own work "
+                            + "(authentication, SQLite, encoding) costs on top of sending the same bytes"))
                     let ceilingRates = Measure.summarize(ceilingReports.map(\.rate))
                     figures.append(Figure(
                         name: "server.mhd_ceiling_requests_per_second", value: ceilingRates.median, unit: "requests/s",
@@ -156,5 +183,16 @@ enum ServerBench {
             }
         }
         return figures
+    }
+
+    /// The bytes of one answer of the feed at `path` (for the page-sized ceiling).
+    private static func pageBody(_ harness: VaultServerHarness, path: String) async throws -> [UInt8] {
+        let transport = HTTPTransport(baseURL: harness.baseURL)
+        let response = try await transport.send(HTTPRequest(
+            method: "GET", path: path, headers: [HTTPHeaderField(name: "Authorization", value: "Bearer \(VaultServerHarness.apiKey)")]))
+        guard response.status == 200, !response.body.isEmpty else {
+            throw BenchFailure("server: the feed answered \(response.status) to the page-size probe")
+        }
+        return response.body
     }
 }
