@@ -290,6 +290,30 @@ struct CardValidatorTests {
         }
     }
 
+    @Test("sixteen bare digits (their own path) match the reference rules; a foreign byte anywhere is refused")
+    func sixteenDigits() {
+        var generator = TestSeed.generator(16, for: "CardValidatorTests")
+        let validator = Fixtures.validator()
+        for round in 0..<2_000 {
+            let body = String((0..<15).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            // Half Luhn-complete, half with a random last digit.
+            let digits = round.isMultiple(of: 2)
+                ? Fixtures.luhnComplete(body) : body + String(Int.random(in: 0...9, using: &generator))
+            #expect(digits.utf8.count == 16)
+            let check = validator.check(number: digits)
+            #expect(check.issues.isDisjoint(with: .number) == CardPropertyTests.referenceValid(digits),
+                    "\(CardFormatter.mask(digits))")
+            #expect(check.network == Fixtures.referenceDetect(digits))
+            // One byte replaced, at every position: just outside the digits, a letter, a high byte.
+            let position = round % 16
+            for foreign: Character in ["/", ":", "a", "\u{0}", "é"] {
+                var characters = Array(digits)
+                characters[position] = foreign
+                #expect(validator.check(number: String(characters)).issues.contains(.numberInvalid))
+            }
+        }
+    }
+
     @Test("sixteen digits in four groups (the typed layout's own path) validate like the digits alone", arguments: [
         "4242 4242 4242 4242", "4242-4242-4242-4242", "4242 4242-4242 4242", "5555 5555 5555 4444",
         "6011 1111 1111 1117", "4242 4242 4242 4241", "0000 0000 0000 0000", "9999 9999 9999 9995",
