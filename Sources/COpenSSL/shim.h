@@ -19,7 +19,9 @@ static inline int copenssl_init_without_atexit(void) {
 }
 /* An HMAC context with SHA-256 chosen and no key yet: the template every HMAC-SHA-256 context is
    duplicated from, so that the MAC and its digest are looked up by name once per process rather
-   than on every tag (EVP_Q_mac does both lookups per call). NULL when libcrypto cannot. */
+   than on every tag (EVP_Q_mac does both lookups per call). NULL when libcrypto cannot. Needs
+   OpenSSL 3.0.1 or later: 3.0.0 could not duplicate an HMAC context before its key was set
+   (openssl/openssl#17117). */
 static inline EVP_MAC_CTX *copenssl_hmac_sha256_template(void) {
     EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
     if (mac == NULL) return NULL;

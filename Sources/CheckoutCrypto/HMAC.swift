@@ -27,10 +27,11 @@ public enum HMAC {
     /// An HMAC-SHA-256 key prepared once for many tags: libcrypto keeps the key's inner and outer
     /// pads in a context, and each tag starts from a copy of it.
     ///
-    /// For a key that signs every request (a server's cursor or token key), this halves the cost
-    /// of a tag over a short message. Safe to share between threads: a tag only reads the prepared
-    /// context (`EVP_MAC_CTX_dup` takes it as `const`). The key bytes live only in libcrypto's
-    /// context, which libcrypto cleanses when the `Key` goes.
+    /// For a key that signs every request (a server's cursor or token key), a tag then skips
+    /// hashing the key into its pads, which over a short message is a large part of the work.
+    /// Safe to share between threads: the prepared context is never updated or finalised, only
+    /// duplicated, and duplicating copies its state and takes atomic references. The key bytes live
+    /// only in libcrypto's context, which libcrypto cleanses when the `Key` goes.
     ///
     /// ```swift
     /// let signer = HMAC.Key(secret)

@@ -304,11 +304,19 @@ struct CardValidatorTests {
             #expect(check.issues.isDisjoint(with: .number) == CardPropertyTests.referenceValid(digits),
                     "\(CardFormatter.mask(digits))")
             #expect(check.network == Fixtures.referenceDetect(digits))
-            // One byte replaced, at every position: just outside the digits, a letter, a high byte.
+            // One byte replaced, at every position: just outside the digits, a letter, NUL, DEL.
             let position = round % 16
-            for foreign: Character in ["/", ":", "a", "\u{0}", "é"] {
+            for foreign: Character in ["/", ":", "a", "\u{0}", "\u{7F}"] {
                 var characters = Array(digits)
                 characters[position] = foreign
+                #expect(String(characters).utf8.count == 16)
+                #expect(validator.check(number: String(characters)).issues.contains(.numberInvalid))
+            }
+            // Two digits replaced by one two-byte character: still 16 bytes, two of them >= 0x80.
+            if position < 15 {
+                var characters = Array(digits)
+                characters.replaceSubrange(position...(position + 1), with: ["é"])
+                #expect(String(characters).utf8.count == 16)
                 #expect(validator.check(number: String(characters)).issues.contains(.numberInvalid))
             }
         }
