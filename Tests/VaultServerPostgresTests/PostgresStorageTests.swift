@@ -23,22 +23,28 @@ struct PostgresStorageTests {
     func concurrentMigrations() async throws {
         let schema = try PostgresTestSchema()
         defer { withExtendedLifetime(schema) {} }
-        let outcomes = await withTaskGroup(of: Bool.self) { group in
+        let instances = await withTaskGroup(of: PostgresVaultServerStorage?.self) { group in
             for _ in 0..<4 {
-                group.addTask { (try? PostgresVaultServerStorage(url: schema.url, options: .init(poolSize: 1))) != nil }
+                group.addTask { try? PostgresVaultServerStorage(url: schema.url, options: .init(poolSize: 1)) }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(outcomes == [true, true, true, true])
+        #expect(instances.count == 4 && instances.allSatisfy { $0 != nil })
         let connection = try schema.connect()
         let recorded = try connection.execute("SELECT name FROM vault_schema_migrations ORDER BY name")
         #expect((0..<recorded.rowCount).map { recorded.string($0, 0) } == PostgresMigrations.all.map(\.name))
-        // A later start finds nothing to do.
+        // With the four instances still open, a later start takes the migration lock (the lock is
+        // the cluster's: other tests' schemas hold it for a moment while they start, hence a wait
+        // rather than a look at pg_locks) and finds nothing to do.
+        _ = try connection.execute("SET lock_timeout = '30s'")
         #expect(try PostgresMigrations.migrate(connection) == [])
-        // The migration lock is released after use.
-        let held = try connection.execute(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = \(PostgresMigrations.lockKey & 0xFFFF_FFFF)")
+        // And it releases the lock after use: this session holds no migration lock.
+        let held = try connection.execute("""
+            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND pid = pg_backend_pid()
+              AND objid = \(PostgresMigrations.lockKey & 0xFFFF_FFFF)
+            """)
         #expect(try held.int64(0, 0) == 0)
+        withExtendedLifetime(instances) {}
     }
 
     @Test("a second writer of the same customer waits for the first to commit before taking a sequence")
@@ -47,6 +53,9 @@ struct PostgresStorageTests {
         defer { withExtendedLifetime(schema) {} }
         let storage = try schema.storage()
         let observer = try schema.connect()
+        // Advisory locks are the cluster's, not the schema's: a customer of this test alone, so
+        // that another test's writer waiting on its own customer cannot pass for this one's.
+        let key = CustomerKey(merchant: "merchant_a", customer: "commit-order-\(UUID().uuidString)")
         let firstHolds = DispatchSemaphore(value: 0)
         let releaseFirst = DispatchSemaphore(value: 0)
         let sequences = Locked<[String: Int64]>([:])
@@ -54,9 +63,9 @@ struct PostgresStorageTests {
 
         DispatchQueue.global().async(group: group) {
             _ = try? storage.transaction { tx in
-                _ = try tx.instrument(Self.key, id: "first")
+                _ = try tx.instrument(key, id: "first")
                 let sequence = try tx.nextSequence()
-                try tx.put(Self.key, Self.row("first", sequence: sequence))
+                try tx.put(key, Self.row("first", sequence: sequence))
                 sequences.withLock { $0["first"] = sequence }
                 firstHolds.signal()
                 _ = releaseFirst.waitBounded()
@@ -65,9 +74,9 @@ struct PostgresStorageTests {
         try #require(firstHolds.waitBounded(), "the first writer never started")
         DispatchQueue.global().async(group: group) {
             _ = try? storage.transaction { tx in
-                _ = try tx.instrument(Self.key, id: "second")
+                _ = try tx.instrument(key, id: "second")
                 let sequence = try tx.nextSequence()
-                try tx.put(Self.key, Self.row("second", sequence: sequence))
+                try tx.put(key, Self.row("second", sequence: sequence))
                 sequences.withLock { $0["second"] = sequence }
             }
         }
@@ -75,13 +84,15 @@ struct PostgresStorageTests {
         let waiting = try eventuallyBlocking(timeout: TestWait.timeout) {
             let result = try observer.execute("""
                 SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 2
+                  AND classid = (hashtext('\(key.merchant)')::bigint & 4294967295)::oid
+                  AND objid = (hashtext('\(key.customer)')::bigint & 4294967295)::oid
                 """)
             return try result.int64(0, 0) >= 1
         }
         #expect(waiting, "the second writer should wait on the customer lock")
         #expect(sequences.withLock { $0["second"] } == nil, "no sequence is taken while the first writer is open")
         // A reader meanwhile sees neither change (nothing is committed) and is not blocked.
-        #expect(try storage.read { tx in try tx.changes(Self.key, after: 0, limit: 10) }.isEmpty)
+        #expect(try storage.read { tx in try tx.changes(key, after: 0, limit: 10) }.isEmpty)
 
         releaseFirst.signal()
         #expect(group.waitBounded(), "the writers did not finish")
@@ -89,7 +100,7 @@ struct PostgresStorageTests {
         let first = try #require(taken["first"])
         let second = try #require(taken["second"])
         #expect(first < second)
-        let feed = try storage.read { tx in try tx.changes(Self.key, after: 0, limit: 10) }
+        let feed = try storage.read { tx in try tx.changes(key, after: 0, limit: 10) }
         #expect(feed.map(\.id) == ["first", "second"])
     }
 
