@@ -8,6 +8,9 @@ import COpenSSL
 /// safe for that use only: never loop it over longer data (identical blocks would give identical
 /// ciphertexts), and add a MAC when tampering matters, since a block cipher alone does not
 /// authenticate.
+///
+/// A libcrypto without AES-256-ECB, SHA-256 or HMAC (no default provider) stops the process on
+/// first use rather than throwing: the module looks all three up once (see `Algorithms`).
 public enum AES256 {
     /// The key size in bytes.
     public static let keyByteCount = 32
@@ -16,18 +19,14 @@ public enum AES256 {
 
     /// `block` enciphered under `key`.
     /// - Throws: `invalidKeyLength` unless `key` is 32 bytes, `invalidBlockLength` unless `block`
-    ///   is 16 bytes, `libraryFailure` when libcrypto refuses the operation. A libcrypto without
-    ///   AES-256-ECB, SHA-256 or HMAC (no default provider) stops the process on first use instead:
-    ///   the module looks all three up once (see `Algorithms`).
+    ///   is 16 bytes, `libraryFailure` when libcrypto refuses the operation.
     public static func encryptBlock(_ block: [UInt8], key: [UInt8]) throws(CryptoError) -> [UInt8] {
         try cipher(block, key: key, encrypt: true)
     }
 
     /// `block` deciphered under `key` (the inverse of `encryptBlock`).
     /// - Throws: `invalidKeyLength` unless `key` is 32 bytes, `invalidBlockLength` unless `block`
-    ///   is 16 bytes, `libraryFailure` when libcrypto refuses the operation. A libcrypto without
-    ///   AES-256-ECB, SHA-256 or HMAC (no default provider) stops the process on first use instead:
-    ///   the module looks all three up once (see `Algorithms`).
+    ///   is 16 bytes, `libraryFailure` when libcrypto refuses the operation.
     public static func decryptBlock(_ block: [UInt8], key: [UInt8]) throws(CryptoError) -> [UInt8] {
         try cipher(block, key: key, encrypt: false)
     }
