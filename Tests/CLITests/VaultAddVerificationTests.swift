@@ -76,7 +76,12 @@ import Testing
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains(example.reason), "\(result)")
         #expect(!result.stderr.contains(example.number.filter { $0 != " " }))
+        // However spelt (grouped as typed, digits only, any script or encoding): not in the
+        // output, and not in any byte of the database it refused to save into.
+        let digits: Set<String> = [example.number.filter { $0 != " " }]
+        #expect(PaymentDataByteScanner.find(digits, in: Data((result.stdout + result.stderr).utf8)).isEmpty, "\(result)")
         let listed = try await CLI.run(["vault", "list"] + Self.scope(db) + ["--json"], in: directory)
         #expect(try listed.array().isEmpty, "\(listed)")
+        #expect(PaymentDataByteScanner.scan(files: Self.files(db), for: digits).hits.isEmpty)
     }
 }
