@@ -80,7 +80,7 @@ let package = Package(
                 path: "Sources/PostgresKit", swiftSettings: swift6),
         .target(name: "VaultServerPostgres", dependencies: ["VaultServer", "PostgresKit", "CLibPQ", "CheckoutLocking", "CheckoutPlatform"],
                 path: "Sources/VaultServerPostgres", swiftSettings: swift6),
-        .executableTarget(name: "vault-server", dependencies: ["VaultServer", "VaultServerPostgres", "MicroHTTPServer"],
+        .executableTarget(name: "vault-server", dependencies: ["VaultServer", "VaultServerPostgres", "MicroHTTPServer", "CheckoutPlatform"],
                           path: "Sources/vault-server", swiftSettings: swift6),
         // The deterministic simulator of the whole sync system (real stores, engines, server and
         // storage under a seeded network, clock and crashes), and its command line: vault-sim.
@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "MicroHTTPServer", dependencies: ["CMicroHTTPD", "CheckoutLocking", "CheckoutJSON"],
                 path: "Sources/MicroHTTPServer", swiftSettings: swift6),
         .executableTarget(name: "sandbox-psp", dependencies: ["CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto", "CheckoutJSON",
-                                                          "CheckoutLocking"],
+                                                          "CheckoutLocking", "CheckoutPlatform"],
                           path: "Sources/sandbox-psp", swiftSettings: swift6),
         .testTarget(name: "OrchestrationWireTests",
                     dependencies: ["CheckoutTestSupport", "CheckoutOrchestration", "MicroHTTPServer", "CheckoutCore", "CheckoutCrypto",

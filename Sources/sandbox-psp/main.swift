@@ -1,8 +1,11 @@
 import CheckoutJSON
 import CheckoutOrchestration
-import Dispatch
+import CheckoutPlatform
 import Foundation
 import MicroHTTPServer
+
+// Before any thread starts, so that a stop signal arriving at any moment waits for the end below.
+ShutdownSignals.block()
 
 // sandbox-psp: the processor API (Config/processor-api.openapi.yaml) on libmicrohttpd, answering
 // with the scripted sandbox's rules, so the router, its faults and its ledger can be tested
@@ -69,15 +72,7 @@ do {
 let shown = host.contains(":") ? "[\(host)]" : host
 FileHandle.standardOutput.write(Data("listening on \(tls == nil ? "http" : "https")://\(shown):\(bound)\n".utf8))
 
-signal(SIGTERM, SIG_IGN)
-signal(SIGINT, SIG_IGN)
-let stopSignals = [SIGTERM, SIGINT].map { number in
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-    source.setEventHandler {
-        server.stop()
-        exit(0)
-    }
-    source.resume()
-    return source
-}
-withExtendedLifetime(stopSignals) { dispatchMain() }
+// The server runs on its own threads; this one waits for SIGTERM or SIGINT.
+_ = ShutdownSignals.wait()
+server.stop()
+exit(0)

@@ -10,11 +10,14 @@
 // Prints `listening on http(s)://HOST:PORT` once ready; SIGTERM or SIGINT drain in-flight requests
 // (new ones get 503) and exit 0. Exit 2 on usage errors (an invalid configuration, key or key file
 // included), 1 when the server cannot start.
-import Dispatch
+import CheckoutPlatform
 import Foundation
 import MicroHTTPServer
 import VaultServer
 import VaultServerPostgres
+
+// Before any thread starts, so that a stop signal arriving at any moment waits for the end below.
+ShutdownSignals.block()
 
 /// The parsed command line.
 struct ServerOptions {
@@ -171,32 +174,11 @@ do {
     fail(error.description, code: 1)
 }
 
-/// Installs SIGTERM/SIGINT handlers that drain the server and exit 0.
-///
-/// Outside top-level code on purpose: closures formed there are main-actor isolated, and a
-/// Dispatch signal handler runs on its own queue, so it must not inherit that isolation.
-enum ShutdownSignals {
-    static func install(draining server: VaultServer) -> [any DispatchSourceSignal] {
-        // Signals are delivered through Dispatch, not through an async-signal-unsafe handler.
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
-        let queue = DispatchQueue(label: "vault-server.signals")
-        return [SIGTERM, SIGINT].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { @Sendable in
-                server.drain(timeout: .seconds(10))
-                exit(0)
-            }
-            source.resume()
-            return source
-        }
-    }
-}
-
-let signalSources = ShutdownSignals.install(draining: server)
-
 let displayHost = configuration.listen.host.contains(":") ? "[\(configuration.listen.host)]" : configuration.listen.host
 // Unbuffered: the line reaches a parent process reading the pipe at once.
 let scheme = server.isTLS ? "https" : "http"
 FileHandle.standardOutput.write(Data("listening on \(scheme)://\(displayHost):\(port)\n".utf8))
-withExtendedLifetime(signalSources) { dispatchMain() }
+// The server runs on its own threads; this one waits for SIGTERM or SIGINT, then drains.
+_ = ShutdownSignals.wait()
+server.drain(timeout: .seconds(10))
+exit(0)
