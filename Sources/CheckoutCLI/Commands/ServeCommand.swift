@@ -98,6 +98,8 @@ enum ServeCommand: DeclaredCommand {
             guard remoteText == nil, certificate == nil, routingPath == nil else {
                 throw UsageError(message: "--demo makes its own vault server and address: give it only --port (and --api-key-file)")
             }
+            let stop = Self.stopSignals()
+            defer { for source in stop.sources { source.cancel() } }
             let started: HostedDemo
             do {
                 started = try await HostedDemo.start(defaults: defaults, port: port, host: host, apiKeys: apiKeys.isEmpty ? nil : apiKeys)
@@ -107,7 +109,7 @@ enum ServeCommand: DeclaredCommand {
             output.line("listening on \(started.server.baseURL)")
             output.line("open the demo checkout: \(started.url)")
             output.line("(the sandbox's test cards: `checkout pay --help`; press Ctrl-C to stop)")
-            await waitForSignal()
+            for await _ in stop.arrived { break }
             started.stop()
             return 0
         }
@@ -142,6 +144,10 @@ enum ServeCommand: DeclaredCommand {
         }
         let configuration = HostedCheckoutConfiguration(host: host, port: port, tls: certificate.flatMap { c in key.map { (c, $0) } },
                                                         publicURL: publicURL, apiKeys: apiKeys)
+        // Before the server starts and says it listens (here and for --demo above): a stop signal
+        // sent as soon as the line is read must find its handling registered.
+        let stop = Self.stopSignals()
+        defer { for source in stop.sources { source.cancel() } }
         let server: HostedCheckoutServer
         do {
             server = try await HostedCheckoutServer(configuration: configuration, defaults: defaults, payments: payments, vault: vault,
@@ -152,31 +158,24 @@ enum ServeCommand: DeclaredCommand {
         }
         let delivery = deliverer.map { deliverer in Task { await deliverer.run() } }
         output.line("listening on \(server.baseURL)")
-        await waitForSignal()
+        for await _ in stop.arrived { break }
         server.stop()
         delivery?.cancel()
         await delivery?.value
         return 0
     }
 
-    /// Returns when SIGINT or SIGTERM arrives.
-    private static func waitForSignal() async {
+    /// SIGINT and SIGTERM, handled from this call on: the sources (kept until the server stops)
+    /// and a stream that yields once one has arrived, even before anyone iterates it.
+    private static func stopSignals() -> (sources: [any DispatchSourceSignal], arrived: AsyncStream<Void>) {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
+        let (arrived, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = OnceFlag()
-            for source in sources {
-                source.setEventHandler { if once.take() { continuation.resume() } }
-                source.resume()
-            }
+        for source in sources {
+            source.setEventHandler { continuation.yield() }
+            source.resume()
         }
-        for source in sources { source.cancel() }
+        return (sources, arrived)
     }
-}
-
-/// True the first time only.
-private final class OnceFlag: Sendable {
-    private let taken = Locked(false)
-    func take() -> Bool { taken.withLock { was in defer { was = true }; return !was } }
 }
