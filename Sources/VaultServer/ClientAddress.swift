@@ -112,7 +112,7 @@ public struct ClientAddressResolver: Sendable, Equatable {
     /// An IPv4 address as it is; an IPv6 one by its /64 prefix (an IPv4-mapped one whole).
     static func bucket(_ text: String) -> String {
         var v6 = in6_addr()
-        guard !text.contains("."), inet_pton(AF_INET6, text, &v6) == 1 else { return text }
+        guard !text.utf8.contains(UInt8(ascii: ".")), inet_pton(AF_INET6, text, &v6) == 1 else { return text }
         var bytes = withUnsafeBytes(of: v6) { Array($0) }
         for index in 8..<16 { bytes[index] = 0 }
         bytes.withUnsafeBytes { raw in _ = memcpy(&v6, raw.baseAddress!, 16) }
