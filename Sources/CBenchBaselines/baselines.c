@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
 
@@ -127,6 +129,13 @@ long cbench_rss_bytes(void) {
     fclose(f);
     if (n != 2) return 0;
     return pages_resident * sysconf(_SC_PAGESIZE);
+}
+
+double cbench_cpu_seconds(int children) {
+    struct rusage usage;
+    if (getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage) != 0) return -1;
+    return (double)usage.ru_utime.tv_sec + (double)usage.ru_utime.tv_usec / 1e6
+        + (double)usage.ru_stime.tv_sec + (double)usage.ru_stime.tv_usec / 1e6;
 }
 
 // =============================================================================================
@@ -462,6 +471,65 @@ int cbench_vault_full_scan(const char *path, long *out) {
     sqlite3_finalize(st[0]);
     sqlite3_close_v2(db);
     *out = total;
+    return 0;
+}
+
+// =============================================================================================
+// Vault server: the change feed's read (Sources/VaultServer/SQLiteVaultServerStorage.swift)
+// =============================================================================================
+
+static const char *const FEED_SQL[] = {
+    "SELECT 1 FROM instrument WHERE merchant = ?1 AND customer = ?2 AND deleted = 1 AND deleted_at <= ?3 LIMIT 1",
+    "SELECT seq FROM purge_horizon WHERE merchant = ?1 AND customer = ?2",
+    "SELECT id, version, seq, deleted, is_default, method_json, deleted_at FROM instrument"
+    " WHERE merchant = ?1 AND customer = ?2 AND seq > ?3 ORDER BY seq LIMIT ?4",
+};
+
+int cbench_feed_read(const char *path, const char *merchant, const char *customer, long rounds, long *out) {
+    sqlite3 *db;
+    int rc = open_db(path, &db);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_stmt *st[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) {
+        if ((rc = sqlite3_prepare_v3(db, FEED_SQL[i], -1, SQLITE_PREPARE_PERSISTENT, &st[i], NULL)) != SQLITE_OK)
+            return fail(db, st, 3, rc);
+    }
+    // Tombstones older than a 30-day retention, as the server asks (there are none: the probe
+    // finds nothing, as on every ordinary request).
+    int64_t threshold = (int64_t)time(NULL) * 1000 - 30LL * 24 * 3600 * 1000;
+    char id[256], method[8192];
+    volatile long sink = 0;
+    long rows = 0;
+    for (long round = 0; round < rounds; round++) {
+        if ((rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL)) != SQLITE_OK) return fail(db, st, 3, rc);
+        for (int i = 0; i < 3; i++) {
+            sqlite3_bind_text(st[i], 1, merchant, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st[i], 2, customer, -1, SQLITE_STATIC);
+        }
+        sqlite3_bind_int64(st[0], 3, threshold);
+        sqlite3_bind_int64(st[2], 3, 0);
+        sqlite3_bind_int64(st[2], 4, 201);
+        rc = sqlite3_step(st[0]);
+        sqlite3_reset(st[0]);
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW) return fail(db, st, 3, rc);
+        if ((rc = sqlite3_step(st[1])) == SQLITE_ROW) sink += sqlite3_column_int64(st[1], 0);
+        sqlite3_reset(st[1]);
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW) return fail(db, st, 3, rc);
+        rows = 0;
+        while ((rc = sqlite3_step(st[2])) == SQLITE_ROW) {
+            copy_text(st[2], 0, id, sizeof id, NULL);
+            sink += sqlite3_column_int64(st[2], 1) + sqlite3_column_int64(st[2], 2) + sqlite3_column_int(st[2], 3)
+                + sqlite3_column_int(st[2], 4) + (sqlite3_column_type(st[2], 6) == SQLITE_NULL ? 0 : 1);
+            copy_text(st[2], 5, method, sizeof method, NULL);
+            rows++;
+        }
+        sqlite3_reset(st[2]);
+        if (rc != SQLITE_DONE) return fail(db, st, 3, rc);
+        if ((rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK) return fail(db, st, 3, rc);
+    }
+    for (int i = 0; i < 3; i++) sqlite3_finalize(st[i]);
+    sqlite3_close_v2(db);
+    *out = rows;
     return 0;
 }
 

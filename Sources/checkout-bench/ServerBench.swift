@@ -1,3 +1,4 @@
+import CBenchBaselines
 import CheckoutJSON
 import CheckoutKit
 import CheckoutLocking
@@ -16,7 +17,12 @@ enum ServerBench {
         var p50: Double
         var p99: Double
         var detail: String
+        /// CPU seconds, user and system, of this process and of the load generator while the load
+        /// ran (its start included): meaningful when one load runs at a time.
+        var cpuSeconds: Double
         var rate: Double { Double(requests) / seconds }
+        /// CPU time per request, in µs.
+        var cpuPerRequest: Double { cpuSeconds / Double(max(1, requests)) * 1e6 }
     }
 
     /// The one JSON line the load generator prints.
@@ -36,6 +42,7 @@ enum ServerBench {
     /// Runs the load generator as a child process and parses its one JSON line.
     static func generateLoad(_ options: BenchOptions, url: String, connections: Int, seconds: Double,
                              caBundle: String? = nil) async throws -> LoadReport {
+        let cpuBefore = cbench_cpu_seconds(0) + cbench_cpu_seconds(1)
         let process = try ChildProcess(
             executable: options.executablePath,
             arguments: [LoadGenerator.flag, url, "--api-key", VaultServerHarness.apiKey, "--connections", String(connections),
@@ -51,6 +58,7 @@ enum ServerBench {
         guard let reader = process.standardOutput else { throw BenchFailure("server: no pipe from the load generator") }
         let data = await onOwnThread { reader.readDataToEndOfFile() }
         let termination = await process.waitForExit()
+        let cpuSeconds = cbench_cpu_seconds(0) + cbench_cpu_seconds(1) - cpuBefore
         watchdog.cancel()
         guard termination == .exited(0),
               let output = try? JSONReader.decode(LoadGeneratorOutput.self, from: data) else {
@@ -60,7 +68,7 @@ enum ServerBench {
         var detail = ""
         if output.errors > 0 { detail = "statuses \(output.statusErrors), first error: \(output.firstError)" }
         return LoadReport(requests: output.requests, errors: output.errors, seconds: output.seconds, p50: output.p50_us, p99: output.p99_us,
-                          detail: detail)
+                          detail: detail, cpuSeconds: cpuSeconds)
     }
 
     static func run(_ options: BenchOptions) async throws -> [Figure] {
@@ -80,6 +88,7 @@ enum ServerBench {
         let connections = 8
         let seconds = options.quick ? 1.0 : 2.0
         let runs = options.quick ? 1 : 7
+        var figures: [Figure] = [try sqliteReadFloor(harness, scope: scope, runs: runs, rounds: options.quick ? 2_000 : 20_000)]
         // The ceilings: libmicrohttpd with the vault server's daemon settings answering a fixed
         // body under the same load: 2 bytes, and the 20-change page's own bytes (what an answer
         // of that size costs libmicrohttpd, the loopback and the load generator). Their runs
@@ -98,7 +107,6 @@ enum ServerBench {
         }
         var pageCeilingReports: [LoadReport] = []
         var ceilingReports: [LoadReport] = []
-        var figures: [Figure] = []
         var plainRates: [String: Double] = [:]
         for (index, server) in [harness, tlsHarness].enumerated() {
             let https = server.caBundle != nil
@@ -163,6 +171,16 @@ enum ServerBench {
                         note: "libmicrohttpd with the vault server's daemon settings (\(harness.configuration.threads) threads) "
                             + "answering a fixed 2-byte body, the same load generator and \(connections) connections, "
                             + "\(runs) x \(seconds) s alternated with the 20-change page"))
+                    let cpu = Measure.summarize(reports.map(\.cpuPerRequest))
+                    figures.append(Figure(
+                        name: "server.change_feed_page_20_cpu_per_request", value: cpu.median, unit: "µs", spread: cpu.spread,
+                        baseline: Measure.summarize(ceilingReports.map(\.cpuPerRequest)).median,
+                        baselineName: "the 2-byte daemon's request",
+                        ratio: Measure.summarize(zip(reports, ceilingReports).map { $0.cpuPerRequest / $1.cpuPerRequest }).median,
+                        pairs: reports.count,
+                        note: "CPU time per request of both processes, the server and the load generator, user and kernel "
+                            + "(from getrusage around each load): what a request costs, whichever core ran it; with both "
+                            + "cores busy the rates' ratio follows this one"))
                     baseline = ceilingRates.median
                     baselineName = "libmicrohttpd answering a fixed 2-byte body, same load"
                     ratio = Measure.summarize(zip(ceilingReports, reports).map { $0.rate / $1.rate }).median
@@ -183,6 +201,24 @@ enum ServerBench {
             }
         }
         return figures
+    }
+
+    /// The feed's storage read alone (the 20-change page's three queries in one read transaction)
+    /// through SQLite's C API on the server's own database file: the floor under the SQLite part of
+    /// a feed request, with no HTTP, authentication or encoding around it.
+    private static func sqliteReadFloor(_ harness: VaultServerHarness, scope: VaultScope, runs: Int, rounds: Int) throws -> Figure {
+        var rows = 0
+        let read = try Measure.repeated(runs) {
+            try Measure.seconds {
+                try VaultBench.check(cbench_feed_read(harness.sqlitePath, scope.merchantId, scope.customerId, rounds, &rows), "feed read")
+            }
+        }
+        guard rows == 20 else { throw BenchFailure("server: the C feed read found \(rows) rows") }
+        return Figure(name: "server.change_feed_sqlite_read_c", value: read.median / Double(rounds) * 1e6, unit: "µs",
+                      spread: read.spread,
+                      note: "the 20-change page's storage read in C: BEGIN, the tombstone probe, the purge horizon, "
+                          + "21 rows asked and every column copied, COMMIT, on a connection of its own to the server's file, "
+                          + "\(rounds) reads x \(runs)")
     }
 
     /// The bytes of one answer of the feed at `path` (for the page-sized ceiling).

@@ -45,8 +45,14 @@ final class VaultServerHarness {
 
     /// A fresh SQLite server database in the scratch directory.
     static func sqliteStorage(_ scratch: ScratchDirectory, _ configuration: VaultServerConfiguration) throws -> any VaultServerStorage {
-        try SQLiteVaultServerStorage(path: scratch.url.appendingPathComponent("server.sqlite").path)
+        try SQLiteVaultServerStorage(path: sqlitePath(in: scratch))
     }
+
+    /// Where `sqliteStorage` keeps its file.
+    static func sqlitePath(in scratch: ScratchDirectory) -> String { scratch.url.appendingPathComponent("server.sqlite").path }
+
+    /// The server's SQLite file (when it runs on the default storage).
+    var sqlitePath: String { Self.sqlitePath(in: scratch) }
 
     private static func start(_ options: BenchOptions, scratch: ScratchDirectory,
                               storage makeStorage: (ScratchDirectory, VaultServerConfiguration) throws -> any VaultServerStorage,

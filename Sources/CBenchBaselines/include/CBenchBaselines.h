@@ -36,6 +36,10 @@ void cbench_line_buffer_stdout(void);
 /// Resident set size of this process in bytes (from /proc/self/statm), or 0 when unknown.
 long cbench_rss_bytes(void);
 
+/// CPU time in seconds, user and system, of every thread of this process (`children` 0), or of
+/// its children that have ended and been waited for (`children` 1); -1 when unknown.
+double cbench_cpu_seconds(int children);
+
 // ---------------------------------------------------------------------------------------------
 // Vault store baselines: raw SQLite C API, prepared statements, the store's exact SQL
 // ---------------------------------------------------------------------------------------------
@@ -67,6 +71,17 @@ int cbench_vault_list(const char *path, const char *merchant, const char *const 
 
 /// The store's full-scan query (`forEachInstrument`), every row decoded into a C struct.
 int cbench_vault_full_scan(const char *path, long *out);
+
+// ---------------------------------------------------------------------------------------------
+// Vault server baseline: the change feed's storage read (SQLiteVaultServerStorage's exact SQL)
+// ---------------------------------------------------------------------------------------------
+
+/// One change-feed page's storage read, `rounds` times, on a connection of its own to the vault
+/// server's database at `path`: BEGIN (deferred); the tombstone probe (`hasTombstones`); the purge
+/// horizon; the changes after sequence 0, at most 201, every column read and its text copied;
+/// COMMIT. What the server's SQLite part of a feed request costs with nothing around it.
+/// `out` receives the rows of the last round. 0 or an SQLite result code.
+int cbench_feed_read(const char *path, const char *merchant, const char *customer, long rounds, long *out);
 
 /// Opens `path` on a connection of its own and takes the database's write lock (`BEGIN IMMEDIATE`),
 /// as another process writing the file would; NULL when it cannot. Setup, not a measured figure.
