@@ -217,7 +217,8 @@ enum ServerBench {
         return Figure(name: "server.change_feed_sqlite_read_c", value: read.median / Double(rounds) * 1e6, unit: "µs",
                       spread: read.spread,
                       note: "the 20-change page's storage read in C: BEGIN, the tombstone probe, the purge horizon, "
-                          + "21 rows asked and every column copied, COMMIT, on a connection of its own to the server's file, "
+                          + "the changes (201 asked, the 20 there read with every column copied), COMMIT, "
+                          + "on a connection of its own to the server's file, "
                           + "\(rounds) reads x \(runs)")
     }
 
