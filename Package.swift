@@ -151,7 +151,7 @@ let package = Package(
                                "CardPaymentMethod", "RedirectPaymentMethod", "WalletPaymentMethods",
                                "VaultedPaymentMethod", "CheckoutScaffold", "CheckoutDemo",
                                "CheckoutPreview", "CheckoutOrchestration", "CheckoutOrchestrationPostgres", "CheckoutHosted",
-                               "VaultServer", "CheckoutLocking"],
+                               "VaultServer", "CheckoutLocking", "CheckoutPlatform"],
                 path: "Sources/CheckoutCLI", swiftSettings: swift6),
         // The CLI.
         .executableTarget(name: "checkout", dependencies: ["CheckoutCLI"], path: "Sources/checkout", swiftSettings: swift6),

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 
 /// SIGTERM and SIGINT, the signals that ask a server process to stop, received without a race.
 ///
@@ -18,6 +19,9 @@ import Darwin
 /// _ = ShutdownSignals.wait()       // the main thread has nothing else to do
 /// server.drain()
 /// ```
+///
+/// An async `main` cannot do this: its main thread runs the main executor, not `sigwait`, and its
+/// threads may start before its first line. It calls `handle()` before the server starts instead.
 public enum ShutdownSignals {
     /// Blocks SIGTERM and SIGINT in the calling thread, and so in every thread started from it
     /// afterwards. Call it first in `main`, before anything starts a thread.
@@ -41,5 +45,39 @@ public enum ShutdownSignals {
         sigaddset(&set, SIGTERM)
         sigaddset(&set, SIGINT)
         return set
+    }
+
+    /// SIGTERM and SIGINT handled through Dispatch from this call on, for an async `main`; see
+    /// `handle()`.
+    public struct Handling {
+        /// Yields once a signal has arrived, even one that arrived before anyone iterated it.
+        public let arrived: AsyncStream<Int32>
+        private let sources: [any DispatchSourceSignal]
+
+        fileprivate init(arrived: AsyncStream<Int32>, sources: [any DispatchSourceSignal]) {
+            self.arrived = arrived
+            self.sources = sources
+        }
+
+        /// Stops handling (once the server has stopped).
+        public func cancel() {
+            for source in sources { source.cancel() }
+        }
+    }
+
+    /// Handles SIGTERM and SIGINT from now on: their default action (ending the process) is
+    /// replaced by `arrived`. Call it before the server starts and says it listens, so that a
+    /// signal sent as soon as that line is read finds its handling registered.
+    public static func handle() -> Handling {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let (arrived, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+        return Handling(arrived: arrived, sources: sources)
     }
 }

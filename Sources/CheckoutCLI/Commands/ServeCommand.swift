@@ -1,9 +1,8 @@
 import CheckoutDemo
 import CheckoutHosted
 import CheckoutKit
-import CheckoutLocking
 import CheckoutOrchestration
-import Dispatch
+import CheckoutPlatform
 import Foundation
 import HTTPTransport
 import VaultServer
@@ -98,8 +97,8 @@ enum ServeCommand: DeclaredCommand {
             guard remoteText == nil, certificate == nil, routingPath == nil else {
                 throw UsageError(message: "--demo makes its own vault server and address: give it only --port (and --api-key-file)")
             }
-            let stop = Self.stopSignals()
-            defer { for source in stop.sources { source.cancel() } }
+            let stop = ShutdownSignals.handle()
+            defer { stop.cancel() }
             let started: HostedDemo
             do {
                 started = try await HostedDemo.start(defaults: defaults, port: port, host: host, apiKeys: apiKeys.isEmpty ? nil : apiKeys)
@@ -146,8 +145,8 @@ enum ServeCommand: DeclaredCommand {
                                                         publicURL: publicURL, apiKeys: apiKeys)
         // Before the server starts and says it listens (here and for --demo above): a stop signal
         // sent as soon as the line is read must find its handling registered.
-        let stop = Self.stopSignals()
-        defer { for source in stop.sources { source.cancel() } }
+        let stop = ShutdownSignals.handle()
+        defer { stop.cancel() }
         let server: HostedCheckoutServer
         do {
             server = try await HostedCheckoutServer(configuration: configuration, defaults: defaults, payments: payments, vault: vault,
@@ -163,19 +162,5 @@ enum ServeCommand: DeclaredCommand {
         delivery?.cancel()
         await delivery?.value
         return 0
-    }
-
-    /// SIGINT and SIGTERM, handled from this call on: the sources (kept until the server stops)
-    /// and a stream that yields once one has arrived, even before anyone iterates it.
-    private static func stopSignals() -> (sources: [any DispatchSourceSignal], arrived: AsyncStream<Void>) {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let (arrived, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-        for source in sources {
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-        }
-        return (sources, arrived)
     }
 }
