@@ -15,10 +15,8 @@ struct VaultServerExecutableTests {
     @Test("vault-server prints its address, serves, and exits 0 on SIGTERM",
           .enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"))
     func launchAndTerminate() async throws {
-        let database = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-exe-\(UUID().uuidString).sqlite")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
-        }
+        let database = TemporaryDatabase("vault-server-exe")
+        defer { database.remove() }
         let launched = try await ServerProcess.launch(["--port", "0", "--db", database.path,
                                                        "--api-key", "\(Self.key):merchant_x", "--host", "127.0.0.1"])
         // It must announce its address on the first line.
@@ -37,10 +35,8 @@ struct VaultServerExecutableTests {
     func signalRightAfterStartIsNeverLost() async throws {
         // A stop signal that arrived before the server's handling was in place used to be dropped
         // (about one start in forty): the process served on and its parent waited forever.
-        let database = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-sig-\(UUID().uuidString).sqlite")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
-        }
+        let database = TemporaryDatabase("vault-server-sig")
+        defer { database.remove() }
         var stopped = 0
         for _ in 0..<40 {
             let launched = try await ServerProcess.launch(["--port", "0", "--db", database.path,
@@ -64,10 +60,8 @@ struct VaultServerExecutableTests {
     @Test("SIGTERM while a request is in flight: new requests get 503, the in-flight one is answered and applied, exit 0",
           .enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"))
     func sigtermDrainsInFlight() async throws {
-        let database = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-drain-\(UUID().uuidString).sqlite")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
-        }
+        let database = TemporaryDatabase("vault-server-drain")
+        defer { database.remove() }
         let launched = try await ServerProcess.launch(["--port", "0", "--db", database.path, "--host", "127.0.0.1",
                                                        "--api-key", "exe-drain-key-0123456789abcdef0123456789:merchant_a"])
         let server = try #require(launched.server, "vault-server exited \(String(describing: launched.exitStatus)): \(launched.stderr)")
@@ -111,10 +105,8 @@ struct VaultServerExecutableTests {
     @Test("--api-key takes sha256:HEX:MERCHANT; a malformed digest exits 2 naming the merchant, not the key",
           .enabled(if: RequiredDependency.executables.runs(VaultServerBinary.url != nil), "vault-server is not built next to the tests (run `swift build` first)"))
     func hashedKeyOption() async throws {
-        let database = FileManager.default.temporaryDirectory.appendingPathComponent("vault-server-exe-\(UUID().uuidString).sqlite")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
-        }
+        let database = TemporaryDatabase("vault-server-exe")
+        defer { database.remove() }
         let digest = Hex.encode(Digest.sha256(Array(Self.key.utf8)))
         let launched = try await ServerProcess.launch(["--port", "0", "--db", database.path, "--host", "127.0.0.1",
                                                        "--api-key", "sha256:\(digest):merchant_x"])
@@ -142,5 +134,19 @@ struct VaultServerExecutableTests {
         #expect(launched.exitStatus == 1)
         #expect(launched.stderr.contains("cannot open the storage"), "\(launched.stderr)")
         #expect(!launched.stderr.contains(secret), "\(launched.stderr)")
+    }
+}
+
+/// A fresh database path for one launch, and the removal of its files (SQLite's `-wal` and `-shm`
+/// beside it).
+private struct TemporaryDatabase {
+    let path: String
+
+    init(_ prefix: String) {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString).sqlite").path
+    }
+
+    func remove() {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
